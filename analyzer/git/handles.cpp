@@ -1,0 +1,40 @@
+#include "analyzer/git/handles.h"
+
+#include <mutex>
+
+namespace forkscope::analyzer::git {
+
+void GlobalInit() {
+  static std::once_flag once;
+  std::call_once(once, [] { git_libgit2_init(); });
+}
+
+Status FromGit(int rc, const std::string& what) {
+  if (rc >= 0) return Status::Ok();
+  const git_error* e = git_error_last();
+  std::string detail = e && e->message ? e->message : "unknown libgit2 error";
+  std::string msg = what + ": " + detail;
+  switch (rc) {
+    case GIT_ENOTFOUND: return NotFound(msg);
+    case GIT_EEXISTS: return AlreadyExists(msg);
+    case GIT_EINVALIDSPEC: return InvalidArgument(msg);
+    case GIT_EAMBIGUOUS: return InvalidArgument(msg);
+    case GIT_EUSER: return Cancelled(msg);
+    case GIT_EOWNER:
+      return FailedPrecondition(msg + " (the repository is owned by another user; re-run with "
+                                      "--allow-foreign-owner or list it in safe_directories)");
+    default: break;
+  }
+  if (e && (e->klass == GIT_ERROR_NET || e->klass == GIT_ERROR_SSH || e->klass == GIT_ERROR_HTTP ||
+            e->klass == GIT_ERROR_SSL))
+    return Unavailable(msg);
+  return Internal(msg);
+}
+
+std::string OidHex(const git_oid& oid) {
+  char buf[GIT_OID_HEXSZ + 1];
+  git_oid_tostr(buf, sizeof buf, &oid);
+  return buf;
+}
+
+}  // namespace forkscope::analyzer::git

@@ -1,0 +1,146 @@
+// The value model of one analysis: files, hunks, layers, patterns, violations, compat gaps.
+// Plain structs, copied freely between threads; produced by analyzer/, stored by storage/.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace forkscope::analyzer {
+
+enum class Layer { kKernel, kBuild, kCppCompat, kPython, kOther };
+inline constexpr std::array<Layer, 5> kAllLayers = {Layer::kKernel, Layer::kBuild, Layer::kCppCompat,
+                                                    Layer::kPython, Layer::kOther};
+const char* LayerName(Layer layer);                      // "kernel", "build", ...
+std::optional<Layer> LayerFromName(const std::string& name);
+
+enum class FileStatus { kAdded, kModified, kDeleted, kRenamed, kCopied };
+const char* FileStatusName(FileStatus status);
+std::optional<FileStatus> FileStatusFromName(const std::string& name);
+
+// Which kind of Paddle migration a branch is.
+enum class MigrationStyle { kCompat, kNative, kNone };
+const char* MigrationStyleName(MigrationStyle style);
+
+// One line of a hunk: origin is '+', '-' or ' '.
+struct DiffLine {
+  char origin = ' ';
+  std::string text;  // without the trailing newline
+  int old_lineno = -1;
+  int new_lineno = -1;
+};
+
+struct Violation {
+  std::string rule;     // e.g. "formatting-only"
+  std::string path;
+  int line = 0;         // new-side line (old-side for deletions), 0 when file-wide
+  std::string message;
+};
+
+struct CompatGap {
+  std::string path;
+  int line = 0;
+  std::string api;          // the torch/ATen API that Paddle lacks and the hunk bridges
+  std::string bridge;       // what it is bridged with (e.g. "paddle::experimental::foo")
+  std::string scope;        // from the marker comment, if stated
+  std::string removal;      // removal condition, if stated
+  std::string issue;        // Paddle issue link, if stated
+  std::string origin;       // DEP-3 style provenance, if stated
+  std::string forwarded;
+  std::string applied_upstream;
+};
+
+struct Hunk {
+  int old_start = 0;
+  int old_lines = 0;
+  int new_start = 0;
+  int new_lines = 0;
+  std::string header;       // the text after the second "@@"
+  std::vector<DiffLine> lines;
+  // Filled by the classifier.
+  Layer layer = Layer::kOther;
+  std::string context;      // enclosing function/decorator the classifier used, if any
+  std::vector<std::string> patterns;
+  std::vector<std::string> violations;  // rule ids; details in Analysis::violations
+  int additions() const;
+  int deletions() const;
+};
+
+struct FileChange {
+  std::string path;         // new path (old path for deletions)
+  std::string old_path;     // set for renamed/copied
+  FileStatus status = FileStatus::kModified;
+  bool binary = false;
+  bool truncated = false;   // hunks dropped because the file's diff exceeded the size cap
+  int additions = 0;
+  int deletions = 0;
+  int similarity = 0;       // renamed/copied: percent
+  std::string moved_from;   // paired by a directory move although -M did not match it
+  Layer path_layer = Layer::kOther;  // from path rules alone
+  Layer layer = Layer::kOther;       // layer of most changed lines
+  std::vector<Hunk> hunks;
+};
+
+struct LayerSummary {
+  int files = 0;
+  int hunks = 0;
+  int additions = 0;
+  int deletions = 0;
+};
+
+struct PatternCount {
+  std::string id;
+  Layer layer = Layer::kOther;
+  std::string description;
+  int count = 0;
+};
+
+// A directory moved or copied wholesale (torch_x/ -> paddle_x/, tests/ -> tests_paddle/).
+struct TreeMove {
+  std::string kind;         // "move" or "copy"
+  std::string from;         // directory with trailing '/'
+  std::string to;
+  int files = 0;
+  int verbatim = 0;         // byte-identical
+  int adapted = 0;          // edited
+};
+
+struct RefInfo {
+  std::string url;
+  std::string branch;
+  std::string sha;
+};
+
+struct BaseDistance {
+  int files = 0;
+  int lines = 0;
+  int commits_scanned = 0;
+};
+
+struct Analysis {
+  RefInfo fork;
+  RefInfo upstream;
+  std::string merge_base;
+  std::string base_source;  // "merge-base", "given", "searched"
+  std::optional<BaseDistance> base_distance;
+  std::string upstream_branch_choice;  // "given", "default", "auto"
+  int ahead = 0;
+  int behind = 0;
+  MigrationStyle style = MigrationStyle::kNone;
+  bool cached = false;
+  std::string rules_version;
+  std::array<LayerSummary, 5> layers{};  // indexed by Layer
+  std::vector<FileChange> files;
+  std::vector<PatternCount> patterns;
+  std::vector<Violation> violations;
+  std::vector<CompatGap> compat_gaps;
+  std::vector<TreeMove> moves;
+  std::vector<std::string> notices;           // e.g. branch fallbacks, deprecated APIs
+  std::vector<std::string> migration_branches; // every paddle* branch of the fork
+  int64_t created_at = 0;                      // unix seconds
+  int64_t duration_ms = 0;
+};
+
+}  // namespace forkscope::analyzer

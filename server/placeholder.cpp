@@ -1,0 +1,2 @@
+// placeholder until the CLI lands
+namespace forkscope::server { int kServerPlaceholder = 0; }

@@ -1,0 +1,111 @@
+// The SQLite store: the fork registry and every analysis with its files, hunks, pattern
+// occurrences, violations and compat gaps. One Store owns one connection: use it from one thread at
+// a time (each worker opens its own; WAL lets readers and the writer proceed together).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analyzer/model.h"
+#include "analyzer/status.h"
+
+namespace forkscope::storage {
+
+// What identifies an analysis: the same key is answered from the database.
+struct AnalysisKey {
+  std::string fork_sha;
+  std::string upstream_sha;
+  std::string base_sha;       // the merge-base or the given/searched base actually diffed against
+  std::string rules_version;
+};
+
+struct ForkRecord {
+  int64_t id = 0;
+  std::string name;
+  std::string fork_url;
+  std::string branch;            // migration branch ("" = paddle, falling back to default)
+  std::string upstream_url;
+  std::string upstream_branch;   // "" = upstream default, "auto" = detect
+  int sync_interval_s = 1800;
+  std::vector<std::string> labels;
+  std::optional<int64_t> latest_analysis_id;
+  int64_t created_at = 0;
+  int64_t updated_at = 0;
+};
+
+// Filters of the files listing; empty strings mean "any".
+struct FileFilter {
+  std::string layer;
+  std::string pattern;
+  std::string violation;
+};
+
+// One occurrence of a pattern: where it was seen.
+struct PatternOccurrence {
+  std::string pattern_id;
+  std::string fork_name;         // "" for analyses not tied to a registered fork
+  int64_t analysis_id = 0;
+  std::string path;
+  int hunk_index = 0;
+  int new_start = 0;
+  std::string layer;
+};
+
+// A pattern with per-fork counts (latest analysis of each registered fork).
+struct PatternSummary {
+  std::string id;
+  std::string layer;
+  std::string description;
+  int total = 0;
+  std::vector<std::pair<std::string, int>> per_fork;  // fork name -> occurrences
+};
+
+class Store {
+ public:
+  // Opens (creating if needed) the database at path (":memory:" works), enables WAL, foreign keys
+  // and a busy timeout, and applies pending schema migrations.
+  static Result<std::unique_ptr<Store>> Open(const std::string& path);
+  ~Store();
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  int SchemaVersion() const;
+
+  // --- analyses ---
+  // Returns the stored analysis for key, if any; Analysis::cached is left false (the caller sets it).
+  Result<std::optional<analyzer::Analysis>> FindAnalysis(const AnalysisKey& key, bool with_lines = false);
+  Result<std::optional<int64_t>> FindAnalysisId(const AnalysisKey& key);
+  // Stores the analysis in one transaction (replacing a previous one with the same key) and, when
+  // fork_id is set, makes it that fork's latest. Returns the analysis id.
+  Result<int64_t> SaveAnalysis(const AnalysisKey& key, const analyzer::Analysis& analysis,
+                               std::optional<int64_t> fork_id = std::nullopt);
+  Result<analyzer::Analysis> LoadAnalysis(int64_t analysis_id, bool with_lines = false);
+  // Files of an analysis (hunks included, without lines), filtered.
+  Result<std::vector<analyzer::FileChange>> ListFiles(int64_t analysis_id, const FileFilter& filter);
+  // One file with its hunks and their lines.
+  Result<analyzer::FileChange> GetFile(int64_t analysis_id, const std::string& path);
+
+  // --- patterns across forks (latest analysis of each registered fork) ---
+  Result<std::vector<PatternSummary>> ListPatterns();
+  Result<std::vector<PatternOccurrence>> PatternOccurrences(const std::string& pattern_id);
+
+  // --- fork registry ---
+  Result<ForkRecord> CreateFork(const ForkRecord& fork);   // AlreadyExists on duplicate name
+  Result<ForkRecord> GetFork(const std::string& name);     // NotFound
+  Result<std::vector<ForkRecord>> ListForks();
+  Result<ForkRecord> UpdateFork(const ForkRecord& fork);   // by id
+  Status DeleteFork(const std::string& name);              // its analyses go too
+
+  // "ok" when PRAGMA integrity_check passes, else its first message.
+  Result<std::string> IntegrityCheck();
+
+ private:
+  struct Impl;
+  explicit Store(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace forkscope::storage
