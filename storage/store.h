@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -68,6 +69,9 @@ class Store {
   // Opens (creating if needed) the database at path (":memory:" works), enables WAL, foreign keys
   // and a busy timeout, and applies pending schema migrations.
   static Result<std::unique_ptr<Store>> Open(const std::string& path);
+  // As above with an injected time source (unix seconds) for the registry's created_at/updated_at;
+  // the one-argument form uses the system clock.
+  static Result<std::unique_ptr<Store>> Open(const std::string& path, std::function<int64_t()> now_s);
   ~Store();
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;

@@ -1,0 +1,51 @@
+// Bare mirrors of remote repositories under a data directory: one mirror per URL, created with a
+// libgit2 clone and refreshed with fetch (all branches and tags, pruned). Each call opens its own
+// git_repository; safe to call from several threads on different URLs.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "analyzer/status.h"
+
+namespace forkscope::analyzer::git {
+
+// Transfer progress of a clone or fetch.
+struct TransferProgress {
+  std::string url;
+  unsigned total_objects = 0;
+  unsigned received_objects = 0;
+  unsigned indexed_deltas = 0;
+  unsigned total_deltas = 0;
+  uint64_t received_bytes = 0;
+  int Percent() const;
+};
+// Returns false to cancel the transfer.
+using ProgressFn = std::function<bool(const TransferProgress&)>;
+
+struct MirrorOptions {
+  std::string data_dir;          // mirrors live in <data_dir>/mirrors/
+  bool allow_foreign_owner = false;  // disable libgit2's owner validation (a repo owned by another user)
+  ProgressFn progress;           // may be empty
+};
+
+struct MirrorResult {
+  std::string path;              // the bare mirror on disk
+  bool created = false;          // cloned now (false: fetched)
+};
+
+// Normalises a user-given location: plain local paths become absolute paths; URLs stay as given.
+// InvalidArgument for empty or malformed locations, NotFound for a local path that does not exist.
+Result<std::string> NormalizeLocation(const std::string& location);
+
+// The mirror directory a URL maps to (stable, readable: <host-path-slug>-<hash>.git).
+std::string MirrorPathFor(const std::string& data_dir, const std::string& url);
+
+// Clones the mirror if missing, else fetches. A failed first clone leaves no directory behind.
+Result<MirrorResult> SyncMirror(const std::string& url, const MirrorOptions& options);
+
+// Strips credentials from a URL for logs and messages.
+std::string RedactUrl(const std::string& url);
+
+}  // namespace forkscope::analyzer::git

@@ -1,0 +1,399 @@
+#include "analyzer/git/repo.h"
+
+#include <filesystem>
+
+#include "analyzer/git/handles.h"
+
+namespace forkscope::analyzer::git {
+namespace fs = std::filesystem;
+
+struct PairRepo::Impl {
+  RepoPtr fork;      // sees upstream objects through an alternate
+  RepoPtr upstream;
+};
+
+namespace {
+
+Result<RepoPtr> OpenBare(const std::string& path) {
+  git_repository* raw = nullptr;
+  int rc = git_repository_open_bare(&raw, path.c_str());
+  if (rc < 0) return FromGit(rc, "open repository " + path);
+  return RepoPtr(raw);
+}
+
+Result<git_oid> ParseOid(const std::string& sha) {
+  git_oid oid;
+  if (sha.size() != GIT_OID_HEXSZ || git_oid_fromstr(&oid, sha.c_str()) < 0)
+    return InvalidArgument("not a commit id: '" + sha + "'");
+  return oid;
+}
+
+Result<CommitPtr> LookupCommit(git_repository* repo, const std::string& sha) {
+  FS_ASSIGN_OR_RETURN(git_oid oid, ParseOid(sha));
+  git_commit* raw = nullptr;
+  int rc = git_commit_lookup(&raw, repo, &oid);
+  if (rc < 0) return FromGit(rc, "commit " + sha);
+  return CommitPtr(raw);
+}
+
+Result<TreePtr> CommitTree(git_repository* repo, const std::string& sha) {
+  FS_ASSIGN_OR_RETURN(CommitPtr commit, LookupCommit(repo, sha));
+  git_tree* raw = nullptr;
+  int rc = git_commit_tree(&raw, commit.get());
+  if (rc < 0) return FromGit(rc, "tree of " + sha);
+  return TreePtr(raw);
+}
+
+std::vector<std::string> LocalBranches(git_repository* repo) {
+  std::vector<std::string> out;
+  git_branch_iterator* raw = nullptr;
+  if (git_branch_iterator_new(&raw, repo, GIT_BRANCH_LOCAL) < 0) return out;
+  BranchIterPtr it(raw);
+  git_reference* ref = nullptr;
+  git_branch_t type;
+  while (git_branch_next(&ref, &type, it.get()) == 0) {
+    ReferencePtr owned(ref);
+    const char* name = nullptr;
+    if (git_branch_name(&name, owned.get()) == 0) out.emplace_back(name);
+  }
+  return out;
+}
+
+std::string HeadBranch(git_repository* repo) {
+  git_reference* raw = nullptr;
+  if (git_reference_lookup(&raw, repo, "HEAD") < 0) return "";
+  ReferencePtr head(raw);
+  if (git_reference_type(head.get()) != GIT_REFERENCE_SYMBOLIC) return "";
+  std::string target = git_reference_symbolic_target(head.get());
+  const std::string prefix = "refs/heads/";
+  if (target.rfind(prefix, 0) != 0) return "";
+  std::string name = target.substr(prefix.size());
+  // An unborn HEAD (the remote's default was not fetched) is not a default branch.
+  git_reference* check = nullptr;
+  if (git_reference_lookup(&check, repo, target.c_str()) < 0) return "";
+  git_reference_free(check);
+  return name;
+}
+
+Result<std::string> BranchSha(git_repository* repo, const std::string& branch, const char* side) {
+  git_reference* raw = nullptr;
+  int rc = git_branch_lookup(&raw, repo, branch.c_str(), GIT_BRANCH_LOCAL);
+  if (rc == GIT_ENOTFOUND || rc == GIT_EINVALIDSPEC)
+    return NotFound(std::string(side) + " has no branch '" + branch + "'");
+  if (rc < 0) return FromGit(rc, std::string(side) + " branch " + branch);
+  ReferencePtr ref(raw);
+  git_object* obj = nullptr;
+  rc = git_reference_peel(&obj, ref.get(), GIT_OBJECT_COMMIT);
+  if (rc < 0) return FromGit(rc, std::string(side) + " branch " + branch);
+  ObjectPtr owned(obj);
+  return OidHex(*git_object_id(owned.get()));
+}
+
+Result<std::string> RevparseCommit(git_repository* repo, const std::string& rev) {
+  git_object* obj = nullptr;
+  int rc = git_revparse_single(&obj, repo, rev.c_str());
+  if (rc < 0) return FromGit(rc, "revision '" + rev + "'");
+  ObjectPtr owned(obj);
+  git_object* commit = nullptr;
+  rc = git_object_peel(&commit, owned.get(), GIT_OBJECT_COMMIT);
+  if (rc < 0) return FromGit(rc, "revision '" + rev + "' is not a commit");
+  ObjectPtr c(commit);
+  return OidHex(*git_object_id(c.get()));
+}
+
+FileStatus StatusOf(git_delta_t d) {
+  switch (d) {
+    case GIT_DELTA_ADDED: return FileStatus::kAdded;
+    case GIT_DELTA_DELETED: return FileStatus::kDeleted;
+    case GIT_DELTA_RENAMED: return FileStatus::kRenamed;
+    case GIT_DELTA_COPIED: return FileStatus::kCopied;
+    default: return FileStatus::kModified;
+  }
+}
+
+std::string HunkHeaderText(const git_diff_hunk& h) {
+  std::string header(h.header, h.header_len);
+  auto second = header.find("@@", 2);
+  if (second == std::string::npos) return "";
+  std::string rest = header.substr(second + 2);
+  while (!rest.empty() && (rest.back() == '\n' || rest.back() == '\r')) rest.pop_back();
+  if (!rest.empty() && rest.front() == ' ') rest.erase(rest.begin());
+  return rest;
+}
+
+Status FindSimilar(git_diff* diff, const DiffOptions& options) {
+  size_t added = 0, deleted = 0;
+  size_t n = git_diff_num_deltas(diff);
+  for (size_t i = 0; i < n; ++i) {
+    auto s = git_diff_get_delta(diff, i)->status;
+    added += s == GIT_DELTA_ADDED;
+    deleted += s == GIT_DELTA_DELETED;
+  }
+  if (added == 0 || deleted == 0) return Status::Ok();
+  git_diff_find_options fo = GIT_DIFF_FIND_OPTIONS_INIT;
+  fo.flags = GIT_DIFF_FIND_RENAMES;
+  fo.rename_threshold = static_cast<uint16_t>(options.rename_threshold);
+  fo.rename_limit = options.rename_limit;
+  // Inexact matching is quadratic in the candidates; beyond git's -l limit keep exact renames only.
+  if (added * deleted > options.rename_limit * options.rename_limit) fo.flags |= GIT_DIFF_FIND_EXACT_MATCH_ONLY;
+  return FromGit(git_diff_find_similar(diff, &fo), "rename detection");
+}
+
+Status FillHunks(git_patch* patch, const DiffOptions& options, FileChange& file) {
+  size_t adds = 0, dels = 0;
+  git_patch_line_stats(nullptr, &adds, &dels, patch);
+  file.additions = static_cast<int>(adds);
+  file.deletions = static_cast<int>(dels);
+  if (adds + dels > options.max_lines_per_file) {
+    file.truncated = true;
+    return Status::Ok();
+  }
+  size_t nh = git_patch_num_hunks(patch);
+  file.hunks.reserve(nh);
+  for (size_t h = 0; h < nh; ++h) {
+    const git_diff_hunk* gh = nullptr;
+    size_t nlines = 0;
+    FS_RETURN_IF_ERROR(FromGit(git_patch_get_hunk(&gh, &nlines, patch, h), "hunk"));
+    Hunk hunk;
+    hunk.old_start = gh->old_start;
+    hunk.old_lines = gh->old_lines;
+    hunk.new_start = gh->new_start;
+    hunk.new_lines = gh->new_lines;
+    hunk.header = HunkHeaderText(*gh);
+    hunk.lines.reserve(nlines);
+    for (size_t l = 0; l < nlines; ++l) {
+      const git_diff_line* gl = nullptr;
+      FS_RETURN_IF_ERROR(FromGit(git_patch_get_line_in_hunk(&gl, patch, h, l), "line"));
+      if (gl->origin != GIT_DIFF_LINE_ADDITION && gl->origin != GIT_DIFF_LINE_DELETION &&
+          gl->origin != GIT_DIFF_LINE_CONTEXT)
+        continue;  // "\ No newline at end of file" markers
+      DiffLine line;
+      line.origin = gl->origin;
+      line.text.assign(gl->content, gl->content_len);
+      while (!line.text.empty() && (line.text.back() == '\n' || line.text.back() == '\r')) line.text.pop_back();
+      line.old_lineno = gl->old_lineno;
+      line.new_lineno = gl->new_lineno;
+      hunk.lines.push_back(std::move(line));
+    }
+    file.hunks.push_back(std::move(hunk));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+PairRepo::PairRepo(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+PairRepo::~PairRepo() = default;
+
+Result<std::unique_ptr<PairRepo>> PairRepo::Open(const std::string& fork_mirror, const std::string& upstream_mirror) {
+  GlobalInit();
+  auto impl = std::make_unique<Impl>();
+  FS_ASSIGN_OR_RETURN(impl->fork, OpenBare(fork_mirror));
+  FS_ASSIGN_OR_RETURN(impl->upstream, OpenBare(upstream_mirror));
+  if (fs::path(fork_mirror) != fs::path(upstream_mirror)) {
+    git_odb* raw = nullptr;
+    FS_RETURN_IF_ERROR(FromGit(git_repository_odb(&raw, impl->fork.get()), "fork object database"));
+    OdbPtr odb(raw);
+    std::string objects = (fs::path(upstream_mirror) / "objects").string();
+    FS_RETURN_IF_ERROR(FromGit(git_odb_add_disk_alternate(odb.get(), objects.c_str()), "attach upstream objects"));
+  }
+  return std::unique_ptr<PairRepo>(new PairRepo(std::move(impl)));
+}
+
+std::vector<std::string> PairRepo::ForkBranches() const { return LocalBranches(impl_->fork.get()); }
+std::vector<std::string> PairRepo::UpstreamBranches() const { return LocalBranches(impl_->upstream.get()); }
+std::string PairRepo::ForkDefaultBranch() const { return HeadBranch(impl_->fork.get()); }
+std::string PairRepo::UpstreamDefaultBranch() const { return HeadBranch(impl_->upstream.get()); }
+
+Result<std::string> PairRepo::ForkBranchSha(const std::string& branch) const {
+  return BranchSha(impl_->fork.get(), branch, "fork");
+}
+Result<std::string> PairRepo::UpstreamBranchSha(const std::string& branch) const {
+  return BranchSha(impl_->upstream.get(), branch, "upstream");
+}
+
+Result<std::string> PairRepo::ResolveCommit(const std::string& rev) const {
+  auto up = RevparseCommit(impl_->upstream.get(), rev);
+  if (up.ok()) return up;
+  auto fork = RevparseCommit(impl_->fork.get(), rev);
+  if (fork.ok()) return fork;
+  return NotFound("unknown revision '" + rev + "' in upstream or fork");
+}
+
+Result<std::optional<std::string>> PairRepo::MergeBase(const std::string& a, const std::string& b) const {
+  FS_ASSIGN_OR_RETURN(git_oid oa, ParseOid(a));
+  FS_ASSIGN_OR_RETURN(git_oid ob, ParseOid(b));
+  git_oid out;
+  int rc = git_merge_base(&out, impl_->fork.get(), &oa, &ob);
+  if (rc == GIT_ENOTFOUND) return std::optional<std::string>();
+  if (rc < 0) return FromGit(rc, "merge-base");
+  return std::optional<std::string>(OidHex(out));
+}
+
+Result<std::pair<int, int>> PairRepo::AheadBehind(const std::string& local, const std::string& upstream) const {
+  FS_ASSIGN_OR_RETURN(git_oid ol, ParseOid(local));
+  FS_ASSIGN_OR_RETURN(git_oid ou, ParseOid(upstream));
+  size_t ahead = 0, behind = 0;
+  FS_RETURN_IF_ERROR(FromGit(git_graph_ahead_behind(&ahead, &behind, impl_->fork.get(), &ol, &ou), "ahead/behind"));
+  return std::make_pair(static_cast<int>(ahead), static_cast<int>(behind));
+}
+
+Result<CommitInfo> PairRepo::Commit(const std::string& sha) const {
+  FS_ASSIGN_OR_RETURN(CommitPtr c, LookupCommit(impl_->fork.get(), sha));
+  CommitInfo info;
+  info.sha = sha;
+  const char* summary = git_commit_summary(c.get());
+  info.subject = summary ? summary : "";
+  info.author_time = git_commit_author(c.get())->when.time;
+  return info;
+}
+
+Result<std::vector<std::string>> PairRepo::History(const std::string& head, int limit) const {
+  FS_ASSIGN_OR_RETURN(git_oid oh, ParseOid(head));
+  git_revwalk* raw = nullptr;
+  FS_RETURN_IF_ERROR(FromGit(git_revwalk_new(&raw, impl_->fork.get()), "revwalk"));
+  RevwalkPtr walk(raw);
+  git_revwalk_sorting(walk.get(), GIT_SORT_TIME);
+  FS_RETURN_IF_ERROR(FromGit(git_revwalk_push(walk.get(), &oh), "revwalk"));
+  std::vector<std::string> out;
+  git_oid oid;
+  while (static_cast<int>(out.size()) < limit && git_revwalk_next(&oid, walk.get()) == 0) out.push_back(OidHex(oid));
+  return out;
+}
+
+Result<std::vector<std::pair<CommitInfo, std::vector<std::string>>>> PairRepo::CommitsWithPaths(
+    const std::string& base, const std::string& head, int limit) const {
+  FS_ASSIGN_OR_RETURN(git_oid ob, ParseOid(base));
+  FS_ASSIGN_OR_RETURN(git_oid oh, ParseOid(head));
+  git_revwalk* raw = nullptr;
+  FS_RETURN_IF_ERROR(FromGit(git_revwalk_new(&raw, impl_->fork.get()), "revwalk"));
+  RevwalkPtr walk(raw);
+  git_revwalk_sorting(walk.get(), GIT_SORT_TIME);
+  FS_RETURN_IF_ERROR(FromGit(git_revwalk_push(walk.get(), &oh), "revwalk"));
+  FS_RETURN_IF_ERROR(FromGit(git_revwalk_hide(walk.get(), &ob), "revwalk"));
+  std::vector<std::pair<CommitInfo, std::vector<std::string>>> out;
+  git_oid oid;
+  while (static_cast<int>(out.size()) < limit && git_revwalk_next(&oid, walk.get()) == 0) {
+    std::string sha = OidHex(oid);
+    FS_ASSIGN_OR_RETURN(CommitInfo info, Commit(sha));
+    FS_ASSIGN_OR_RETURN(CommitPtr c, LookupCommit(impl_->fork.get(), sha));
+    std::vector<std::string> paths;
+    if (git_commit_parentcount(c.get()) <= 1) {  // merges bring nothing of their own here
+      git_tree* tree = nullptr;
+      git_tree* parent_tree = nullptr;
+      git_commit* parent = nullptr;
+      if (git_commit_parentcount(c.get()) == 1 && git_commit_parent(&parent, c.get(), 0) == 0) {
+        git_commit_tree(&parent_tree, parent);
+        git_commit_free(parent);
+      }
+      git_commit_tree(&tree, c.get());
+      TreePtr t(tree), pt(parent_tree);
+      git_diff* d = nullptr;
+      if (git_diff_tree_to_tree(&d, impl_->fork.get(), pt.get(), t.get(), nullptr) == 0) {
+        DiffPtr diff(d);
+        for (size_t i = 0; i < git_diff_num_deltas(diff.get()); ++i) {
+          const git_diff_delta* delta = git_diff_get_delta(diff.get(), i);
+          paths.emplace_back(delta->status == GIT_DELTA_DELETED ? delta->old_file.path : delta->new_file.path);
+        }
+      }
+    }
+    out.emplace_back(std::move(info), std::move(paths));
+  }
+  return out;
+}
+
+Result<std::vector<DiffFile>> PairRepo::Diff(const std::string& base, const std::string& head,
+                                             const DiffOptions& options) const {
+  git_repository* repo = impl_->fork.get();
+  FS_ASSIGN_OR_RETURN(TreePtr old_tree, CommitTree(repo, base));
+  FS_ASSIGN_OR_RETURN(TreePtr new_tree, CommitTree(repo, head));
+  git_diff_options dopts = GIT_DIFF_OPTIONS_INIT;
+  dopts.context_lines = static_cast<uint32_t>(options.context_lines);
+  dopts.interhunk_lines = 0;
+  git_diff* raw = nullptr;
+  FS_RETURN_IF_ERROR(FromGit(git_diff_tree_to_tree(&raw, repo, old_tree.get(), new_tree.get(), &dopts), "diff"));
+  DiffPtr diff(raw);
+  FS_RETURN_IF_ERROR(FindSimilar(diff.get(), options));
+  std::vector<DiffFile> out;
+  size_t n = git_diff_num_deltas(diff.get());
+  out.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    const git_diff_delta* delta = git_diff_get_delta(diff.get(), i);
+    if (delta->status == GIT_DELTA_UNMODIFIED) continue;
+    git_patch* praw = nullptr;
+    FS_RETURN_IF_ERROR(FromGit(git_patch_from_diff(&praw, diff.get(), i), "patch"));
+    PatchPtr patch(praw);
+    DiffFile df;
+    FileChange& f = df.change;
+    f.status = StatusOf(delta->status);
+    bool deleted = f.status == FileStatus::kDeleted;
+    f.path = deleted ? delta->old_file.path : delta->new_file.path;
+    if (f.status == FileStatus::kRenamed || f.status == FileStatus::kCopied) {
+      f.old_path = delta->old_file.path;
+      f.similarity = delta->similarity;
+    }
+    f.binary = (delta->flags & GIT_DIFF_FLAG_BINARY) != 0;
+    if (delta->status != GIT_DELTA_ADDED) df.old_oid = OidHex(delta->old_file.id);
+    if (!deleted) df.new_oid = OidHex(delta->new_file.id);
+    if (patch) FS_RETURN_IF_ERROR(FillHunks(patch.get(), options, f));
+    if (options.load_texts && !f.binary && !f.truncated && !f.hunks.empty()) {
+      if (!df.old_oid.empty()) df.old_text = BlobText(df.old_oid, options.max_text_bytes);
+      if (!df.new_oid.empty()) df.new_text = BlobText(df.new_oid, options.max_text_bytes);
+    }
+    out.push_back(std::move(df));
+  }
+  return out;
+}
+
+Result<int> PairRepo::FilesDistance(const std::string& a, const std::string& b) const {
+  git_repository* repo = impl_->fork.get();
+  FS_ASSIGN_OR_RETURN(TreePtr ta, CommitTree(repo, a));
+  FS_ASSIGN_OR_RETURN(TreePtr tb, CommitTree(repo, b));
+  git_diff* raw = nullptr;
+  FS_RETURN_IF_ERROR(FromGit(git_diff_tree_to_tree(&raw, repo, ta.get(), tb.get(), nullptr), "diff"));
+  DiffPtr diff(raw);
+  return static_cast<int>(git_diff_num_deltas(diff.get()));
+}
+
+Result<TreeDistance> PairRepo::Distance(const std::string& a, const std::string& b) const {
+  git_repository* repo = impl_->fork.get();
+  FS_ASSIGN_OR_RETURN(TreePtr ta, CommitTree(repo, a));
+  FS_ASSIGN_OR_RETURN(TreePtr tb, CommitTree(repo, b));
+  git_diff* raw = nullptr;
+  FS_RETURN_IF_ERROR(FromGit(git_diff_tree_to_tree(&raw, repo, ta.get(), tb.get(), nullptr), "diff"));
+  DiffPtr diff(raw);
+  git_diff_stats* sraw = nullptr;
+  FS_RETURN_IF_ERROR(FromGit(git_diff_get_stats(&sraw, diff.get()), "diff stats"));
+  StatsPtr stats(sraw);
+  TreeDistance d;
+  d.files = static_cast<int>(git_diff_stats_files_changed(stats.get()));
+  d.lines = static_cast<int>(git_diff_stats_insertions(stats.get()) + git_diff_stats_deletions(stats.get()));
+  return d;
+}
+
+Result<std::vector<std::pair<std::string, std::string>>> PairRepo::TreeBlobs(const std::string& commit) const {
+  FS_ASSIGN_OR_RETURN(TreePtr tree, CommitTree(impl_->fork.get(), commit));
+  std::vector<std::pair<std::string, std::string>> out;
+  auto cb = [](const char* root, const git_tree_entry* entry, void* payload) -> int {
+    if (git_tree_entry_type(entry) == GIT_OBJECT_BLOB) {
+      auto* v = static_cast<std::vector<std::pair<std::string, std::string>>*>(payload);
+      v->emplace_back(std::string(root) + git_tree_entry_name(entry), OidHex(*git_tree_entry_id(entry)));
+    }
+    return 0;
+  };
+  FS_RETURN_IF_ERROR(FromGit(git_tree_walk(tree.get(), GIT_TREEWALK_PRE, cb, &out), "tree walk"));
+  return out;
+}
+
+std::string PairRepo::BlobText(const std::string& oid_hex, size_t max_bytes) const {
+  git_oid oid;
+  if (git_oid_fromstr(&oid, oid_hex.c_str()) < 0) return "";
+  git_blob* raw = nullptr;
+  if (git_blob_lookup(&raw, impl_->fork.get(), &oid) < 0) return "";
+  BlobPtr blob(raw);
+  auto size = static_cast<size_t>(git_blob_rawsize(blob.get()));
+  if (size > max_bytes) return "";
+  return std::string(static_cast<const char*>(git_blob_rawcontent(blob.get())), size);
+}
+
+}  // namespace forkscope::analyzer::git

@@ -1,0 +1,97 @@
+// A fork mirror opened together with its upstream mirror: the fork repository sees upstream's
+// objects through an in-memory alternate, so merge-bases, ahead/behind counts and tree diffs work
+// across the two. Owns its libgit2 handles; use from one thread only.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analyzer/model.h"
+#include "analyzer/status.h"
+
+namespace forkscope::analyzer::git {
+
+struct CommitInfo {
+  std::string sha;
+  std::string subject;
+  int64_t author_time = 0;  // unix seconds
+};
+
+// A changed file as the diff produced it, with what the classifier and move detection need.
+struct DiffFile {
+  FileChange change;
+  std::string old_oid;      // blob ids ("" when absent)
+  std::string new_oid;
+  std::string old_text;     // full contents (text files under the size cap only)
+  std::string new_text;
+};
+
+struct DiffOptions {
+  int context_lines = 3;
+  int rename_threshold = 50;
+  // Inexact rename detection runs only while added x deleted <= rename_limit^2 (git's -l);
+  // exact renames are always found.
+  size_t rename_limit = 1000;
+  size_t max_lines_per_file = 20000;   // larger files are marked truncated, hunks dropped
+  size_t max_text_bytes = 4 << 20;     // contents above this are not loaded for context
+  bool load_texts = true;
+};
+
+// Distance between two trees, for base search.
+struct TreeDistance {
+  int files = 0;
+  int lines = 0;
+};
+
+class PairRepo {
+ public:
+  // fork_mirror and upstream_mirror are bare repositories (they may be the same path).
+  static Result<std::unique_ptr<PairRepo>> Open(const std::string& fork_mirror, const std::string& upstream_mirror);
+  ~PairRepo();
+
+  // Branch names (without refs/heads/) of the fork or upstream.
+  std::vector<std::string> ForkBranches() const;
+  std::vector<std::string> UpstreamBranches() const;
+  // The branch HEAD points at ("" when detached/unborn).
+  std::string ForkDefaultBranch() const;
+  std::string UpstreamDefaultBranch() const;
+  // Commit sha of a branch; NotFound when missing.
+  Result<std::string> ForkBranchSha(const std::string& branch) const;
+  Result<std::string> UpstreamBranchSha(const std::string& branch) const;
+  // Any revision (sha, tag, branch) resolved to a commit, upstream first then fork.
+  Result<std::string> ResolveCommit(const std::string& rev) const;
+
+  // Merge-base of two commits; std::nullopt for unrelated histories.
+  Result<std::optional<std::string>> MergeBase(const std::string& a, const std::string& b) const;
+  // Commits reachable from local but not upstream (ahead) and the reverse (behind).
+  Result<std::pair<int, int>> AheadBehind(const std::string& local, const std::string& upstream) const;
+  Result<CommitInfo> Commit(const std::string& sha) const;
+  // First-parent-agnostic history of head, newest first, at most limit commits.
+  Result<std::vector<std::string>> History(const std::string& head, int limit) const;
+  // Commits reachable from head and not from base (newest first), with the paths each changed.
+  Result<std::vector<std::pair<CommitInfo, std::vector<std::string>>>> CommitsWithPaths(
+      const std::string& base, const std::string& head, int limit) const;
+
+  // Tree-to-tree diff base -> head with git's defaults, hunks and lines included.
+  Result<std::vector<DiffFile>> Diff(const std::string& base, const std::string& head, const DiffOptions& options) const;
+  // Number of differing files between two commits' trees (no content, no renames).
+  Result<int> FilesDistance(const std::string& a, const std::string& b) const;
+  // Files and changed lines between two commits' trees.
+  Result<TreeDistance> Distance(const std::string& a, const std::string& b) const;
+  // Every blob of a commit's tree: path -> blob id.
+  Result<std::vector<std::pair<std::string, std::string>>> TreeBlobs(const std::string& commit) const;
+  // Contents of a blob ("" for a missing one).
+  std::string BlobText(const std::string& oid, size_t max_bytes) const;
+
+  // Opaque to callers: libgit2 handles live in the implementation.
+  struct Impl;
+
+ private:
+  explicit PairRepo(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace forkscope::analyzer::git

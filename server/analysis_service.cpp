@@ -1,0 +1,32 @@
+#include "server/analysis_service.h"
+
+#include <spdlog/spdlog.h>
+
+namespace forkscope::server {
+
+Result<AnalysisOutcome> RunAnalysis(const analyzer::AnalyzeRequest& request, const analyzer::Rules& rules,
+                                    storage::Store& store, std::optional<int64_t> fork_id) {
+  FS_ASSIGN_OR_RETURN(analyzer::ResolvedPair pair, analyzer::ResolvePair(request));
+  const analyzer::Analysis& h = pair.header;
+  storage::AnalysisKey key{h.fork.sha, h.upstream.sha, h.merge_base, rules.version()};
+  FS_ASSIGN_OR_RETURN(auto cached_id, store.FindAnalysisId(key));
+  if (cached_id) {
+    FS_ASSIGN_OR_RETURN(analyzer::Analysis cached, store.LoadAnalysis(*cached_id));
+    // The same commits may be reached through another URL or branch name: report what was asked.
+    cached.fork = h.fork;
+    cached.upstream = h.upstream;
+    cached.upstream_branch_choice = h.upstream_branch_choice;
+    cached.ahead = h.ahead;
+    cached.behind = h.behind;
+    cached.cached = true;
+    if (fork_id) FS_RETURN_IF_ERROR(store.SetLatestAnalysis(*fork_id, *cached_id));
+    return AnalysisOutcome{std::move(cached), *cached_id};
+  }
+  FS_ASSIGN_OR_RETURN(analyzer::Analysis analysis, analyzer::AnalyzeResolved(pair, rules, request.diff));
+  FS_ASSIGN_OR_RETURN(int64_t id, store.SaveAnalysis(key, analysis, fork_id));
+  spdlog::info("analysis stored id={} fork_sha={} files={} ms={}", id, analysis.fork.sha.substr(0, 12),
+               analysis.files.size(), analysis.duration_ms);
+  return AnalysisOutcome{std::move(analysis), id};
+}
+
+}  // namespace forkscope::server

@@ -1,0 +1,22 @@
+// Runs one analysis end to end: resolve the pair, answer from the store when the same
+// (fork sha, upstream sha, base, rules version) was analysed before, else analyse and store it in
+// one transaction. Stateless; the caller passes a Store owned by its thread.
+#pragma once
+
+#include <optional>
+
+#include "analyzer/analysis.h"
+#include "analyzer/rules.h"
+#include "storage/store.h"
+
+namespace forkscope::server {
+
+struct AnalysisOutcome {
+  analyzer::Analysis analysis;
+  int64_t analysis_id = 0;
+};
+
+Result<AnalysisOutcome> RunAnalysis(const analyzer::AnalyzeRequest& request, const analyzer::Rules& rules,
+                                    storage::Store& store, std::optional<int64_t> fork_id = std::nullopt);
+
+}  // namespace forkscope::server

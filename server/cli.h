@@ -1,0 +1,34 @@
+// The forkscope command line: one binary, one subcommand per capability. Exit codes: 0 success,
+// 1 a check found violations, 2 an error (bad input, missing branch, unreachable repository).
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <string>
+
+namespace forkscope::server {
+
+constexpr int kExitOk = 0;
+constexpr int kExitViolations = 1;
+constexpr int kExitError = 2;
+
+// Options every subcommand shares.
+struct GlobalOptions {
+  bool verbose = false;
+  bool quiet = false;
+};
+
+// Each subcommand registers its options and a runner; RunCli calls the runner of the one given.
+using CommandRunner = std::function<int()>;
+struct Command {
+  CLI::App* app;
+  CommandRunner run;
+};
+Command AddAnalyzeCommand(CLI::App& app);
+
+int RunCli(int argc, char** argv);
+
+// Writes text to stdout (the report channel; logs go to stderr).
+void PrintOut(const std::string& text);
+
+}  // namespace forkscope::server

@@ -1,2 +1,0 @@
-// placeholder until the CLI lands
-namespace forkscope::server { int kServerPlaceholder = 0; }

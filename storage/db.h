@@ -1,0 +1,117 @@
+// Thin RAII wrappers over the SQLite C API: Database owns a connection, Statement a prepared statement,
+// Transaction one BEGIN IMMEDIATE ... COMMIT/ROLLBACK span. Every SQLite error becomes a Status here,
+// once: SQLITE_BUSY/LOCKED -> Unavailable, a UNIQUE/PRIMARY KEY violation -> AlreadyExists, any other
+// constraint (foreign key, CHECK, NOT NULL, RAISE in a trigger) -> FailedPrecondition, the rest ->
+// Internal; the message carries sqlite3_errmsg. No sqlite3* leaves storage/.
+// Thread contract: a Database and its Statements are used by one thread at a time.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "analyzer/status.h"
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace forkscope::storage {
+
+// Converts a SQLite result code (rc != SQLITE_OK) into a Status; what names the failed operation.
+Status SqliteStatus(sqlite3* db, int rc, std::string_view what);
+
+class Statement;
+
+class Database {
+ public:
+  // Opens (creating if needed) the database at path; ":memory:" gives a private in-memory database.
+  // Extended result codes are enabled; nothing else is configured (see schema.h and Store::Open).
+  static Result<Database> Open(const std::string& path);
+
+  Database(Database&&) noexcept = default;
+  Database& operator=(Database&&) noexcept = default;
+
+  // Runs one or more ';'-separated statements, discarding any rows they return.
+  Status Exec(std::string_view sql);
+  Result<Statement> Prepare(std::string_view sql);
+
+  int64_t LastInsertRowid() const;
+  int Changes() const;  // rows changed by the most recent INSERT/UPDATE/DELETE
+  sqlite3* handle() const { return db_.get(); }
+
+ private:
+  struct Closer {
+    void operator()(sqlite3* db) const;
+  };
+  explicit Database(sqlite3* db) : db_(db) {}
+  std::unique_ptr<sqlite3, Closer> db_;
+};
+
+// A prepared statement. Bind* record the first failure, which the next Step() returns, so a row of
+// binds reads as a list. Step() returns true with a row, false when done; the statement resets itself
+// when done or on error, and Reset() ends it early (always do that before abandoning a query, or its
+// read snapshot stays open). Indexes are 1-based for binds, 0-based for columns, as in SQLite.
+class Statement {
+ public:
+  Statement(Statement&&) noexcept = default;
+  Statement& operator=(Statement&&) noexcept = default;
+
+  Statement& Bind(int index, int64_t value);
+  Statement& Bind(int index, int value) { return Bind(index, static_cast<int64_t>(value)); }
+  Statement& Bind(int index, bool value) { return Bind(index, static_cast<int64_t>(value ? 1 : 0)); }
+  Statement& Bind(int index, std::string_view text);
+  Statement& Bind(int index, const char* text) { return Bind(index, std::string_view(text)); }
+  Statement& Bind(int index, const std::string& text) { return Bind(index, std::string_view(text)); }
+  Statement& Bind(int index, std::nullopt_t);
+  Statement& Bind(int index, const std::optional<int64_t>& value);
+
+  [[nodiscard]] Result<bool> Step();
+  // Steps a statement that returns no rows to completion.
+  [[nodiscard]] Status Run();
+  // Resets the statement and clears its bindings (and any recorded bind failure).
+  void Reset();
+
+  bool IsNull(int column) const;
+  int64_t ColumnInt64(int column) const;
+  int ColumnInt(int column) const;
+  std::string ColumnText(int column) const;
+  std::optional<int64_t> ColumnOptionalInt64(int column) const;
+
+ private:
+  friend class Database;
+  struct Finalizer {
+    void operator()(sqlite3_stmt* stmt) const;
+  };
+  Statement(sqlite3* db, sqlite3_stmt* stmt) : db_(db), stmt_(stmt) {}
+  void NoteBind(int rc, int index);
+
+  sqlite3* db_ = nullptr;  // borrowed from the Database, which outlives the statement
+  std::unique_ptr<sqlite3_stmt, Finalizer> stmt_;
+  Status bind_status_;
+};
+
+// kImmediate takes the write lock up front, so a busy database fails (after busy_timeout) at the start
+// rather than half-way through; kDeferred is for reads: one snapshot for several queries, no lock.
+enum class TransactionMode { kImmediate, kDeferred };
+
+// BEGIN (IMMEDIATE by default) in the constructor (check status()); ROLLBACK in the destructor unless
+// Commit() succeeded.
+class Transaction {
+ public:
+  explicit Transaction(Database& db, TransactionMode mode = TransactionMode::kImmediate);
+  ~Transaction();
+  Transaction(const Transaction&) = delete;
+  Transaction& operator=(const Transaction&) = delete;
+
+  const Status& status() const { return begin_status_; }
+  Status Commit();
+
+ private:
+  Database& db_;
+  Status begin_status_;
+  bool open_ = false;
+};
+
+}  // namespace forkscope::storage

@@ -1,0 +1,293 @@
+#include "storage/schema.h"
+
+#include <array>
+#include <string>
+
+namespace forkscope::storage {
+
+namespace {
+
+// Version 1. Read this comment as the format of the database.
+constexpr std::string_view kSchemaV1 = R"sql(
+/*
+** forkscope database, schema version 1.
+**
+** Conventions. Every id is an INTEGER PRIMARY KEY (the rowid). Times are unix seconds (INTEGER).
+** Layers are the model's names: 'kernel', 'build', 'cpp_compat', 'python', 'other'. Enumerations are
+** stored as their names, never as numbers. Text that is absent is '' rather than NULL; NULL means
+** "no row" (a foreign key that points nowhere). JSON columns hold UTF-8 JSON text. Child tables carry
+** idx, the 0-based position of the row in its parent's list, so a list reloads in its original order.
+** Deleting an analysis deletes, by ON DELETE CASCADE, its files, their hunks, the hunks' pattern and
+** violation rows, and its violations, compat gaps and pattern counts.
+**
+** forks -- the registry of forks to watch, one row per fork.
+**   id                 fork id.
+**   name               short unique name ("flashinfer"); the key of the registry API.
+**   fork_url           clone URL of the fork.
+**   branch             its migration branch; '' = "paddle", falling back to the default branch.
+**   upstream_url       clone URL of the upstream repository.
+**   upstream_branch    upstream branch to compare with; '' = upstream's default, 'auto' = detect.
+**   sync_interval_s    seconds between scheduled syncs.
+**   labels             JSON array of strings, free-form tags.
+**   latest_analysis_id the fork's newest analysis (analyses.id), NULL before the first; set by saving
+**                      an analysis for the fork; SET NULL when that analysis is deleted.
+**   created_at         when registered.
+**   updated_at         when the registry row last changed.
+**
+** analyses -- one analysis: the diff of a fork commit against an upstream base, classified.
+**   id                 analysis id.
+**   fork_sha           fork commit analysed             \
+**   upstream_sha       upstream commit compared with     | the key: UNIQUE together; saving the
+**   base_sha           base actually diffed against      | same key again replaces the row (and
+**   rules_version      version of the rule set applied  /  everything below it).
+**   fork_id            forks.id when run for a registered fork, else NULL; ON DELETE CASCADE.
+**   fork_url, fork_branch         the fork side as requested (Analysis::fork).
+**   upstream_url, upstream_branch the upstream side (Analysis::upstream).
+**   merge_base         the merge-base commit ('' when the histories share none).
+**   base_source        how base_sha was chosen: 'merge-base', 'given', 'searched'.
+**   upstream_branch_choice how upstream_branch was chosen: 'given', 'default', 'auto'.
+**   ahead, behind      commits on the fork side not upstream, and upstream commits the fork lacks.
+**   style              migration style: 'compat', 'native', 'none'.
+**   created_at         when the analysis ran.
+**   duration_ms        how long it took.
+**   extra              JSON object with the analysis' small lists: "notices" [string],
+**                      "migration_branches" [string], "moves" [{kind, from, to, files, verbatim,
+**                      adapted}], "base_distance" {files, lines, commits_scanned} (absent if none),
+**                      "layers" {<layer>: {files, hunks, additions, deletions}}.
+**
+** files -- the changed files of an analysis.
+**   id, analysis_id (analyses.id, cascade), idx.
+**   path               new path (old path for deletions).
+**   old_path           previous path for renames and copies, else ''.
+**   status             'added', 'modified', 'deleted', 'renamed', 'copied'.
+**   layer              layer of most changed lines.
+**   path_layer         layer from path rules alone.
+**   binary, truncated  0/1; truncated = hunks dropped because the diff exceeded the size cap.
+**   additions, deletions  changed line counts.
+**   similarity         rename/copy similarity in percent.
+**   moved_from         path paired by a directory move that rename detection missed, else ''.
+**
+** hunks -- the hunks of a file.
+**   id, file_id (files.id, cascade), idx.
+**   old_start, old_lines, new_start, new_lines  the "@@ -a,b +c,d @@" ranges.
+**   header             the text after the second "@@".
+**   layer              the classifier's layer for the hunk.
+**   context            enclosing function/decorator the classifier used, or ''.
+**   lines              the hunk's lines as one text: each line is its origin character ('+', '-',
+**                      ' ') followed by its text, lines joined by '\n' (no trailing newline; '' for
+**                      none). Old/new line numbers are not stored: they are recounted from old_start
+**                      and new_start (a ' ' line advances both, '-' the old side, '+' the new side).
+**
+** hunk_patterns -- the patterns a hunk shows (Hunk::patterns).
+**   hunk_id (hunks.id, cascade), idx, pattern_id (patterns.id).
+**
+** hunk_violations -- the rule ids a hunk breaks (Hunk::violations); details are in violations.
+**   hunk_id (hunks.id, cascade), idx, rule.
+**
+** patterns -- the catalogue of known patterns, shared by all analyses; upserted on save, so the
+** newest save's layer and description win. Never deleted.
+**   id                 pattern id (TEXT PRIMARY KEY).
+**   layer              the layer the pattern belongs to.
+**   description        one line for people.
+**
+** analysis_patterns -- an analysis' pattern counts (Analysis::patterns).
+**   analysis_id (analyses.id, cascade), idx, pattern_id (patterns.id), count.
+**
+** violations -- rule violations found by an analysis (Analysis::violations).
+**   id, analysis_id (analyses.id, cascade), idx.
+**   hunk_id            the hunk it was found in (same path, line inside the hunk's range, rule listed by
+**                      the hunk), or NULL for file-wide and unmatched ones; cascade.
+**   rule, path, line, message  as in the model; line 0 = file-wide.
+**
+** compat_gaps -- compat-gap workarounds found by an analysis (Analysis::compat_gaps).
+**   id, analysis_id (analyses.id, cascade), idx, path, line, api, bridge, scope, removal, issue,
+**   origin, forwarded, applied_upstream: as in the model; '' where the marker did not say.
+*/
+
+CREATE TABLE forks (
+  id                 INTEGER PRIMARY KEY,
+  name               TEXT NOT NULL UNIQUE,
+  fork_url           TEXT NOT NULL,
+  branch             TEXT NOT NULL DEFAULT '',
+  upstream_url       TEXT NOT NULL DEFAULT '',
+  upstream_branch    TEXT NOT NULL DEFAULT '',
+  sync_interval_s    INTEGER NOT NULL DEFAULT 1800,
+  labels             TEXT NOT NULL DEFAULT '[]',
+  latest_analysis_id INTEGER REFERENCES analyses(id) ON DELETE SET NULL,
+  created_at         INTEGER NOT NULL,
+  updated_at         INTEGER NOT NULL
+);
+CREATE INDEX forks_latest_analysis ON forks(latest_analysis_id);
+
+CREATE TABLE analyses (
+  id                     INTEGER PRIMARY KEY,
+  fork_sha               TEXT NOT NULL,
+  upstream_sha           TEXT NOT NULL,
+  base_sha               TEXT NOT NULL,
+  rules_version          TEXT NOT NULL,
+  fork_id                INTEGER REFERENCES forks(id) ON DELETE CASCADE,
+  fork_url               TEXT NOT NULL DEFAULT '',
+  fork_branch            TEXT NOT NULL DEFAULT '',
+  upstream_url           TEXT NOT NULL DEFAULT '',
+  upstream_branch        TEXT NOT NULL DEFAULT '',
+  merge_base             TEXT NOT NULL DEFAULT '',
+  base_source            TEXT NOT NULL DEFAULT '',
+  upstream_branch_choice TEXT NOT NULL DEFAULT '',
+  ahead                  INTEGER NOT NULL DEFAULT 0,
+  behind                 INTEGER NOT NULL DEFAULT 0,
+  style                  TEXT NOT NULL DEFAULT 'none',
+  created_at             INTEGER NOT NULL DEFAULT 0,
+  duration_ms            INTEGER NOT NULL DEFAULT 0,
+  extra                  TEXT NOT NULL DEFAULT '{}',
+  UNIQUE (fork_sha, upstream_sha, base_sha, rules_version)
+);
+CREATE INDEX analyses_fork ON analyses(fork_id);
+
+CREATE TABLE files (
+  id          INTEGER PRIMARY KEY,
+  analysis_id INTEGER NOT NULL REFERENCES analyses(id) ON DELETE CASCADE,
+  idx         INTEGER NOT NULL,
+  path        TEXT NOT NULL,
+  old_path    TEXT NOT NULL DEFAULT '',
+  status      TEXT NOT NULL,
+  layer       TEXT NOT NULL,
+  path_layer  TEXT NOT NULL,
+  binary      INTEGER NOT NULL DEFAULT 0,
+  truncated   INTEGER NOT NULL DEFAULT 0,
+  additions   INTEGER NOT NULL DEFAULT 0,
+  deletions   INTEGER NOT NULL DEFAULT 0,
+  similarity  INTEGER NOT NULL DEFAULT 0,
+  moved_from  TEXT NOT NULL DEFAULT '',
+  UNIQUE (analysis_id, idx)
+);
+CREATE INDEX files_path ON files(analysis_id, path);
+
+CREATE TABLE hunks (
+  id        INTEGER PRIMARY KEY,
+  file_id   INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+  idx       INTEGER NOT NULL,
+  old_start INTEGER NOT NULL,
+  old_lines INTEGER NOT NULL,
+  new_start INTEGER NOT NULL,
+  new_lines INTEGER NOT NULL,
+  header    TEXT NOT NULL DEFAULT '',
+  layer     TEXT NOT NULL,
+  context   TEXT NOT NULL DEFAULT '',
+  lines     TEXT NOT NULL DEFAULT '',
+  UNIQUE (file_id, idx)
+);
+CREATE INDEX hunks_layer ON hunks(layer);
+
+CREATE TABLE patterns (
+  id          TEXT PRIMARY KEY,
+  layer       TEXT NOT NULL,
+  description TEXT NOT NULL DEFAULT ''
+);
+
+CREATE TABLE hunk_patterns (
+  hunk_id    INTEGER NOT NULL REFERENCES hunks(id) ON DELETE CASCADE,
+  idx        INTEGER NOT NULL,
+  pattern_id TEXT NOT NULL REFERENCES patterns(id),
+  PRIMARY KEY (hunk_id, idx)
+) WITHOUT ROWID;
+CREATE INDEX hunk_patterns_pattern ON hunk_patterns(pattern_id);
+
+CREATE TABLE hunk_violations (
+  hunk_id INTEGER NOT NULL REFERENCES hunks(id) ON DELETE CASCADE,
+  idx     INTEGER NOT NULL,
+  rule    TEXT NOT NULL,
+  PRIMARY KEY (hunk_id, idx)
+) WITHOUT ROWID;
+CREATE INDEX hunk_violations_rule ON hunk_violations(rule);
+
+CREATE TABLE analysis_patterns (
+  analysis_id INTEGER NOT NULL REFERENCES analyses(id) ON DELETE CASCADE,
+  idx         INTEGER NOT NULL,
+  pattern_id  TEXT NOT NULL REFERENCES patterns(id),
+  count       INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (analysis_id, idx)
+) WITHOUT ROWID;
+CREATE INDEX analysis_patterns_pattern ON analysis_patterns(pattern_id);
+
+CREATE TABLE violations (
+  id          INTEGER PRIMARY KEY,
+  analysis_id INTEGER NOT NULL REFERENCES analyses(id) ON DELETE CASCADE,
+  idx         INTEGER NOT NULL,
+  hunk_id     INTEGER REFERENCES hunks(id) ON DELETE CASCADE,
+  rule        TEXT NOT NULL,
+  path        TEXT NOT NULL DEFAULT '',
+  line        INTEGER NOT NULL DEFAULT 0,
+  message     TEXT NOT NULL DEFAULT '',
+  UNIQUE (analysis_id, idx)
+);
+CREATE INDEX violations_rule ON violations(analysis_id, rule, path);
+CREATE INDEX violations_hunk ON violations(hunk_id);
+
+CREATE TABLE compat_gaps (
+  id               INTEGER PRIMARY KEY,
+  analysis_id      INTEGER NOT NULL REFERENCES analyses(id) ON DELETE CASCADE,
+  idx              INTEGER NOT NULL,
+  path             TEXT NOT NULL DEFAULT '',
+  line             INTEGER NOT NULL DEFAULT 0,
+  api              TEXT NOT NULL DEFAULT '',
+  bridge           TEXT NOT NULL DEFAULT '',
+  scope            TEXT NOT NULL DEFAULT '',
+  removal          TEXT NOT NULL DEFAULT '',
+  issue            TEXT NOT NULL DEFAULT '',
+  origin           TEXT NOT NULL DEFAULT '',
+  forwarded        TEXT NOT NULL DEFAULT '',
+  applied_upstream TEXT NOT NULL DEFAULT '',
+  UNIQUE (analysis_id, idx)
+);
+)sql";
+
+constexpr std::array<std::string_view, 1> kMigrations = {kSchemaV1};
+
+}  // namespace
+
+std::span<const std::string_view> Migrations() { return kMigrations; }
+
+int LatestSchemaVersion() { return static_cast<int>(kMigrations.size()); }
+
+Status ConfigureConnection(Database& db) {
+  // foreign_keys must be set outside a transaction; journal_mode answers "memory" for ":memory:".
+  return db.Exec(
+      "PRAGMA foreign_keys = ON;"
+      "PRAGMA busy_timeout = 5000;"
+      "PRAGMA journal_mode = WAL;"
+      "PRAGMA synchronous = NORMAL;");
+}
+
+Result<int> ReadSchemaVersion(Database& db) {
+  FS_ASSIGN_OR_RETURN(Statement stmt, db.Prepare("PRAGMA user_version"));
+  FS_ASSIGN_OR_RETURN(bool row, stmt.Step());
+  if (!row) return Internal("PRAGMA user_version returned no row");
+  int version = stmt.ColumnInt(0);
+  stmt.Reset();
+  return version;
+}
+
+Status Migrate(Database& db) {
+  Transaction txn(db);
+  FS_RETURN_IF_ERROR(txn.status());
+  // Read inside the write transaction: another process may have migrated since this one looked.
+  FS_ASSIGN_OR_RETURN(int version, ReadSchemaVersion(db));
+  const int latest = LatestSchemaVersion();
+  if (version > latest) {
+    return FailedPrecondition("database schema version " + std::to_string(version) +
+                              " is newer than this build supports (" + std::to_string(latest) +
+                              "); run a newer forkscope");
+  }
+  if (version < 0) return FailedPrecondition("database has a negative schema version " + std::to_string(version));
+  if (version == latest) return Status::Ok();
+  for (int v = version; v < latest; ++v) {
+    Status applied = db.Exec(kMigrations[v]);
+    if (!applied.ok())
+      return Internal("schema migration to version " + std::to_string(v + 1) + ": " + applied.message());
+  }
+  // PRAGMA takes no bound parameters; the value is our own integer.
+  FS_RETURN_IF_ERROR(db.Exec("PRAGMA user_version = " + std::to_string(latest)));
+  return txn.Commit();
+}
+
+}  // namespace forkscope::storage
