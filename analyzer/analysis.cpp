@@ -159,6 +159,25 @@ Result<ResolvedPair> ResolvePair(const AnalyzeRequest& req) {
   return pair;
 }
 
+Result<ResolvedPair> ResolveLocal(const std::string& repo_dir, const std::string& head, const std::string& upstream) {
+  std::string git_dir = repo_dir;
+  if (std::filesystem::exists(std::filesystem::path(repo_dir) / ".git")) git_dir = repo_dir + "/.git";
+  ResolvedPair pair{git_dir, git_dir, {}};
+  FS_ASSIGN_OR_RETURN(auto repo, git::PairRepo::Open(git_dir, git_dir));
+  Analysis& a = pair.header;
+  a.fork = {repo_dir, head, ""};
+  a.upstream = {repo_dir, upstream, ""};
+  a.upstream_branch_choice = "given";
+  FS_ASSIGN_OR_RETURN(a.fork.sha, repo->ResolveCommit(head));
+  FS_ASSIGN_OR_RETURN(a.upstream.sha, repo->ResolveCommit(upstream));
+  AnalyzeRequest req;
+  FS_RETURN_IF_ERROR(ResolveBase(*repo, req, a));
+  FS_ASSIGN_OR_RETURN(auto ab, repo->AheadBehind(a.fork.sha, a.upstream.sha));
+  a.ahead = ab.first;
+  a.behind = ab.second;
+  return pair;
+}
+
 Result<Analysis> AnalyzeResolved(const ResolvedPair& pair, const Rules& rules, const git::DiffOptions& options) {
   int64_t start = NowMs();
   FS_ASSIGN_OR_RETURN(auto repo, git::PairRepo::Open(pair.fork_mirror, pair.upstream_mirror));

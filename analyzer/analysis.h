@@ -37,6 +37,9 @@ struct ResolvedPair {
 };
 
 Result<ResolvedPair> ResolvePair(const AnalyzeRequest& request);
+// For a CI checkout: both sides live in one repository (a work tree or its .git directory); head and
+// upstream are revisions in it ("HEAD", "origin/main", a sha). No mirrors, no fetch.
+Result<ResolvedPair> ResolveLocal(const std::string& repo_dir, const std::string& head, const std::string& upstream);
 Result<Analysis> AnalyzeResolved(const ResolvedPair& pair, const Rules& rules, const git::DiffOptions& options);
 
 }  // namespace forkscope::analyzer

@@ -2,7 +2,6 @@
 // names the origin and the offending key, e.g. "rules.json: patterns[2].added: bad regex: ...".
 #include "analyzer/rules.h"
 
-#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -25,7 +24,9 @@ constexpr const char* kSourceRules = FORKSCOPE_SOURCE_DIR "/analyzer/rules/defau
 // Keys every rule object may carry besides its own: free-form notes.
 bool IsNoteKey(const std::string& key) { return key.empty() || key[0] == '_' || key == "comment"; }
 
-std::string ErrorPrefix(const std::string& origin, const std::string& key) { return origin + ": " + key + ": "; }
+std::string ErrorPrefix(const std::string& origin, const std::string& key) {
+  return key.empty() ? origin + ": " : origin + ": " + key + ": ";
+}
 
 class RulesParser {
  public:
@@ -67,7 +68,7 @@ class RulesParser {
 Status RulesParser::CheckKeys(const json& obj, const std::string& key, const std::set<std::string>& allowed) const {
   if (!obj.is_object()) return Fail(key, "expected an object");
   for (const auto& [name, value] : obj.items()) {
-    if (!IsNoteKey(name) && !allowed.count(name)) return Fail(key + "." + name, "unknown key");
+    if (!IsNoteKey(name) && !allowed.count(name)) return Fail(key.empty() ? name : key + "." + name, "unknown key");
   }
   return Status::Ok();
 }
@@ -255,9 +256,12 @@ Status RulesParser::OnePattern(const json& obj, const std::string& key, PatternR
   FS_RETURN_IF_ERROR(LayerOf(obj["layer"], key + ".layer", rule.layer));
   std::string style;
   FS_RETURN_IF_ERROR(Text(obj, key, "style", false, style));
-  if (style == "compat") rule.style = MigrationStyle::kCompat;
-  else if (style == "native") rule.style = MigrationStyle::kNative;
-  else if (!style.empty()) return Fail(key + ".style", "expected 'compat' or 'native'");
+  if (style == "compat")
+    rule.style = MigrationStyle::kCompat;
+  else if (style == "native")
+    rule.style = MigrationStyle::kNative;
+  else if (!style.empty())
+    return Fail(key + ".style", "expected 'compat' or 'native'");
   FS_RETURN_IF_ERROR(Scope(obj, key, rule.scope));
   FS_RETURN_IF_ERROR(Condition(obj, key, rule.all));
   FS_RETURN_IF_ERROR(AnyOf(obj, key, rule.any_of));
@@ -297,9 +301,8 @@ std::optional<ViolationCheck> CheckFromName(const std::string& name) {
 
 Status RulesParser::OneViolation(const json& obj, const std::string& key, ViolationRule& rule) const {
   FS_RETURN_IF_ERROR(CheckKeys(obj, key,
-                               {"id", "check", "message", "notice", "enabled", "paths", "file_layers",
-                                "hunk_layers", "statuses", "added", "removed", "changed", "not_added", "any_of",
-                                "schema", "reason"}));
+                               {"id", "check", "message", "notice", "enabled", "paths", "file_layers", "hunk_layers",
+                                "statuses", "added", "removed", "changed", "not_added", "any_of", "schema", "reason"}));
   FS_RETURN_IF_ERROR(Text(obj, key, "id", true, rule.id));
   FS_RETURN_IF_ERROR(Text(obj, key, "message", true, rule.message));
   FS_RETURN_IF_ERROR(Text(obj, key, "notice", false, rule.notice));
@@ -365,9 +368,8 @@ Status RulesParser::Style(const json& doc, RulesData& data) const {
 }
 
 Status RulesParser::Parse(const json& doc, RulesData& data) {
-  FS_RETURN_IF_ERROR(CheckKeys(doc, "<top>",
-                               {"schema", "path_sets", "path_rules", "hunk_rules", "patterns", "violations",
-                                "compat_gaps", "style"}));
+  FS_RETURN_IF_ERROR(CheckKeys(
+      doc, "", {"schema", "path_sets", "path_rules", "hunk_rules", "patterns", "violations", "compat_gaps", "style"}));
   if (doc.contains("schema") && doc["schema"] != 1) return Fail("schema", "unsupported version (want 1)");
   FS_RETURN_IF_ERROR(PathSetsOf(doc));
   FS_RETURN_IF_ERROR(PathRules(doc, data));

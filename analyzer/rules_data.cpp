@@ -59,10 +59,14 @@ std::string GlobToRegex(std::string_view glob) {
   std::string out;
   for (size_t i = 0; i < pattern.size(); ++i) {
     const char c = pattern[i];
-    if (c == '*') i = TranslateStars(pattern, i, out);
-    else if (c == '?') out += "[^/]";
-    else if (c == '[' || c == '{') i = TranslateGroup(pattern, i, out);
-    else out += RE2::QuoteMeta(std::string(1, c));
+    if (c == '*')
+      i = TranslateStars(pattern, i, out);
+    else if (c == '?')
+      out += "[^/]";
+    else if (c == '[' || c == '{')
+      i = TranslateGroup(pattern, i, out);
+    else
+      out += RE2::QuoteMeta(std::string(1, c));
   }
   return out;
 }
@@ -89,8 +93,8 @@ std::string Fnv1a64Hex(std::string_view text) {
 
 bool AnyLine(const Hunk& hunk, LineSide side, const RE2& re) {
   for (const auto& line : hunk.lines) {
-    const bool wanted = (line.origin == '+' && side != LineSide::kRemoved) ||
-                        (line.origin == '-' && side != LineSide::kAdded);
+    const bool wanted =
+        (line.origin == '+' && side != LineSide::kRemoved) || (line.origin == '-' && side != LineSide::kAdded);
     if (wanted && RE2::PartialMatch(line.text, re)) return true;
   }
   return false;

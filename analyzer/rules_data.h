@@ -30,8 +30,8 @@ struct Glob {
 // Which files and hunks a pattern or violation rule looks at; an empty list means "any".
 struct HunkScope {
   std::vector<Glob> paths;
-  std::vector<Layer> file_layers;   // FileChange::layer
-  std::vector<Layer> hunk_layers;   // Hunk::layer
+  std::vector<Layer> file_layers;  // FileChange::layer
+  std::vector<Layer> hunk_layers;  // Hunk::layer
   std::vector<FileStatus> statuses;
 };
 
@@ -64,8 +64,8 @@ struct PatternRule {
   std::string description;
   std::optional<MigrationStyle> style;  // what the pattern says about the migration style
   HunkScope scope;
-  LineCondition all;                    // must hold
-  std::vector<LineCondition> any_of;    // one must hold, when not empty
+  LineCondition all;                  // must hold
+  std::vector<LineCondition> any_of;  // one must hold, when not empty
 };
 
 // The built-in semantics a violation rule applies; "hunk" is the generic, pattern-like one.

@@ -41,6 +41,9 @@ int RunCli(int argc, char** argv) {
   app.add_flag("-q,--quiet", g.quiet, "Only warnings and errors");
   std::vector<Command> commands = {
       AddAnalyzeCommand(app),
+      AddServeCommand(app),
+      AddDemoCommand(app),
+      AddCheckCommand(app),
   };
   try {
     app.parse(argc, argv);

@@ -25,6 +25,9 @@ struct Command {
   CommandRunner run;
 };
 Command AddAnalyzeCommand(CLI::App& app);
+Command AddServeCommand(CLI::App& app);
+Command AddDemoCommand(CLI::App& app);
+Command AddCheckCommand(CLI::App& app);
 
 int RunCli(int argc, char** argv);
 

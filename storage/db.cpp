@@ -48,8 +48,8 @@ Status Database::Exec(std::string_view sql) {
 
 Result<Statement> Database::Prepare(std::string_view sql) {
   sqlite3_stmt* raw = nullptr;
-  int rc = sqlite3_prepare_v3(db_.get(), sql.data(), static_cast<int>(sql.size()), SQLITE_PREPARE_PERSISTENT,
-                              &raw, nullptr);
+  int rc =
+      sqlite3_prepare_v3(db_.get(), sql.data(), static_cast<int>(sql.size()), SQLITE_PREPARE_PERSISTENT, &raw, nullptr);
   Statement stmt(db_.get(), raw);
   if (rc != SQLITE_OK) return SqliteStatus(db_.get(), rc, "prepare");
   return stmt;
@@ -90,8 +90,7 @@ Statement& Statement::Bind(int index, int64_t value) {
 }
 
 Statement& Statement::Bind(int index, std::string_view text) {
-  NoteBind(sqlite3_bind_text64(stmt_.get(), index, text.data(), text.size(), SQLITE_TRANSIENT, SQLITE_UTF8),
-           index);
+  NoteBind(sqlite3_bind_text64(stmt_.get(), index, text.data(), text.size(), SQLITE_TRANSIENT, SQLITE_UTF8), index);
   return *this;
 }
 

@@ -12,7 +12,8 @@ constexpr std::string_view kSchemaV1 = R"sql(
 /*
 ** forkscope database, schema version 1.
 **
-** Conventions. Every id is an INTEGER PRIMARY KEY (the rowid). Times are unix seconds (INTEGER).
+** Conventions. Every id is an INTEGER PRIMARY KEY (the rowid); fork and analysis ids are AUTOINCREMENT,
+** so an id handed to a client is never reused for another row, even after a delete. Times are unix seconds (INTEGER).
 ** Layers are the model's names: 'kernel', 'build', 'cpp_compat', 'python', 'other'. Enumerations are
 ** stored as their names, never as numbers. Text that is absent is '' rather than NULL; NULL means
 ** "no row" (a foreign key that points nowhere). JSON columns hold UTF-8 JSON text. Child tables carry
@@ -105,7 +106,7 @@ constexpr std::string_view kSchemaV1 = R"sql(
 */
 
 CREATE TABLE forks (
-  id                 INTEGER PRIMARY KEY,
+  id                 INTEGER PRIMARY KEY AUTOINCREMENT,
   name               TEXT NOT NULL UNIQUE,
   fork_url           TEXT NOT NULL,
   branch             TEXT NOT NULL DEFAULT '',
@@ -120,7 +121,7 @@ CREATE TABLE forks (
 CREATE INDEX forks_latest_analysis ON forks(latest_analysis_id);
 
 CREATE TABLE analyses (
-  id                     INTEGER PRIMARY KEY,
+  id                     INTEGER PRIMARY KEY AUTOINCREMENT,
   fork_sha               TEXT NOT NULL,
   upstream_sha           TEXT NOT NULL,
   base_sha               TEXT NOT NULL,
@@ -241,7 +242,39 @@ CREATE TABLE compat_gaps (
 );
 )sql";
 
-constexpr std::array<std::string_view, 1> kMigrations = {kSchemaV1};
+// Version 2: background tasks survive a restart.
+constexpr std::string_view kSchemaV2 = R"sql(
+/*
+** tasks -- background jobs (scheduled syncs, on-demand checks), one row per task, kept after they end.
+**   id                 task id (TEXT PRIMARY KEY, made by the server).
+**   kind               'sync' or 'check'.
+**   fork_name          the fork synced, '' for a check of an unregistered pair. Not a foreign key:
+**                      the history outlives a deleted fork.
+**   state              'queued', 'running', 'succeeded', 'failed'.
+**   stage              what the task does now ('fetch fork', 'done', ...).
+**   progress           percent.
+**   error              why it failed, '' otherwise.
+**   created_at, started_at, finished_at  unix seconds; 0 = not yet.
+**   analysis_id        the analysis it produced (analyses.id), NULL if none; SET NULL when deleted.
+*/
+CREATE TABLE tasks (
+  id          TEXT PRIMARY KEY,
+  kind        TEXT NOT NULL,
+  fork_name   TEXT NOT NULL DEFAULT '',
+  state       TEXT NOT NULL,
+  stage       TEXT NOT NULL DEFAULT '',
+  progress    INTEGER NOT NULL DEFAULT 0,
+  error       TEXT NOT NULL DEFAULT '',
+  created_at  INTEGER NOT NULL DEFAULT 0,
+  started_at  INTEGER NOT NULL DEFAULT 0,
+  finished_at INTEGER NOT NULL DEFAULT 0,
+  analysis_id INTEGER REFERENCES analyses(id) ON DELETE SET NULL
+);
+CREATE INDEX tasks_state ON tasks(state);
+CREATE INDEX tasks_analysis ON tasks(analysis_id);
+)sql";
+
+constexpr std::array<std::string_view, 2> kMigrations = {kSchemaV1, kSchemaV2};
 
 }  // namespace
 

@@ -1,17 +1,18 @@
-// Store: the analyses and the fork registry in SQLite (schema in schema.cpp). Writes run in one
-// IMMEDIATE transaction each; multi-query reads run in one deferred transaction so they see one
-// snapshot. Prepared statements are cached per connection and reset when each use ends.
+// Store: analyses, the fork registry and tasks in SQLite (the format is documented in schema.cpp).
+// Multi-statement writes run in one IMMEDIATE transaction; multi-query reads in one deferred
+// transaction, so they see one snapshot. Prepared statements are cached per connection and reset
+// when each use ends. Enumerations are stored by name; unknown names read back as the model's
+// default (Layer::kOther, FileStatus::kModified, MigrationStyle::kNone).
 #include "storage/store.h"
 
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
-
-#include <nlohmann/json.hpp>
 
 #include "storage/db.h"
 #include "storage/schema.h"
@@ -109,8 +110,12 @@ std::string EncodeExtra(const Analysis& analysis) {
   extra["migration_branches"] = analysis.migration_branches;
   json moves = json::array();
   for (const auto& m : analysis.moves) {
-    moves.push_back({{"kind", m.kind}, {"from", m.from}, {"to", m.to}, {"files", m.files},
-                     {"verbatim", m.verbatim}, {"adapted", m.adapted}});
+    moves.push_back({{"kind", m.kind},
+                     {"from", m.from},
+                     {"to", m.to},
+                     {"files", m.files},
+                     {"verbatim", m.verbatim},
+                     {"adapted", m.adapted}});
   }
   extra["moves"] = std::move(moves);
   if (analysis.base_distance) {
@@ -139,14 +144,14 @@ Status DecodeExtra(const std::string& text, Analysis& analysis) {
     }
   }
   if (auto it = extra.find("base_distance"); it != extra.end() && it->is_object())
-    analysis.base_distance = analyzer::BaseDistance{IntAt(*it, "files"), IntAt(*it, "lines"),
-                                                    IntAt(*it, "commits_scanned")};
+    analysis.base_distance =
+        analyzer::BaseDistance{IntAt(*it, "files"), IntAt(*it, "lines"), IntAt(*it, "commits_scanned")};
   if (auto it = extra.find("layers"); it != extra.end() && it->is_object()) {
     for (Layer layer : analyzer::kAllLayers) {
       auto s = it->find(analyzer::LayerName(layer));
       if (s == it->end()) continue;
-      analysis.layers[static_cast<size_t>(layer)] = {IntAt(*s, "files"), IntAt(*s, "hunks"),
-                                                     IntAt(*s, "additions"), IntAt(*s, "deletions")};
+      analysis.layers[static_cast<size_t>(layer)] = {IntAt(*s, "files"), IntAt(*s, "hunks"), IntAt(*s, "additions"),
+                                                     IntAt(*s, "deletions")};
     }
   }
   return Status::Ok();
@@ -168,6 +173,9 @@ class StatementLease {
  private:
   Statement* stmt_;
 };
+
+// Saved hunks by file path, with their row ids: where a violation is looked for.
+using HunksByPath = std::unordered_map<std::string, std::vector<std::pair<int64_t, const Hunk*>>>;
 
 // Files read back together with their row ids, so hunks and lists can be attached by id.
 struct FileSet {
@@ -192,8 +200,7 @@ constexpr const char* kForkColumns =
     "latest_analysis_id, created_at, updated_at FROM forks ";
 
 int64_t SystemNow() {
-  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 }  // namespace
@@ -218,14 +225,14 @@ struct Store::Impl {
 
   // --- analyses: writing ---
   Status CheckKey(const AnalysisKey& key, const Analysis& analysis);
-  Result<int64_t> InsertAnalysisRow(const AnalysisKey& key, const Analysis& analysis,
-                                    std::optional<int64_t> fork_id);
+  // Deletes the analysis stored under key, if any (its rows go by cascade). A replacement keeps the
+  // old analysis' fork unless fork_id is given, and every fork that called the old one latest.
+  Status DropPrevious(const AnalysisKey& key, std::optional<int64_t>& fork_id, std::vector<int64_t>& latest_of);
+  Result<int64_t> InsertAnalysisRow(const AnalysisKey& key, const Analysis& analysis, std::optional<int64_t> fork_id);
   Status InsertPatternCounts(int64_t analysis_id, const Analysis& analysis, std::unordered_set<std::string>& known);
   Status InsertFiles(int64_t analysis_id, const Analysis& analysis, std::unordered_set<std::string>& known,
-                     std::unordered_map<std::string, std::vector<std::pair<int64_t, const Hunk*>>>& hunks_by_path);
-  Status InsertViolations(int64_t analysis_id, const Analysis& analysis,
-                          const std::unordered_map<std::string, std::vector<std::pair<int64_t, const Hunk*>>>&
-                              hunks_by_path);
+                     HunksByPath& hunks_by_path);
+  Status InsertViolations(int64_t analysis_id, const Analysis& analysis, const HunksByPath& hunks_by_path);
   Status InsertCompatGaps(int64_t analysis_id, const Analysis& analysis);
 
   // --- analyses: reading ---
@@ -237,7 +244,8 @@ struct Store::Impl {
   Status LoadAnalysisLists(int64_t analysis_id, Analysis& analysis);
 
   // --- registry ---
-  Result<ForkRecord> ReadFork(const std::string& where, const std::string& arg_text, int64_t arg_id);
+  Result<ForkRecord> ForkById(int64_t id);
+  Result<ForkRecord> ForkByName(const std::string& name);
 };
 
 // ---------------------------------------------------------------------------------------------------
@@ -297,13 +305,11 @@ Result<int64_t> Store::Impl::InsertAnalysisRow(const AnalysisKey& key, const Ana
 
 Status Store::Impl::InsertPatternCounts(int64_t analysis_id, const Analysis& analysis,
                                         std::unordered_set<std::string>& known) {
-  FS_ASSIGN_OR_RETURN(StatementLease upsert,
-                      Lease("INSERT INTO patterns (id, layer, description) VALUES (?1, ?2, ?3) "
-                            "ON CONFLICT (id) DO UPDATE SET layer = excluded.layer, "
-                            "description = excluded.description"));
-  FS_ASSIGN_OR_RETURN(StatementLease count,
-                      Lease("INSERT INTO analysis_patterns (analysis_id, idx, pattern_id, count) "
-                            "VALUES (?1, ?2, ?3, ?4)"));
+  FS_ASSIGN_OR_RETURN(StatementLease upsert, Lease("INSERT INTO patterns (id, layer, description) VALUES (?1, ?2, ?3) "
+                                                   "ON CONFLICT (id) DO UPDATE SET layer = excluded.layer, "
+                                                   "description = excluded.description"));
+  FS_ASSIGN_OR_RETURN(StatementLease count, Lease("INSERT INTO analysis_patterns (analysis_id, idx, pattern_id, count) "
+                                                  "VALUES (?1, ?2, ?3, ?4)"));
   for (size_t i = 0; i < analysis.patterns.size(); ++i) {
     const auto& p = analysis.patterns[i];
     upsert->Bind(1, p.id).Bind(2, analyzer::LayerName(p.layer)).Bind(3, p.description);
@@ -315,9 +321,8 @@ Status Store::Impl::InsertPatternCounts(int64_t analysis_id, const Analysis& ana
   return Status::Ok();
 }
 
-Status Store::Impl::InsertFiles(
-    int64_t analysis_id, const Analysis& analysis, std::unordered_set<std::string>& known,
-    std::unordered_map<std::string, std::vector<std::pair<int64_t, const Hunk*>>>& hunks_by_path) {
+Status Store::Impl::InsertFiles(int64_t analysis_id, const Analysis& analysis, std::unordered_set<std::string>& known,
+                                HunksByPath& hunks_by_path) {
   FS_ASSIGN_OR_RETURN(StatementLease file,
                       Lease("INSERT INTO files (analysis_id, idx, path, old_path, status, layer, path_layer, "
                             "binary, truncated, additions, deletions, similarity, moved_from) "
@@ -372,9 +377,7 @@ bool InRange(int line, int start, int count) { return line >= start && line < st
 
 // The hunk a violation was found in: same path, the rule listed by the hunk, the line inside the
 // hunk's new range (or old range, for lines that only exist on the old side).
-std::optional<int64_t> HunkOf(const analyzer::Violation& v,
-                              const std::unordered_map<std::string, std::vector<std::pair<int64_t, const Hunk*>>>&
-                                  hunks_by_path) {
+std::optional<int64_t> HunkOf(const analyzer::Violation& v, const HunksByPath& hunks_by_path) {
   if (v.line <= 0) return std::nullopt;
   auto it = hunks_by_path.find(v.path);
   if (it == hunks_by_path.end()) return std::nullopt;
@@ -388,9 +391,7 @@ std::optional<int64_t> HunkOf(const analyzer::Violation& v,
 
 }  // namespace
 
-Status Store::Impl::InsertViolations(
-    int64_t analysis_id, const Analysis& analysis,
-    const std::unordered_map<std::string, std::vector<std::pair<int64_t, const Hunk*>>>& hunks_by_path) {
+Status Store::Impl::InsertViolations(int64_t analysis_id, const Analysis& analysis, const HunksByPath& hunks_by_path) {
   FS_ASSIGN_OR_RETURN(StatementLease stmt,
                       Lease("INSERT INTO violations (analysis_id, idx, hunk_id, rule, path, line, message) "
                             "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"));
@@ -418,42 +419,40 @@ Status Store::Impl::InsertCompatGaps(int64_t analysis_id, const Analysis& analys
   return Status::Ok();
 }
 
-Result<int64_t> Store::SaveAnalysis(const AnalysisKey& key, const Analysis& analysis,
-                                    std::optional<int64_t> fork_id) {
+Status Store::Impl::DropPrevious(const AnalysisKey& key, std::optional<int64_t>& fork_id,
+                                 std::vector<int64_t>& latest_of) {
+  FS_ASSIGN_OR_RETURN(std::optional<int64_t> old_id, FindId(key));
+  if (!old_id) return Status::Ok();
+  FS_ASSIGN_OR_RETURN(StatementLease owner, Lease("SELECT fork_id FROM analyses WHERE id = ?1"));
+  owner->Bind(1, *old_id);
+  FS_ASSIGN_OR_RETURN(bool row, owner->Step());
+  if (row && !fork_id) fork_id = owner->ColumnOptionalInt64(0);
+  FS_ASSIGN_OR_RETURN(StatementLease forks, Lease("SELECT id FROM forks WHERE latest_analysis_id = ?1"));
+  forks->Bind(1, *old_id);
+  while (true) {
+    FS_ASSIGN_OR_RETURN(bool more, forks->Step());
+    if (!more) break;
+    latest_of.push_back(forks->ColumnInt64(0));
+  }
+  FS_ASSIGN_OR_RETURN(StatementLease drop, Lease("DELETE FROM analyses WHERE id = ?1"));
+  drop->Bind(1, *old_id);
+  return drop->Run();
+}
+
+Result<int64_t> Store::SaveAnalysis(const AnalysisKey& key, const Analysis& analysis, std::optional<int64_t> fork_id) {
   Impl& s = *impl_;
   FS_RETURN_IF_ERROR(s.CheckKey(key, analysis));
   Transaction txn(s.db);
   FS_RETURN_IF_ERROR(txn.status());
-
-  // Replacing keeps the old analysis' fork (unless a new one is given) and every fork that called it
-  // latest; the delete cascades to its rows and sets those forks' latest_analysis_id to NULL.
-  std::vector<int64_t> latest_of;
-  FS_ASSIGN_OR_RETURN(std::optional<int64_t> old_id, s.FindId(key));
-  if (old_id) {
-    FS_ASSIGN_OR_RETURN(StatementLease owner, s.Lease("SELECT fork_id FROM analyses WHERE id = ?1"));
-    owner->Bind(1, *old_id);
-    FS_ASSIGN_OR_RETURN(bool row, owner->Step());
-    if (row && !fork_id) fork_id = owner->ColumnOptionalInt64(0);
-    FS_ASSIGN_OR_RETURN(StatementLease forks, s.Lease("SELECT id FROM forks WHERE latest_analysis_id = ?1"));
-    forks->Bind(1, *old_id);
-    while (true) {
-      FS_ASSIGN_OR_RETURN(bool more, forks->Step());
-      if (!more) break;
-      latest_of.push_back(forks->ColumnInt64(0));
-    }
-    FS_ASSIGN_OR_RETURN(StatementLease drop, s.Lease("DELETE FROM analyses WHERE id = ?1"));
-    drop->Bind(1, *old_id);
-    FS_RETURN_IF_ERROR(drop->Run());
-  }
-
+  std::vector<int64_t> latest_of;  // forks whose latest analysis this one becomes
+  FS_RETURN_IF_ERROR(s.DropPrevious(key, fork_id, latest_of));
   FS_ASSIGN_OR_RETURN(int64_t id, s.InsertAnalysisRow(key, analysis, fork_id));
   std::unordered_set<std::string> known_patterns;
-  std::unordered_map<std::string, std::vector<std::pair<int64_t, const Hunk*>>> hunks_by_path;
+  HunksByPath hunks_by_path;
   FS_RETURN_IF_ERROR(s.InsertPatternCounts(id, analysis, known_patterns));
   FS_RETURN_IF_ERROR(s.InsertFiles(id, analysis, known_patterns, hunks_by_path));
   FS_RETURN_IF_ERROR(s.InsertViolations(id, analysis, hunks_by_path));
   FS_RETURN_IF_ERROR(s.InsertCompatGaps(id, analysis));
-
   if (fork_id) latest_of.push_back(*fork_id);
   FS_ASSIGN_OR_RETURN(StatementLease latest, s.Lease("UPDATE forks SET latest_analysis_id = ?1 WHERE id = ?2"));
   for (int64_t fork : latest_of) {
@@ -462,6 +461,18 @@ Result<int64_t> Store::SaveAnalysis(const AnalysisKey& key, const Analysis& anal
   }
   FS_RETURN_IF_ERROR(txn.Commit());
   return id;
+}
+
+Status Store::SetLatestAnalysis(int64_t fork_id, int64_t analysis_id) {
+  Impl& s = *impl_;
+  Transaction txn(s.db);
+  FS_RETURN_IF_ERROR(txn.status());
+  FS_RETURN_IF_ERROR(s.RequireAnalysis(analysis_id));
+  FS_ASSIGN_OR_RETURN(StatementLease stmt, s.Lease("UPDATE forks SET latest_analysis_id = ?1 WHERE id = ?2"));
+  stmt->Bind(1, analysis_id).Bind(2, fork_id);
+  FS_RETURN_IF_ERROR(stmt->Run());
+  if (s.db.Changes() == 0) return NotFound("fork " + std::to_string(fork_id) + " not found");
+  return txn.Commit();
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -514,8 +525,7 @@ Status Store::Impl::AttachHunks(FileSet& set, HunkScope scope, int64_t scope_id,
   FS_ASSIGN_OR_RETURN(StatementLease hunks,
                       Lease(std::string("SELECT h.id, h.file_id, h.old_start, h.old_lines, h.new_start, "
                                         "h.new_lines, h.header, h.layer, h.context, ") +
-                            (with_lines ? "h.lines" : "NULL") + " FROM hunks h" + from +
-                            " ORDER BY h.file_id, h.idx"));
+                            (with_lines ? "h.lines" : "NULL") + " FROM hunks h" + from + " ORDER BY h.file_id, h.idx"));
   hunks->Bind(1, scope_id);
   // hunk id -> (file index, hunk index): positions, since the vectors grow while this is filled.
   std::unordered_map<int64_t, std::pair<size_t, size_t>> by_id;
@@ -563,8 +573,8 @@ Status Store::Impl::LoadAnalysisLists(int64_t analysis_id, Analysis& a) {
   while (true) {
     FS_ASSIGN_OR_RETURN(bool row, patterns->Step());
     if (!row) break;
-    a.patterns.push_back({patterns->ColumnText(0), LayerOrOther(patterns->ColumnText(1)),
-                          patterns->ColumnText(2), patterns->ColumnInt(3)});
+    a.patterns.push_back({patterns->ColumnText(0), LayerOrOther(patterns->ColumnText(1)), patterns->ColumnText(2),
+                          patterns->ColumnInt(3)});
   }
   FS_ASSIGN_OR_RETURN(StatementLease violations,
                       Lease("SELECT rule, path, line, message FROM violations WHERE analysis_id = ?1 ORDER BY idx"));
@@ -572,8 +582,8 @@ Status Store::Impl::LoadAnalysisLists(int64_t analysis_id, Analysis& a) {
   while (true) {
     FS_ASSIGN_OR_RETURN(bool row, violations->Step());
     if (!row) break;
-    a.violations.push_back({violations->ColumnText(0), violations->ColumnText(1), violations->ColumnInt(2),
-                            violations->ColumnText(3)});
+    a.violations.push_back(
+        {violations->ColumnText(0), violations->ColumnText(1), violations->ColumnInt(2), violations->ColumnText(3)});
   }
   FS_ASSIGN_OR_RETURN(StatementLease gaps,
                       Lease("SELECT path, line, api, bridge, scope, removal, issue, origin, forwarded, "
@@ -619,7 +629,8 @@ Result<Analysis> Store::Impl::Load(int64_t analysis_id, bool with_lines) {
     Status extra = DecodeExtra(row->ColumnText(18), a);
     if (!extra.ok()) return Internal("analysis " + std::to_string(analysis_id) + ": " + extra.message());
   }
-  FS_ASSIGN_OR_RETURN(StatementLease files, Lease(std::string(kFileColumns) + "WHERE fi.analysis_id = ?1 ORDER BY fi.idx"));
+  FS_ASSIGN_OR_RETURN(StatementLease files,
+                      Lease(std::string(kFileColumns) + "WHERE fi.analysis_id = ?1 ORDER BY fi.idx"));
   files->Bind(1, analysis_id);
   FS_ASSIGN_OR_RETURN(FileSet set, ReadFiles(files));
   FS_RETURN_IF_ERROR(AttachHunks(set, HunkScope::kAnalysis, analysis_id, with_lines));
@@ -676,20 +687,21 @@ Result<FileChange> Store::GetFile(int64_t analysis_id, const std::string& path) 
   Transaction snapshot(s.db, TransactionMode::kDeferred);
   FS_RETURN_IF_ERROR(snapshot.status());
   FS_RETURN_IF_ERROR(s.RequireAnalysis(analysis_id));
-  FS_ASSIGN_OR_RETURN(StatementLease files, s.Lease(std::string(kFileColumns) +
-                                                    "WHERE fi.analysis_id = ?1 AND fi.path = ?2 "
-                                                    "ORDER BY fi.idx LIMIT 1"));
+  FS_ASSIGN_OR_RETURN(StatementLease files,
+                      s.Lease(std::string(kFileColumns) + "WHERE fi.analysis_id = ?1 AND fi.path = ?2 "
+                                                          "ORDER BY fi.idx LIMIT 1"));
   files->Bind(1, analysis_id).Bind(2, path);
   FS_ASSIGN_OR_RETURN(FileSet set, s.ReadFiles(files));
-  if (set.files.empty())
-    return NotFound("file \"" + path + "\" not found in analysis " + std::to_string(analysis_id));
+  if (set.files.empty()) return NotFound("file \"" + path + "\" not found in analysis " + std::to_string(analysis_id));
   FS_RETURN_IF_ERROR(s.AttachHunks(set, HunkScope::kFile, set.index_by_id.begin()->first, /*with_lines=*/true));
   return std::move(set.files.front());
 }
 
 // ---------------------------------------------------------------------------------------------------
 // Patterns across forks. Counts are hunk occurrences in each registered fork's latest analysis, so a
-// summary's total equals the number of PatternOccurrences for that id.
+// summary's total equals the number of PatternOccurrences for that id. CROSS JOIN fixes the loop order
+// (SQLite's planner hint): start from the forks, so the cost follows the latest analyses' size rather
+// than every analysis ever stored.
 
 Result<std::vector<PatternSummary>> Store::ListPatterns() {
   Impl& s = *impl_;
@@ -697,9 +709,9 @@ Result<std::vector<PatternSummary>> Store::ListPatterns() {
   FS_RETURN_IF_ERROR(snapshot.status());
   FS_ASSIGN_OR_RETURN(StatementLease stmt,
                       s.Lease("SELECT hp.pattern_id, p.layer, p.description, f.name, COUNT(*) FROM forks f"
-                              " JOIN files fi ON fi.analysis_id = f.latest_analysis_id"
-                              " JOIN hunks h ON h.file_id = fi.id"
-                              " JOIN hunk_patterns hp ON hp.hunk_id = h.id"
+                              " CROSS JOIN files fi ON fi.analysis_id = f.latest_analysis_id"
+                              " CROSS JOIN hunks h ON h.file_id = fi.id"
+                              " CROSS JOIN hunk_patterns hp ON hp.hunk_id = h.id"
                               " JOIN patterns p ON p.id = hp.pattern_id"
                               " GROUP BY hp.pattern_id, f.name"));
   std::map<std::string, PatternSummary> by_id;
@@ -715,7 +727,9 @@ Result<std::vector<PatternSummary>> Store::ListPatterns() {
   }
   std::vector<PatternSummary> out;
   out.reserve(by_id.size());
-  auto by_count = [](const auto& a, const auto& b) { return a.second != b.second ? a.second > b.second : a.first < b.first; };
+  auto by_count = [](const auto& a, const auto& b) {
+    return a.second != b.second ? a.second > b.second : a.first < b.first;
+  };
   for (auto& [id, summary] : by_id) {
     std::sort(summary.per_fork.begin(), summary.per_fork.end(), by_count);
     out.push_back(std::move(summary));
@@ -728,9 +742,9 @@ Result<std::vector<PatternOccurrence>> Store::PatternOccurrences(const std::stri
   Impl& s = *impl_;
   FS_ASSIGN_OR_RETURN(StatementLease stmt,
                       s.Lease("SELECT f.name, fi.analysis_id, fi.path, h.idx, h.new_start, h.layer FROM forks f"
-                              " JOIN files fi ON fi.analysis_id = f.latest_analysis_id"
-                              " JOIN hunks h ON h.file_id = fi.id"
-                              " JOIN hunk_patterns hp ON hp.hunk_id = h.id"
+                              " CROSS JOIN files fi ON fi.analysis_id = f.latest_analysis_id"
+                              " CROSS JOIN hunks h ON h.file_id = fi.id"
+                              " CROSS JOIN hunk_patterns hp ON hp.hunk_id = h.id"
                               " WHERE hp.pattern_id = ?1"
                               " ORDER BY f.name, fi.idx, h.idx, hp.idx"));
   stmt->Bind(1, pattern_id);
@@ -791,15 +805,19 @@ Status NameTaken(const Status& status, const std::string& name) {
 
 }  // namespace
 
-Result<ForkRecord> Store::Impl::ReadFork(const std::string& where, const std::string& name, int64_t id) {
-  FS_ASSIGN_OR_RETURN(StatementLease stmt, Lease(kForkColumns + where));
-  if (name.empty()) {
-    stmt->Bind(1, id);
-  } else {
-    stmt->Bind(1, name);
-  }
+Result<ForkRecord> Store::Impl::ForkById(int64_t id) {
+  FS_ASSIGN_OR_RETURN(StatementLease stmt, Lease(std::string(kForkColumns) + "WHERE id = ?1"));
+  stmt->Bind(1, id);
   FS_ASSIGN_OR_RETURN(bool row, stmt->Step());
-  if (!row) return NotFound(name.empty() ? "fork " + std::to_string(id) + " not found" : "fork \"" + name + "\" not found");
+  if (!row) return NotFound("fork " + std::to_string(id) + " not found");
+  return ForkFromRow(*stmt);
+}
+
+Result<ForkRecord> Store::Impl::ForkByName(const std::string& name) {
+  FS_ASSIGN_OR_RETURN(StatementLease stmt, Lease(std::string(kForkColumns) + "WHERE name = ?1"));
+  stmt->Bind(1, name);
+  FS_ASSIGN_OR_RETURN(bool row, stmt->Step());
+  if (!row) return NotFound("fork \"" + name + "\" not found");
   return ForkFromRow(*stmt);
 }
 
@@ -815,13 +833,10 @@ Result<ForkRecord> Store::CreateFork(const ForkRecord& fork) {
   stmt->Bind(5, fork.upstream_branch).Bind(6, fork.sync_interval_s).Bind(7, EncodeLabels(fork.labels));
   stmt->Bind(8, now);
   FS_RETURN_IF_ERROR(NameTaken(stmt->Run(), fork.name));
-  return s.ReadFork("WHERE id = ?1", "", s.db.LastInsertRowid());
+  return s.ForkById(s.db.LastInsertRowid());
 }
 
-Result<ForkRecord> Store::GetFork(const std::string& name) {
-  if (name.empty()) return NotFound("fork \"\" not found");
-  return impl_->ReadFork("WHERE name = ?1", name, 0);
-}
+Result<ForkRecord> Store::GetFork(const std::string& name) { return impl_->ForkByName(name); }
 
 Result<std::vector<ForkRecord>> Store::ListForks() {
   FS_ASSIGN_OR_RETURN(StatementLease stmt, impl_->Lease(std::string(kForkColumns) + "ORDER BY name"));
@@ -847,7 +862,7 @@ Result<ForkRecord> Store::UpdateFork(const ForkRecord& fork) {
   stmt->Bind(8, EncodeLabels(fork.labels)).Bind(9, s.now_s());
   FS_RETURN_IF_ERROR(NameTaken(stmt->Run(), fork.name));
   if (s.db.Changes() == 0) return NotFound("fork " + std::to_string(fork.id) + " not found");
-  return s.ReadFork("WHERE id = ?1", "", fork.id);
+  return s.ForkById(fork.id);
 }
 
 Status Store::DeleteFork(const std::string& name) {
@@ -856,6 +871,56 @@ Status Store::DeleteFork(const std::string& name) {
   FS_RETURN_IF_ERROR(stmt->Run());
   if (impl_->db.Changes() == 0) return NotFound("fork \"" + name + "\" not found");
   return Status::Ok();
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Tasks
+
+Status Store::SaveTask(const TaskRecord& task) {
+  if (task.id.empty()) return InvalidArgument("task id is empty");
+  FS_ASSIGN_OR_RETURN(
+      StatementLease stmt,
+      impl_->Lease("INSERT INTO tasks (id, kind, fork_name, state, stage, progress, error, created_at, started_at, "
+                   "finished_at, analysis_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) "
+                   "ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, fork_name = excluded.fork_name, "
+                   "state = excluded.state, stage = excluded.stage, progress = excluded.progress, "
+                   "error = excluded.error, created_at = excluded.created_at, started_at = excluded.started_at, "
+                   "finished_at = excluded.finished_at, analysis_id = excluded.analysis_id"));
+  stmt->Bind(1, task.id).Bind(2, task.kind).Bind(3, task.fork_name).Bind(4, task.state).Bind(5, task.stage);
+  stmt->Bind(6, task.progress).Bind(7, task.error).Bind(8, task.created_at).Bind(9, task.started_at);
+  stmt->Bind(10, task.finished_at).Bind(11, task.analysis_id);
+  return stmt->Run();
+}
+
+Result<std::optional<TaskRecord>> Store::GetTask(const std::string& id) {
+  FS_ASSIGN_OR_RETURN(StatementLease stmt,
+                      impl_->Lease("SELECT id, kind, fork_name, state, stage, progress, error, created_at, "
+                                   "started_at, finished_at, analysis_id FROM tasks WHERE id = ?1"));
+  stmt->Bind(1, id);
+  FS_ASSIGN_OR_RETURN(bool row, stmt->Step());
+  if (!row) return std::optional<TaskRecord>();
+  TaskRecord t;
+  t.id = stmt->ColumnText(0);
+  t.kind = stmt->ColumnText(1);
+  t.fork_name = stmt->ColumnText(2);
+  t.state = stmt->ColumnText(3);
+  t.stage = stmt->ColumnText(4);
+  t.progress = stmt->ColumnInt(5);
+  t.error = stmt->ColumnText(6);
+  t.created_at = stmt->ColumnInt64(7);
+  t.started_at = stmt->ColumnInt64(8);
+  t.finished_at = stmt->ColumnInt64(9);
+  t.analysis_id = stmt->ColumnOptionalInt64(10);
+  return std::optional<TaskRecord>(std::move(t));
+}
+
+Result<int> Store::FailUnfinishedTasks(const std::string& error) {
+  FS_ASSIGN_OR_RETURN(StatementLease stmt,
+                      impl_->Lease("UPDATE tasks SET state = 'failed', error = ?1, finished_at = ?2 "
+                                   "WHERE state IN ('queued', 'running')"));
+  stmt->Bind(1, error).Bind(2, impl_->now_s());
+  FS_RETURN_IF_ERROR(stmt->Run());
+  return impl_->db.Changes();
 }
 
 // ---------------------------------------------------------------------------------------------------

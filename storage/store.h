@@ -64,13 +64,29 @@ struct PatternSummary {
   std::vector<std::pair<std::string, int>> per_fork;  // fork name -> occurrences
 };
 
+// A background job (a scheduled sync or an on-demand check), kept so its state survives restarts.
+struct TaskRecord {
+  std::string id;
+  std::string kind;                    // "sync" or "check"
+  std::string fork_name;               // "" when not tied to a registered fork
+  std::string state;                   // "queued", "running", "succeeded", "failed"
+  std::string stage;                   // what it is doing now ("fetch fork", "done", ...)
+  int progress = 0;                    // percent
+  std::string error;                   // why it failed; "" otherwise
+  int64_t created_at = 0;              // unix seconds
+  int64_t started_at = 0;              // 0 = not started
+  int64_t finished_at = 0;             // 0 = not finished
+  std::optional<int64_t> analysis_id;  // the analysis it produced (NULLed if that is deleted)
+};
+
 class Store {
  public:
   // Opens (creating if needed) the database at path (":memory:" works), enables WAL, foreign keys
   // and a busy timeout, and applies pending schema migrations.
   static Result<std::unique_ptr<Store>> Open(const std::string& path);
-  // As above with an injected time source (unix seconds) for the registry's created_at/updated_at;
-  // the one-argument form uses the system clock.
+  // As above with an injected time source (unix seconds) for the times the store sets itself (forks'
+  // created_at/updated_at, finished_at of tasks failed on restart); the one-argument form uses the
+  // system clock.
   static Result<std::unique_ptr<Store>> Open(const std::string& path, std::function<int64_t()> now_s);
   ~Store();
   Store(const Store&) = delete;
@@ -87,6 +103,9 @@ class Store {
   Result<int64_t> SaveAnalysis(const AnalysisKey& key, const analyzer::Analysis& analysis,
                                std::optional<int64_t> fork_id = std::nullopt);
   Result<analyzer::Analysis> LoadAnalysis(int64_t analysis_id, bool with_lines = false);
+  // Makes a stored analysis (e.g. one answered from the cache) the fork's latest. NotFound when the
+  // fork or the analysis is unknown.
+  Status SetLatestAnalysis(int64_t fork_id, int64_t analysis_id);
   // Files of an analysis (hunks included, without lines), filtered.
   Result<std::vector<analyzer::FileChange>> ListFiles(int64_t analysis_id, const FileFilter& filter);
   // One file with its hunks and their lines.
@@ -102,6 +121,12 @@ class Store {
   Result<std::vector<ForkRecord>> ListForks();
   Result<ForkRecord> UpdateFork(const ForkRecord& fork);   // by id
   Status DeleteFork(const std::string& name);              // its analyses go too
+
+  // --- tasks ---
+  Status SaveTask(const TaskRecord& task);  // insert or update, by id
+  Result<std::optional<TaskRecord>> GetTask(const std::string& id);
+  // Marks every queued or running task failed with error (finished now); returns how many.
+  Result<int> FailUnfinishedTasks(const std::string& error);
 
   // "ok" when PRAGMA integrity_check passes, else its first message.
   Result<std::string> IntegrityCheck();

@@ -48,25 +48,6 @@ void SetCallbacks(git_remote_callbacks& cb, CallbackPayload& payload) {
   cb.payload = &payload;
 }
 
-int CreateMirrorRemote(git_remote** out, git_repository* repo, const char* name, const char* url, void*) {
-  int rc = git_remote_create_with_fetchspec(out, repo, name, url, kMirrorRefspecHeads);
-  if (rc < 0) return rc;
-  return git_remote_add_fetch(repo, name, kMirrorRefspecTags);
-}
-
-Status Clone(const std::string& url, const std::string& path, const MirrorOptions& options) {
-  CallbackPayload payload{&options, RedactUrl(url)};
-  git_clone_options opts = GIT_CLONE_OPTIONS_INIT;
-  opts.bare = 1;
-  opts.remote_cb = CreateMirrorRemote;
-  SetCallbacks(opts.fetch_opts.callbacks, payload);
-  opts.fetch_opts.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_ALL;
-  git_repository* raw = nullptr;
-  int rc = git_clone(&raw, url.c_str(), path.c_str(), &opts);
-  RepoPtr repo(raw);
-  return FromGit(rc, "clone " + RedactUrl(url));
-}
-
 // Points the mirror's HEAD at the remote's default branch (it may change upstream).
 void UpdateHead(git_repository* repo, git_remote* remote) {
   git_buf buf = GIT_BUF_INIT;
@@ -98,6 +79,24 @@ Status Fetch(const std::string& url, const std::string& path, const MirrorOption
                              "fetch " + RedactUrl(url)));
   UpdateHead(repo.get(), remote.get());
   return Status::Ok();
+}
+
+// A mirror "clone": a bare repository whose origin maps every branch and tag onto itself, then a
+// fetch. (git_clone with a custom refspec leaves HEAD at an unborn master; this sets it from the
+// remote's default branch.)
+Status Clone(const std::string& url, const std::string& path, const MirrorOptions& options) {
+  git_repository_init_options io = GIT_REPOSITORY_INIT_OPTIONS_INIT;
+  io.flags = GIT_REPOSITORY_INIT_BARE | GIT_REPOSITORY_INIT_MKPATH;
+  git_repository* raw = nullptr;
+  FS_RETURN_IF_ERROR(FromGit(git_repository_init_ext(&raw, path.c_str(), &io), "init mirror " + path));
+  RepoPtr repo(raw);
+  git_remote* rraw = nullptr;
+  FS_RETURN_IF_ERROR(FromGit(git_remote_create_with_fetchspec(&rraw, repo.get(), "origin", url.c_str(),
+                                                              kMirrorRefspecHeads),
+                             "mirror remote"));
+  RemotePtr remote(rraw);
+  FS_RETURN_IF_ERROR(FromGit(git_remote_add_fetch(repo.get(), "origin", kMirrorRefspecTags), "mirror refspec"));
+  return Fetch(url, path, options);
 }
 
 }  // namespace

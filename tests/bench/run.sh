@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# `make bench`: every benchmark, each comparing against its baseline in the same run.
+set -euo pipefail
+build=${1:-build}
+here=$(cd "$(dirname "$0")" && pwd)
+echo "== analysis: forkscope vs git CLI"
+python3 "$here/analysis_bench.py" "$build/forkscope"

@@ -1,0 +1,86 @@
+// The forkscope binary from the command line: analyze (JSON, cached answer, exit codes), demo, help.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "tests/support/corpus.h"
+
+namespace forkscope::testing {
+namespace {
+
+using nlohmann::json;
+
+CommandResult Forkscope(const std::string& args) {
+  return RunCommand(std::string(FORKSCOPE_BINARY) + " " + args + " 2>/dev/null");
+}
+
+TEST_CASE("analyze prints the analysis JSON and answers the second run from the database", "[server][cli]") {
+  TempDir tmp;
+  GitRepo up = BuildUpstream(tmp.Sub("upstream"));
+  GitRepo fork = BuildCompatFork(up.path(), tmp.Sub("fork"));
+  std::string args = "analyze --fork " + fork.path() + " --upstream " + up.path() + " --data-dir " + tmp.Sub("data") +
+                     " --format json";
+  auto first = Forkscope(args);
+  REQUIRE(first.status == 0);
+  json a = json::parse(first.out, nullptr, false);
+  REQUIRE_FALSE(a.is_discarded());
+  CHECK(a["cached"] == false);
+  CHECK(a["fork"]["branch"] == "paddle");
+  CHECK(a["fork"]["sha"] == fork.Head());
+  CHECK(a["upstream"]["sha"] == up.Head());
+  CHECK(a["merge_base"] == up.Head());
+  CHECK(a["base_source"] == "merge-base");
+  CHECK(a["style"] == "compat");
+  for (const char* layer : {"kernel", "build", "cpp_compat", "python", "other"})
+    CHECK(a["summary"]["layers"][layer].contains("files"));
+  CHECK(a["files"].size() == 11);
+
+  auto second = Forkscope(args);
+  REQUIRE(second.status == 0);
+  json b = json::parse(second.out, nullptr, false);
+  CHECK(b["cached"] == true);
+  b["cached"] = false;
+  CHECK(b["files"] == a["files"]);
+  CHECK(b["violations"] == a["violations"]);
+
+  auto md = Forkscope("analyze --fork " + fork.path() + " --upstream " + up.path() + " --data-dir " + tmp.Sub("data") +
+                      " --format markdown");
+  CHECK(md.status == 0);
+  CHECK(md.out.find("setup.py") != std::string::npos);
+  auto text = Forkscope("analyze --fork " + fork.path() + " --upstream " + up.path() + " --data-dir " + tmp.Sub("data"));
+  CHECK(text.status == 0);
+  CHECK(text.out.find("cpp_compat") != std::string::npos);
+}
+
+TEST_CASE("analyze errors exit with code 2 and store nothing", "[server][cli]") {
+  TempDir tmp;
+  GitRepo up = BuildUpstream(tmp.Sub("upstream"));
+  GitRepo fork = BuildCompatFork(up.path(), tmp.Sub("fork"));
+  std::string data = " --data-dir " + tmp.Sub("data");
+  CHECK(Forkscope("analyze --fork " + fork.path() + " --upstream " + up.path() + " --branch nope" + data).status == 2);
+  CHECK(Forkscope("analyze --fork " + tmp.Sub("missing") + " --upstream " + up.path() + data).status == 2);
+  CHECK(Forkscope("analyze --fork https://127.0.0.1:1/x.git --upstream " + up.path() + data).status == 2);
+  CHECK(Forkscope("analyze --fork " + fork.path() + " --upstream " + up.path() + " --format yaml" + data).status == 2);
+  auto rows = RunCommand("sqlite3 " + tmp.Sub("data") + "/forkscope.db 'select count(*) from analyses' 2>&1");
+  CHECK(rows.out == "0\n");
+}
+
+TEST_CASE("--help lists the subcommands", "[server][cli]") {
+  auto r = RunCommand(std::string(FORKSCOPE_BINARY) + " --help");
+  CHECK(r.status == 0);
+  for (const char* sub : {"analyze", "serve", "demo"}) CHECK(r.out.find(sub) != std::string::npos);
+}
+
+TEST_CASE("demo lays out real repositories and analyses them", "[server][cli]") {
+  TempDir tmp;
+  auto r = Forkscope("demo --data-dir " + tmp.Sub("data"));
+  REQUIRE(r.status == 0);
+  CHECK(r.out.find("fastops-paddle") != std::string::npos);
+  CHECK(r.out.find("fastops-native") != std::string::npos);
+  auto log = RunCommand("git -C " + tmp.Sub("data/demo/fastops.git") + " log --format=%s main");
+  CHECK(log.out == "Document usage\nAdd mul\nfastops 0.3.0\n");
+  auto again = Forkscope("demo --data-dir " + tmp.Sub("data"));
+  CHECK(again.status == 0);
+}
+
+}  // namespace
+}  // namespace forkscope::testing

@@ -1,0 +1,55 @@
+// Runs the real `forkscope serve` binary on 127.0.0.1:0 against a temporary data directory and
+// talks to it with cpp-httplib's client. Every response can be checked against docs/openapi.yaml.
+#pragma once
+
+#include <httplib.h>
+#include <sys/types.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace forkscope::testing {
+
+struct DaemonOptions {
+  std::string binary;                 // path of the forkscope binary
+  std::string data_dir;
+  std::vector<std::string> extra_args;  // e.g. {"--allow-local-repos"}
+  std::string admin_token = "admin-secret";
+};
+
+class Daemon {
+ public:
+  explicit Daemon(DaemonOptions options);  // starts it and waits until it listens (REQUIREs)
+  ~Daemon();                               // SIGKILL if still running
+  Daemon(const Daemon&) = delete;
+  Daemon& operator=(const Daemon&) = delete;
+
+  int port() const { return port_; }
+  std::unique_ptr<httplib::Client> Client() const;
+  // Sends SIGTERM and waits; returns the exit status.
+  int Terminate();
+  void Kill();
+  const std::string& log_path() const { return log_; }
+
+ private:
+  DaemonOptions options_;
+  pid_t pid_ = -1;
+  int port_ = 0;
+  std::string log_;
+};
+
+// Result of one request, with the OpenAPI check done.
+struct ApiResponse {
+  int status = 0;
+  std::string body;
+  std::string content_type;
+  std::string openapi_error;  // "" when the response conforms
+};
+
+// Issues method on path (the template names the documented path for the OpenAPI check).
+ApiResponse Call(httplib::Client& client, const std::string& method, const std::string& path,
+                 const std::string& path_template, const std::string& body = "", const std::string& token = "",
+                 const std::string& content_type = "application/json");
+
+}  // namespace forkscope::testing
