@@ -79,6 +79,25 @@ std::string RedactUrl(const std::string& url) {
   return url.substr(0, host) + url.substr(at + 1);
 }
 
+// A repository path as a relative URI reference: RFC 3986 pchars and '/' stay, everything else
+// (spaces, '%', '#', '?', non-ASCII bytes) is percent-encoded.
+std::string PathToUri(std::string_view path) {
+  static constexpr std::string_view kKeep = "-._~!$&'()*+,;=:@/";
+  std::string uri;
+  for (char c : path) {
+    auto u = static_cast<unsigned char>(c);
+    if ((u >= 'a' && u <= 'z') || (u >= 'A' && u <= 'Z') || (u >= '0' && u <= '9') ||
+        kKeep.find(c) != std::string_view::npos) {
+      uri.push_back(c);
+    } else {
+      char buf[4];
+      std::snprintf(buf, sizeof buf, "%%%02X", u);
+      uri += buf;
+    }
+  }
+  return uri;
+}
+
 class RuleTable {
  public:
   // The index of the rule, adding it on first sight.
@@ -105,7 +124,7 @@ class RuleTable {
 
 json Location(const std::string& path, int line) {
   return {{"physicalLocation",
-           {{"artifactLocation", {{"uri", path}, {"uriBaseId", "%SRCROOT%"}}},
+           {{"artifactLocation", {{"uri", PathToUri(path)}, {"uriBaseId", "%SRCROOT%"}}},
             {"region", {{"startLine", line < 1 ? 1 : line}}}}}};
 }
 

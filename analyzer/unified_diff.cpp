@@ -255,7 +255,6 @@ std::string DescribeChar(char c) {
 struct PendingFile {
   FileChange change;
   size_t start_line = 0;
-  bool git = false;
   bool in_git_header = false;  // extended header lines still allowed
   bool new_file = false, deleted_file = false, renamed = false, copied = false;
   bool skipping_binary_patch = false;
@@ -307,7 +306,6 @@ Status DiffParser::StartFile(bool git) {
     return LineError(line_no(), "more than " + std::to_string(limits_.max_files) + " files in the diff");
   file_.emplace();
   file_->start_line = line_no();
-  file_->git = git;
   file_->in_git_header = git;
   return Status::Ok();
 }

@@ -488,7 +488,57 @@ Result<std::optional<RemoteLocation>> SplitRepositoryUrl(const std::string& url)
   return std::optional<RemoteLocation>(RemoteLocation{std::move(host), std::move(path)});
 }
 
+// toml++ 3.3.0 (Debian 12) hits undefined behaviour on a non-ASCII byte outside a string or comment,
+// or right after a line-ending backslash in a """ string (marzer/tomlplusplus#295, fixed after 3.3).
+// TOML allows neither there, so refuse such input before the parser sees it.
+Status CheckNonAsciiPlacement(const std::string& text, const std::string& origin) {
+  enum class In { kCode, kComment, kBasic, kLiteral, kMlBasic, kMlLiteral } in = In::kCode;
+  int line = 1;
+  auto at = [&](size_t i, const char* s) { return text.compare(i, std::strlen(s), s) == 0; };
+  for (size_t i = 0; i < text.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c == '\n') ++line;
+    switch (in) {
+      case In::kCode:
+        if (c >= 0x80) return InvalidArgument(origin + ":" + std::to_string(line) + ": non-ASCII character outside a string");
+        if (c == '#') in = In::kComment;
+        else if (at(i, "\"\"\"")) in = In::kMlBasic, i += 2;
+        else if (at(i, "'''")) in = In::kMlLiteral, i += 2;
+        else if (c == '"') in = In::kBasic;
+        else if (c == '\'') in = In::kLiteral;
+        break;
+      case In::kComment:
+        if (c == '\n') in = In::kCode;
+        break;
+      case In::kBasic:
+        if (c == '\\') ++i;
+        else if (c == '"' || c == '\n') in = In::kCode;
+        break;
+      case In::kLiteral:
+        if (c == '\'' || c == '\n') in = In::kCode;
+        break;
+      case In::kMlBasic:
+        if (at(i, "\"\"\"")) {
+          in = In::kCode, i += 2;
+        } else if (c == '\\') {
+          size_t j = i + 1;
+          while (j < text.size() && std::isspace(static_cast<unsigned char>(text[j]))) line += text[j++] == '\n';
+          if (j > i + 1 && j < text.size() && static_cast<unsigned char>(text[j]) >= 0x80)
+            return InvalidArgument(origin + ":" + std::to_string(line) +
+                                   ": non-ASCII character right after a line-ending backslash");
+          i = (j > i + 1) ? j - 1 : i + 1;
+        }
+        break;
+      case In::kMlLiteral:
+        if (at(i, "'''")) in = In::kCode, i += 2;
+        break;
+    }
+  }
+  return Status::Ok();
+}
+
 Result<Config> ParseConfigText(const std::string& toml_text, const std::string& origin) {
+  FS_RETURN_IF_ERROR(CheckNonAsciiPlacement(toml_text, origin));
   FS_ASSIGN_OR_RETURN(toml::table root, ParseToml(toml_text, origin));
   Config config;
   FS_RETURN_IF_ERROR(WithOrigin(origin, ReadRoot(root, config)));

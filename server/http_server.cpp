@@ -12,6 +12,7 @@
 #include "analyzer/sarif.h"
 #include "analyzer/unified_diff.h"
 #include "server/json_codec.h"
+#include "server/router.h"
 
 namespace forkscope::server {
 
@@ -29,26 +30,6 @@ namespace {
 
 constexpr int kCheckTimeoutS = 120;
 constexpr const char* kJson = "application/json";
-
-// One Store per request thread: connections are not shared between threads.
-Result<storage::Store*> ThreadStore(const std::string& database) {
-  thread_local std::unique_ptr<storage::Store> store;
-  thread_local std::string opened;
-  if (!store || opened != database) {
-    FS_ASSIGN_OR_RETURN(store, storage::Store::Open(database));
-    opened = database;
-  }
-  return store.get();
-}
-
-void SendJson(httplib::Response& res, int status, const json& body) {
-  res.status = status;
-  res.set_content(body.dump(), kJson);
-}
-
-void SendError(httplib::Response& res, const Status& st) {
-  SendJson(res, HttpStatusOf(st.code()), ErrorJson(StatusCodeName(st.code()), st.message()));
-}
 
 // Scope of a presented token, if it is one of the configured ones (constant-time comparison).
 std::optional<TokenScope> TokenScopeOf(const Config& config, const httplib::Request& req) {
@@ -96,15 +77,66 @@ bool SafeRelativePath(const std::string& path) {
   return true;
 }
 
-using Handler = std::function<void(const httplib::Request&, httplib::Response&, storage::Store&)>;
-
 }  // namespace
+
+// --- Router and the helpers every area uses ---
+
+Result<storage::Store*> ThreadStore(const std::string& database) {
+  // One Store per request thread: connections are not shared between threads.
+  thread_local std::unique_ptr<storage::Store> store;
+  thread_local std::string opened;
+  if (!store || opened != database) {
+    FS_ASSIGN_OR_RETURN(store, storage::Store::Open(database));
+    opened = database;
+  }
+  return store.get();
+}
+
+void SendJson(httplib::Response& res, int status, const json& body) {
+  res.status = status;
+  res.set_content(body.dump(), kJson);
+}
+
+void SendError(httplib::Response& res, const Status& st) {
+  SendJson(res, HttpStatusOf(st.code()), ErrorJson(StatusCodeName(st.code()), st.message()));
+}
+
+Result<json> ParseJsonBody(const httplib::Request& req) {
+  json body = json::parse(req.body, nullptr, false);
+  if (body.is_discarded()) return InvalidArgument("malformed JSON body");
+  return body;
+}
+
+std::optional<TokenScope> Router::ReadScope() const {
+  return ctx_.config.http.open_reads ? std::nullopt : std::optional<TokenScope>(TokenScope::kRead);
+}
+
+void Router::Add(const std::string& method, const std::string& pattern, std::optional<TokenScope> scope,
+                 Handler handler) {
+  ServerContext* ctx = &ctx_;
+  auto wrapped = [ctx, method, pattern, scope, handler](const httplib::Request& req, httplib::Response& res) {
+    auto start = std::chrono::steady_clock::now();
+    if (Authorize(ctx->config, req, res, scope)) {
+      auto store = ThreadStore(ctx->database);
+      if (!store.ok())
+        SendError(res, store.status());
+      else
+        handler(req, res, **store);
+    }
+    double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    ctx->metrics.RecordRequest(method, pattern, res.status, secs);
+  };
+  if (method == "GET") server_.Get(pattern, wrapped);
+  if (method == "POST") server_.Post(pattern, wrapped);
+  if (method == "PATCH") server_.Patch(pattern, wrapped);
+  if (method == "DELETE") server_.Delete(pattern, wrapped);
+}
 
 namespace {
 
 class Routes {
  public:
-  explicit Routes(HttpServer::Impl& impl) : impl_(impl), ctx_(impl.ctx) {}
+  explicit Routes(HttpServer::Impl& impl) : impl_(impl), ctx_(impl.ctx), router_(impl.svr, impl.ctx) {}
 
   void Install() {
     auto& s = impl_.svr;
@@ -135,28 +167,10 @@ class Routes {
   }
 
  private:
-  std::optional<TokenScope> Read() const {
-    return ctx_.config.http.open_reads ? std::nullopt : std::optional<TokenScope>(TokenScope::kRead);
-  }
+  std::optional<TokenScope> Read() const { return router_.ReadScope(); }
 
   void Add(const std::string& method, const std::string& pattern, std::optional<TokenScope> scope, Handler handler) {
-    auto wrapped = [this, method, pattern, scope, handler](const httplib::Request& req, httplib::Response& res) {
-      auto start = std::chrono::steady_clock::now();
-      if (Authorize(ctx_.config, req, res, scope)) {
-        auto store = ThreadStore(ctx_.database);
-        if (!store.ok())
-          SendError(res, store.status());
-        else
-          handler(req, res, **store);
-      }
-      double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      ctx_.metrics.RecordRequest(method, pattern, res.status, secs);
-    };
-    auto& s = impl_.svr;
-    if (method == "GET") s.Get(pattern, wrapped);
-    if (method == "POST") s.Post(pattern, wrapped);
-    if (method == "PATCH") s.Patch(pattern, wrapped);
-    if (method == "DELETE") s.Delete(pattern, wrapped);
+    router_.Add(method, pattern, scope, std::move(handler));
   }
 
   void Ready(httplib::Response& res) {
@@ -173,19 +187,13 @@ class Routes {
     SendJson(res, 200, json{{"forks", out}});
   }
 
-  static Result<json> ParseBody(const httplib::Request& req) {
-    json body = json::parse(req.body, nullptr, false);
-    if (body.is_discarded()) return InvalidArgument("malformed JSON body");
-    return body;
-  }
-
   Status CheckUrls(const storage::ForkRecord& f) const {
     FS_RETURN_IF_ERROR(CheckRepositoryAllowed(ctx_.config.security, f.fork_url));
     return CheckRepositoryAllowed(ctx_.config.security, f.upstream_url);
   }
 
   void CreateFork(const httplib::Request& req, httplib::Response& res, storage::Store& store) {
-    auto body = ParseBody(req);
+    auto body = ParseJsonBody(req);
     if (!body.ok()) return SendError(res, body.status());
     storage::ForkRecord fork;
     Status st = ForkFromJson(*body, false, fork);
@@ -214,7 +222,7 @@ class Routes {
   }
 
   void PatchFork(const httplib::Request& req, httplib::Response& res, storage::Store& store) {
-    auto body = ParseBody(req);
+    auto body = ParseJsonBody(req);
     if (!body.ok()) return SendError(res, body.status());
     auto fork = store.GetFork(req.matches[1]);
     if (!fork.ok()) return SendError(res, fork.status());
@@ -350,7 +358,7 @@ class Routes {
   }
 
   Result<analyzer::Analysis> CheckCommit(const httplib::Request& req, storage::Store& store) {
-    FS_ASSIGN_OR_RETURN(json body, ParseBody(req));
+    FS_ASSIGN_OR_RETURN(json body, ParseJsonBody(req));
     if (!body.is_object() || !body.contains("fork") || !body["fork"].is_string())
       return InvalidArgument("body needs a string field 'fork' (or send a unified diff as text/x-diff)");
     FS_ASSIGN_OR_RETURN(storage::ForkRecord fork, store.GetFork(body["fork"].get<std::string>()));
@@ -368,6 +376,7 @@ class Routes {
 
   HttpServer::Impl& impl_;
   ServerContext& ctx_;
+  Router router_;
 };
 
 }  // namespace

@@ -1,4 +1,5 @@
 #include "storage/schema.h"
+#include "storage/schema_parts.h"
 
 #include <array>
 #include <string>
@@ -274,7 +275,9 @@ CREATE INDEX tasks_state ON tasks(state);
 CREATE INDEX tasks_analysis ON tasks(analysis_id);
 )sql";
 
-constexpr std::array<std::string_view, 2> kMigrations = {kSchemaV1, kSchemaV2};
+// Versions 3 and up belong to other areas and live beside their stores (storage/schema_parts.h).
+const std::array<std::string_view, 6> kMigrations = {kSchemaV1,        kSchemaV2,       kSchemaV3Drift,
+                                                     kSchemaV4Alerts, kSchemaV5Jobs, kSchemaV6Patterns};
 
 }  // namespace
 

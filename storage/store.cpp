@@ -925,6 +925,8 @@ Result<int> Store::FailUnfinishedTasks(const std::string& error) {
 
 // ---------------------------------------------------------------------------------------------------
 
+Database& Store::db() { return impl_->db; }
+
 Result<std::string> Store::IntegrityCheck() {
   FS_ASSIGN_OR_RETURN(StatementLease stmt, impl_->Lease("PRAGMA integrity_check"));
   FS_ASSIGN_OR_RETURN(bool row, stmt->Step());

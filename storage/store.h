@@ -15,6 +15,8 @@
 
 namespace forkscope::storage {
 
+class Database;
+
 // What identifies an analysis: the same key is answered from the database.
 struct AnalysisKey {
   std::string fork_sha;
@@ -130,6 +132,10 @@ class Store {
 
   // "ok" when PRAGMA integrity_check passes, else its first message.
   Result<std::string> IntegrityCheck();
+
+  // The connection, for the stores of other areas (drift, alerts, jobs, mined patterns) that keep
+  // their own tables in the same database: construct them over it, on the same thread.
+  Database& db();
 
  private:
   struct Impl;

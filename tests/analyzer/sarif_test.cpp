@@ -158,7 +158,7 @@ TEST_CASE("SARIF of an empty analysis is still a valid log", "[analyzer][sarif]"
 
 TEST_CASE("SARIF of unknown rules and gaps with little said", "[analyzer][sarif]") {
   Analysis a;
-  a.violations = {{"my-custom.rule", "a.py", -5, "Custom finding"}, {"", "b.py", 2, ""}};
+  a.violations = {{"my-custom.rule", "a.py", -5, "Custom finding"}, {"", "my dir/caf\xc3\xa9#1%.py", 2, ""}};
   CompatGap gap;
   gap.path = "c.cpp";
   a.compat_gaps.push_back(gap);
@@ -171,6 +171,7 @@ TEST_CASE("SARIF of unknown rules and gaps with little said", "[analyzer][sarif]
   CHECK(rules[0]["shortDescription"]["text"] == "Custom finding");
   CHECK(results[0]["locations"][0]["physicalLocation"]["region"]["startLine"] == 1);
   CHECK_FALSE(results[1]["ruleId"].get<std::string>().empty());
+  CHECK(results[1]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "my%20dir/caf%C3%A9%231%25.py");
   CHECK_FALSE(results[1]["message"]["text"].get<std::string>().empty());
   CHECK(results[2]["level"] == "note");
   CHECK(results[2]["locations"][0]["physicalLocation"]["region"]["startLine"] == 1);
