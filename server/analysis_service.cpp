@@ -20,13 +20,13 @@ Result<AnalysisOutcome> RunAnalysis(const analyzer::AnalyzeRequest& request, con
     cached.behind = h.behind;
     cached.cached = true;
     if (fork_id) FS_RETURN_IF_ERROR(store.SetLatestAnalysis(*fork_id, *cached_id));
-    return AnalysisOutcome{std::move(cached), *cached_id};
+    return AnalysisOutcome{std::move(cached), *cached_id, pair.fork_mirror, pair.upstream_mirror};
   }
   FS_ASSIGN_OR_RETURN(analyzer::Analysis analysis, analyzer::AnalyzeResolved(pair, rules, request.diff));
   FS_ASSIGN_OR_RETURN(int64_t id, store.SaveAnalysis(key, analysis, fork_id));
   spdlog::info("analysis stored id={} fork_sha={} files={} ms={}", id, analysis.fork.sha.substr(0, 12),
                analysis.files.size(), analysis.duration_ms);
-  return AnalysisOutcome{std::move(analysis), id};
+  return AnalysisOutcome{std::move(analysis), id, pair.fork_mirror, pair.upstream_mirror};
 }
 
 }  // namespace forkscope::server

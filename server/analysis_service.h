@@ -14,6 +14,8 @@ namespace forkscope::server {
 struct AnalysisOutcome {
   analyzer::Analysis analysis;
   int64_t analysis_id = 0;
+  std::string fork_mirror;      // the bare mirrors it was computed from
+  std::string upstream_mirror;
 };
 
 Result<AnalysisOutcome> RunAnalysis(const analyzer::AnalyzeRequest& request, const analyzer::Rules& rules,

@@ -184,6 +184,8 @@ void SyncService::RunJob(storage::Store& store, Job& job) {
     spdlog::warn("sync failed task={} fork={} error={}", t.id, t.fork_name, t.error);
   }
   UpdateTask(t);
+  if (!job.is_check)
+    for (const auto& hook : hooks_) hook(store, t, outcome.ok() ? &*outcome : nullptr);
   {
     std::lock_guard<std::mutex> lock(mu_);
     --stats_.running;

@@ -38,6 +38,13 @@ struct SyncStats {
   int running = 0;
 };
 
+struct AnalysisOutcome;
+
+// Called on the worker thread after every sync task finishes, with the worker's Store; outcome is null
+// when the sync failed. Hooks run in the order they were added (drift first, then alerts).
+using SyncHook =
+    std::function<void(storage::Store& store, const storage::TaskRecord& task, const AnalysisOutcome* outcome)>;
+
 class SyncService {
  public:
   SyncService(SyncOptions options, analyzer::Rules rules);
@@ -45,6 +52,8 @@ class SyncService {
   SyncService(const SyncService&) = delete;
   SyncService& operator=(const SyncService&) = delete;
 
+  // Adds a hook; call before Start().
+  void AddSyncHook(SyncHook hook) { hooks_.push_back(std::move(hook)); }
   // Opens the task connection, marks tasks a previous process left unfinished, starts the workers.
   Status Start();
   // Queues a sync of fork (or returns the id of its queued/running task). Unavailable once stopping.
@@ -65,6 +74,7 @@ class SyncService {
   std::string NewTaskId();
 
   const SyncOptions options_;
+  std::vector<SyncHook> hooks_;  // fixed before Start()
   const analyzer::Rules rules_;
   std::atomic<bool> stopping_{false};
   std::vector<std::thread> workers_;
