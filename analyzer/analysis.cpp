@@ -6,6 +6,7 @@
 #include <chrono>
 #include <climits>
 #include <filesystem>
+#include <unordered_set>
 
 #include "analyzer/classifier.h"
 #include "analyzer/moves.h"
@@ -186,7 +187,14 @@ Result<Analysis> AnalyzeResolved(const ResolvedPair& pair, const Rules& rules, c
   bool has_added = std::any_of(diff.begin(), diff.end(),
                                [](const auto& f) { return f.change.status == FileStatus::kAdded; });
   if (has_added) {
-    FS_ASSIGN_OR_RETURN(auto base_blobs, repo->TreeBlobs(a.merge_base));
+    // Copy candidates: base blobs with an added file's name or content.
+    std::unordered_set<std::string> names, oids;
+    for (const auto& f : diff) {
+      if (f.change.status != FileStatus::kAdded) continue;
+      names.insert(f.change.path.substr(f.change.path.rfind('/') + 1));
+      oids.insert(f.new_oid);
+    }
+    FS_ASSIGN_OR_RETURN(auto base_blobs, repo->TreeBlobsMatching(a.merge_base, names, oids));
     auto load = [&repo](const std::string& oid) { return repo->BlobText(oid, 1 << 20); };
     a.moves = DetectMovesAndCopies(base_blobs, load, diff);
   }

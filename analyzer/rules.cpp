@@ -139,13 +139,32 @@ Status RulesParser::OneGlob(const std::string& text, const std::string& key, std
 }
 
 Status RulesParser::Globs(const json& v, const std::string& key, std::vector<Glob>& out) const {
-  if (v.is_string()) return OneGlob(v.get<std::string>(), key, out);
-  if (!v.is_array()) return Fail(key, "expected a glob or an array of globs");
-  for (size_t i = 0; i < v.size(); ++i) {
-    const std::string sub = key + "[" + std::to_string(i) + "]";
-    if (!v[i].is_string()) return Fail(sub, "expected a glob string");
-    FS_RETURN_IF_ERROR(OneGlob(v[i].get<std::string>(), sub, out));
+  std::vector<Glob> each;
+  if (v.is_string()) {
+    FS_RETURN_IF_ERROR(OneGlob(v.get<std::string>(), key, each));
+  } else if (v.is_array()) {
+    for (size_t i = 0; i < v.size(); ++i) {
+      const std::string sub = key + "[" + std::to_string(i) + "]";
+      if (!v[i].is_string()) return Fail(sub, "expected a glob string");
+      FS_RETURN_IF_ERROR(OneGlob(v[i].get<std::string>(), sub, each));
+    }
+  } else {
+    return Fail(key, "expected a glob or an array of globs");
   }
+  if (each.size() <= 1) {
+    for (auto& g : each) out.push_back(std::move(g));
+    return Status::Ok();
+  }
+  // Every glob was checked on its own above; one alternation matches the list in a single pass
+  // (rules ask about each changed file's path many times).
+  Glob all{"", nullptr};
+  std::string alternation;
+  for (const auto& g : each) {
+    all.text += (all.text.empty() ? "" : ", ") + g.text;
+    alternation += (alternation.empty() ? "(?:" : "|(?:") + g.re->pattern() + ")";
+  }
+  FS_RETURN_IF_ERROR(Regex(alternation, key, all.re));
+  out.push_back(std::move(all));
   return Status::Ok();
 }
 

@@ -1,6 +1,8 @@
 // Glob translation, hashing and the scope/condition matching of compiled rules.
 #include "analyzer/rules_data.h"
 
+#include <unordered_map>
+
 #include <algorithm>
 #include <cstdint>
 
@@ -101,16 +103,26 @@ bool AnyLine(const Hunk& hunk, LineSide side, const RE2& re) {
 }
 
 bool AnyGlob(const std::vector<Glob>& globs, std::string_view path) {
+  // Every rule asks about the same path for each hunk of a file: remember the answers per glob list
+  // for the path last asked about (per thread; the rules outlive any one classification).
+  thread_local std::string cached_path;
+  thread_local std::unordered_map<const void*, bool> cached;
+  if (path != cached_path) {
+    cached_path.assign(path);
+    cached.clear();
+  }
+  auto [it, inserted] = cached.try_emplace(&globs, false);
+  if (!inserted) return it->second;
   for (const auto& g : globs)
-    if (g.Matches(path)) return true;
+    if (g.Matches(path)) return it->second = true;
   return false;
 }
 
 bool InScope(const HunkScope& scope, const FileChange& file, const Hunk* hunk) {
-  if (!scope.paths.empty() && !AnyGlob(scope.paths, file.path)) return false;
   if (!ListAllows(scope.file_layers, file.layer)) return false;
   if (!ListAllows(scope.statuses, file.status)) return false;
-  return hunk == nullptr || ListAllows(scope.hunk_layers, hunk->layer);
+  if (hunk != nullptr && !ListAllows(scope.hunk_layers, hunk->layer)) return false;
+  return scope.paths.empty() || AnyGlob(scope.paths, file.path);
 }
 
 bool Holds(const LineCondition& c, const Hunk& hunk) {

@@ -1,5 +1,6 @@
 #include "analyzer/git/repo.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "analyzer/git/handles.h"
@@ -99,6 +100,19 @@ Result<std::string> RevparseCommit(git_repository* repo, const std::string& rev)
   if (rc < 0) return FromGit(rc, "revision '" + rev + "' is not a commit");
   ObjectPtr c(commit);
   return OidHex(*git_object_id(c.get()));
+}
+
+BlobPtr LookupBlob(git_repository* repo, const git_oid& id) {
+  git_blob* raw = nullptr;
+  if (git_blob_lookup(&raw, repo, &id) < 0) return BlobPtr();
+  return BlobPtr(raw);
+}
+
+std::string BlobContent(git_blob* blob, size_t max_bytes) {
+  if (!blob) return "";
+  auto size = static_cast<size_t>(git_blob_rawsize(blob));
+  if (size > max_bytes) return "";
+  return std::string(static_cast<const char*>(git_blob_rawcontent(blob)), size);
 }
 
 FileStatus StatusOf(git_delta_t d) {
@@ -320,9 +334,6 @@ Result<std::vector<DiffFile>> PairRepo::Diff(const std::string& base, const std:
   for (size_t i = 0; i < n; ++i) {
     const git_diff_delta* delta = git_diff_get_delta(diff.get(), i);
     if (delta->status == GIT_DELTA_UNMODIFIED) continue;
-    git_patch* praw = nullptr;
-    FS_RETURN_IF_ERROR(FromGit(git_patch_from_diff(&praw, diff.get(), i), "patch"));
-    PatchPtr patch(praw);
     DiffFile df;
     FileChange& f = df.change;
     f.status = StatusOf(delta->status);
@@ -332,13 +343,21 @@ Result<std::vector<DiffFile>> PairRepo::Diff(const std::string& base, const std:
       f.old_path = delta->old_file.path;
       f.similarity = delta->similarity;
     }
-    f.binary = (delta->flags & GIT_DIFF_FLAG_BINARY) != 0;
     if (delta->status != GIT_DELTA_ADDED) df.old_oid = OidHex(delta->old_file.id);
     if (!deleted) df.new_oid = OidHex(delta->new_file.id);
-    if (patch) FS_RETURN_IF_ERROR(FillHunks(patch.get(), options, f));
+    // Each blob is inflated once: the patch is made from the blobs the classifier also reads.
+    BlobPtr old_blob = delta->status == GIT_DELTA_ADDED ? BlobPtr() : LookupBlob(repo, delta->old_file.id);
+    BlobPtr new_blob = deleted ? BlobPtr() : LookupBlob(repo, delta->new_file.id);
+    git_patch* praw = nullptr;
+    FS_RETURN_IF_ERROR(FromGit(git_patch_from_blobs(&praw, old_blob.get(), delta->old_file.path, new_blob.get(),
+                                                    delta->new_file.path, &dopts),
+                               "patch " + f.path));
+    PatchPtr patch(praw);
+    f.binary = (git_patch_get_delta(patch.get())->flags & GIT_DIFF_FLAG_BINARY) != 0;
+    if (!f.binary) FS_RETURN_IF_ERROR(FillHunks(patch.get(), options, f));
     if (options.load_texts && !f.binary && !f.truncated && !f.hunks.empty()) {
-      if (!df.old_oid.empty()) df.old_text = BlobText(df.old_oid, options.max_text_bytes);
-      if (!df.new_oid.empty()) df.new_text = BlobText(df.new_oid, options.max_text_bytes);
+      df.old_text = BlobContent(old_blob.get(), options.max_text_bytes);
+      df.new_text = BlobContent(new_blob.get(), options.max_text_bytes);
     }
     out.push_back(std::move(df));
   }
@@ -371,17 +390,40 @@ Result<TreeDistance> PairRepo::Distance(const std::string& a, const std::string&
   return d;
 }
 
-Result<std::vector<std::pair<std::string, std::string>>> PairRepo::TreeBlobs(const std::string& commit) const {
+namespace {
+
+struct BlobFilter {
+  const std::unordered_set<std::string>* names;
+  std::vector<git_oid> oids;  // sorted, for binary search
+  std::vector<std::pair<std::string, std::string>>* out;
+};
+
+int CollectMatchingBlob(const char* root, const git_tree_entry* entry, void* payload) {
+  if (git_tree_entry_type(entry) != GIT_OBJECT_BLOB) return 0;
+  auto* f = static_cast<BlobFilter*>(payload);
+  const git_oid* id = git_tree_entry_id(entry);
+  const char* name = git_tree_entry_name(entry);
+  bool by_id = std::binary_search(f->oids.begin(), f->oids.end(), *id,
+                                  [](const git_oid& a, const git_oid& b) { return git_oid_cmp(&a, &b) < 0; });
+  if (by_id || f->names->count(name)) f->out->emplace_back(std::string(root) + name, OidHex(*id));
+  return 0;
+}
+
+}  // namespace
+
+Result<std::vector<std::pair<std::string, std::string>>> PairRepo::TreeBlobsMatching(
+    const std::string& commit, const std::unordered_set<std::string>& names,
+    const std::unordered_set<std::string>& oids) const {
   FS_ASSIGN_OR_RETURN(TreePtr tree, CommitTree(impl_->fork.get(), commit));
   std::vector<std::pair<std::string, std::string>> out;
-  auto cb = [](const char* root, const git_tree_entry* entry, void* payload) -> int {
-    if (git_tree_entry_type(entry) == GIT_OBJECT_BLOB) {
-      auto* v = static_cast<std::vector<std::pair<std::string, std::string>>*>(payload);
-      v->emplace_back(std::string(root) + git_tree_entry_name(entry), OidHex(*git_tree_entry_id(entry)));
-    }
-    return 0;
-  };
-  FS_RETURN_IF_ERROR(FromGit(git_tree_walk(tree.get(), GIT_TREEWALK_PRE, cb, &out), "tree walk"));
+  BlobFilter filter{&names, {}, &out};
+  for (const auto& hex : oids) {
+    git_oid oid;
+    if (git_oid_fromstr(&oid, hex.c_str()) == 0) filter.oids.push_back(oid);
+  }
+  std::sort(filter.oids.begin(), filter.oids.end(),
+            [](const git_oid& a, const git_oid& b) { return git_oid_cmp(&a, &b) < 0; });
+  FS_RETURN_IF_ERROR(FromGit(git_tree_walk(tree.get(), GIT_TREEWALK_PRE, CollectMatchingBlob, &filter), "tree walk"));
   return out;
 }
 

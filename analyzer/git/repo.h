@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "analyzer/model.h"
@@ -81,8 +82,11 @@ class PairRepo {
   Result<int> FilesDistance(const std::string& a, const std::string& b) const;
   // Files and changed lines between two commits' trees.
   Result<TreeDistance> Distance(const std::string& a, const std::string& b) const;
-  // Every blob of a commit's tree: path -> blob id.
-  Result<std::vector<std::pair<std::string, std::string>>> TreeBlobs(const std::string& commit) const;
+  // The blobs of a commit's tree (path, blob id) whose file name is in names or whose id is in oids
+  // (a filtered walk: big trees are read, but only the matches are copied out).
+  Result<std::vector<std::pair<std::string, std::string>>> TreeBlobsMatching(
+      const std::string& commit, const std::unordered_set<std::string>& names,
+      const std::unordered_set<std::string>& oids) const;
   // Contents of a blob ("" for a missing one).
   std::string BlobText(const std::string& oid, size_t max_bytes) const;
 
