@@ -93,7 +93,11 @@ int RunDaemon(ServeOptions options) {
     spdlog::error("database: {}", st.message());
     return kExitError;
   }
-  ServerContext ctx{c, *rules, c.database, &sync, {}};
+  ServerContext ctx;
+  ctx.config = c;
+  ctx.rules = *rules;
+  ctx.database = c.database;
+  ctx.sync = &sync;
   HttpServer http(ctx);
   auto port = http.Bind();
   if (!port.ok()) {

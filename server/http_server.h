@@ -9,6 +9,7 @@
 #include "analyzer/rules.h"
 #include "server/config.h"
 #include "server/metrics.h"
+#include "server/response_cache.h"
 #include "server/sync_service.h"
 
 namespace forkscope::server {
@@ -20,6 +21,7 @@ struct ServerContext {
   std::string database;
   SyncService* sync = nullptr;
   Metrics metrics;
+  ResponseCache responses;  // rendered analyses by id and format
 };
 
 class HttpServer {

@@ -2,6 +2,10 @@
 
 #include <spdlog/spdlog.h>
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <system_error>
 
@@ -145,12 +149,41 @@ std::string MirrorPathFor(const std::string& data_dir, const std::string& url) {
   return (fs::path(data_dir) / "mirrors" / (slug + "-" + std::string(hash, 10) + ".git")).string();
 }
 
+namespace {
+
+// An exclusive lock on <mirror>.lock for the life of the object: two syncs of forks that share an
+// upstream (threads of one daemon, or a daemon and a CLI run) never write one mirror at once.
+class MirrorLock {
+ public:
+  explicit MirrorLock(const std::string& mirror_path) {
+    fd_ = ::open((mirror_path + ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ >= 0 && ::flock(fd_, LOCK_EX) != 0) {
+      ::close(fd_);
+      fd_ = -1;
+    }
+  }
+  ~MirrorLock() {
+    if (fd_ >= 0) ::close(fd_);  // closing releases the lock
+  }
+  MirrorLock(const MirrorLock&) = delete;
+  MirrorLock& operator=(const MirrorLock&) = delete;
+  bool locked() const { return fd_ >= 0; }
+
+ private:
+  int fd_ = -1;
+};
+
+}  // namespace
+
 Result<MirrorResult> SyncMirror(const std::string& url, const MirrorOptions& options) {
   GlobalInit();
   if (options.allow_foreign_owner) git_libgit2_opts(GIT_OPT_SET_OWNER_VALIDATION, 0);
   MirrorResult result;
   result.path = MirrorPathFor(options.data_dir, url);
   std::error_code ec;
+  fs::create_directories(fs::path(result.path).parent_path(), ec);
+  MirrorLock lock(result.path);
+  if (!lock.locked()) return Unavailable("cannot lock mirror " + result.path);
   if (fs::exists(fs::path(result.path) / "HEAD", ec)) {
     spdlog::debug("mirror fetch url={} path={}", RedactUrl(url), result.path);
     FS_RETURN_IF_ERROR(Fetch(url, result.path, options));

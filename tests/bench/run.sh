@@ -5,3 +5,5 @@ build=${1:-build}
 here=$(cd "$(dirname "$0")" && pwd)
 echo "== analysis: forkscope vs git CLI"
 python3 "$here/analysis_bench.py" "$build/forkscope"
+echo "== HTTP: forkscope vs nginx (wrk)"
+bash "$here/http_bench.sh" "$build"

@@ -160,7 +160,7 @@ TEST_CASE("an empty file gives the defaults", "[server][config]") {
   CHECK(c.workers == 2);
   CHECK(c.sync_timeout_s == 1800);
   CHECK(c.http.listen == "127.0.0.1:8080");
-  CHECK(c.http.threads == 8);
+  CHECK(c.http.threads == 64);
   CHECK(c.http.max_body_bytes == size_t{8} << 20);
   CHECK(c.http.read_timeout_s == 10);
   CHECK(c.http.write_timeout_s == 10);
