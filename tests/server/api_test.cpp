@@ -304,6 +304,33 @@ TEST_CASE("daemon: concurrent clients during a sync, SIGTERM leaves a consistent
   CHECK(Body(Call(*c2, "GET", "/api/v1/forks", "/api/v1/forks"))["forks"].size() == 2);
 }
 
+TEST_CASE("daemon: two forks of one upstream sync at once; analyses carry an ETag", "[server][api]") {
+  Env env;
+  Daemon d(env.Options());
+  auto c = d.Client();
+  for (const auto& [name, repo] : {std::pair{"a", &env.compat}, std::pair{"b", &env.native}})
+    REQUIRE(Call(*c, "POST", "/api/v1/forks", "/api/v1/forks", env.ForkBody(name, *repo), kAdmin).status == 201);
+  // Both workers start at once and both need the shared upstream mirror.
+  auto ta = Call(*c, "POST", "/api/v1/forks/a/sync", "/api/v1/forks/{name}/sync", "", kAdmin);
+  auto tb = Call(*c, "POST", "/api/v1/forks/b/sync", "/api/v1/forks/{name}/sync", "", kAdmin);
+  json fa = WaitTask(*c, Body(ta)["task"]), fb = WaitTask(*c, Body(tb)["task"]);
+  INFO(fa.dump() << "\n" << fb.dump());
+  CHECK(fa["state"] == "succeeded");
+  CHECK(fb["state"] == "succeeded");
+
+  auto first = c->Get("/api/v1/forks/a/analysis");
+  REQUIRE(first);
+  REQUIRE(first->status == 200);
+  std::string etag = first->get_header_value("ETag");
+  REQUIRE_FALSE(etag.empty());
+  auto again = c->Get("/api/v1/forks/a/analysis", httplib::Headers{{"If-None-Match", etag}});
+  REQUIRE(again);
+  CHECK(again->status == 304);
+  auto md = c->Get("/api/v1/forks/a/analysis?format=markdown", httplib::Headers{{"If-None-Match", etag}});
+  REQUIRE(md);
+  CHECK(md->status == 200);  // another representation, another tag
+}
+
 TEST_CASE("serve: invalid config is one clear line and exit code 2", "[server][api]") {
   TempDir tmp;
   WriteFile(tmp.Sub("bad.toml"), "[http]\nthreads = 0\n");
