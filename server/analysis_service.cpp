@@ -4,6 +4,15 @@
 
 namespace forkscope::server {
 
+analyzer::AnalyzeRequest RequestFor(const storage::ForkRecord& fork) {
+  analyzer::AnalyzeRequest r;
+  r.fork_location = fork.fork_url;
+  r.branch = fork.branch;
+  r.upstream_location = fork.upstream_url;
+  r.upstream_branch = fork.upstream_branch;
+  return r;
+}
+
 Result<AnalysisOutcome> RunAnalysis(const analyzer::AnalyzeRequest& request, const analyzer::Rules& rules,
                                     storage::Store& store, std::optional<int64_t> fork_id) {
   FS_ASSIGN_OR_RETURN(analyzer::ResolvedPair pair, analyzer::ResolvePair(request));

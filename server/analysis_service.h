@@ -18,6 +18,9 @@ struct AnalysisOutcome {
   std::string upstream_mirror;
 };
 
+// The analysis request of a registered fork (its URLs and branches; data dir and options left to the caller).
+analyzer::AnalyzeRequest RequestFor(const storage::ForkRecord& fork);
+
 Result<AnalysisOutcome> RunAnalysis(const analyzer::AnalyzeRequest& request, const analyzer::Rules& rules,
                                     storage::Store& store, std::optional<int64_t> fork_id = std::nullopt);
 

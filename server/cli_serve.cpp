@@ -62,11 +62,13 @@ int RunDemo(const std::string& data_dir_flag) {
   }
   for (const auto& f : *forks) {
     auto rec = (*store)->GetFork(f.name);
-    analyzer::AnalyzeRequest req;
-    req.fork_location = f.fork_url;
-    req.upstream_location = f.upstream_url;
+    if (!rec.ok()) {
+      spdlog::error("demo {}: {}", f.name, rec.status().message());
+      return kExitError;
+    }
+    analyzer::AnalyzeRequest req = RequestFor(*rec);
     req.data_dir = data_dir;
-    auto outcome = rec.ok() ? RunAnalysis(req, *rules, **store, rec->id) : Result<AnalysisOutcome>(rec.status());
+    auto outcome = RunAnalysis(req, *rules, **store, rec->id);
     if (!outcome.ok()) {
       spdlog::error("demo {}: {}", f.name, outcome.status().message());
       return kExitError;

@@ -13,6 +13,7 @@
 #include "analyzer/report.h"
 #include "analyzer/sarif.h"
 #include "analyzer/unified_diff.h"
+#include "server/analysis_service.h"
 #include "server/json_codec.h"
 #include "server/router.h"
 
@@ -378,11 +379,7 @@ class Routes {
     if (!body.is_object() || !body.contains("fork") || !body["fork"].is_string())
       return InvalidArgument("body needs a string field 'fork' (or send a unified diff as text/x-diff)");
     FS_ASSIGN_OR_RETURN(storage::ForkRecord fork, store.GetFork(body["fork"].get<std::string>()));
-    analyzer::AnalyzeRequest r;
-    r.fork_location = fork.fork_url;
-    r.branch = fork.branch;
-    r.upstream_location = fork.upstream_url;
-    r.upstream_branch = fork.upstream_branch;
+    analyzer::AnalyzeRequest r = RequestFor(fork);
     if (body.contains("head")) {
       if (!body["head"].is_string()) return InvalidArgument("field 'head' must be a string");
       r.head = body["head"].get<std::string>();

@@ -59,10 +59,7 @@ Result<std::string> SyncService::EnqueueSync(const storage::ForkRecord& fork) {
   job->task.created_at = NowS();
   job->fork_id = fork.id;
   auto& r = job->request;
-  r.fork_location = fork.fork_url;
-  r.branch = fork.branch;
-  r.upstream_location = fork.upstream_url;
-  r.upstream_branch = fork.upstream_branch;
+  r = RequestFor(fork);
   r.data_dir = options_.data_dir;
   r.allow_foreign_owner = options_.allow_foreign_owner;
   r.diff = options_.diff;

@@ -115,6 +115,15 @@ std::string BlobContent(git_blob* blob, size_t max_bytes) {
   return std::string(static_cast<const char*>(git_blob_rawcontent(blob)), size);
 }
 
+// The plain tree-to-tree diff of two commits (no contents read, no rename detection).
+Result<DiffPtr> TreeDiff(git_repository* repo, const std::string& a, const std::string& b) {
+  FS_ASSIGN_OR_RETURN(TreePtr ta, CommitTree(repo, a));
+  FS_ASSIGN_OR_RETURN(TreePtr tb, CommitTree(repo, b));
+  git_diff* raw = nullptr;
+  FS_RETURN_IF_ERROR(FromGit(git_diff_tree_to_tree(&raw, repo, ta.get(), tb.get(), nullptr), "diff"));
+  return DiffPtr(raw);
+}
+
 FileStatus StatusOf(git_delta_t d) {
   switch (d) {
     case GIT_DELTA_ADDED: return FileStatus::kAdded;
@@ -365,22 +374,12 @@ Result<std::vector<DiffFile>> PairRepo::Diff(const std::string& base, const std:
 }
 
 Result<int> PairRepo::FilesDistance(const std::string& a, const std::string& b) const {
-  git_repository* repo = impl_->fork.get();
-  FS_ASSIGN_OR_RETURN(TreePtr ta, CommitTree(repo, a));
-  FS_ASSIGN_OR_RETURN(TreePtr tb, CommitTree(repo, b));
-  git_diff* raw = nullptr;
-  FS_RETURN_IF_ERROR(FromGit(git_diff_tree_to_tree(&raw, repo, ta.get(), tb.get(), nullptr), "diff"));
-  DiffPtr diff(raw);
+  FS_ASSIGN_OR_RETURN(DiffPtr diff, TreeDiff(impl_->fork.get(), a, b));
   return static_cast<int>(git_diff_num_deltas(diff.get()));
 }
 
 Result<TreeDistance> PairRepo::Distance(const std::string& a, const std::string& b) const {
-  git_repository* repo = impl_->fork.get();
-  FS_ASSIGN_OR_RETURN(TreePtr ta, CommitTree(repo, a));
-  FS_ASSIGN_OR_RETURN(TreePtr tb, CommitTree(repo, b));
-  git_diff* raw = nullptr;
-  FS_RETURN_IF_ERROR(FromGit(git_diff_tree_to_tree(&raw, repo, ta.get(), tb.get(), nullptr), "diff"));
-  DiffPtr diff(raw);
+  FS_ASSIGN_OR_RETURN(DiffPtr diff, TreeDiff(impl_->fork.get(), a, b));
   git_diff_stats* sraw = nullptr;
   FS_RETURN_IF_ERROR(FromGit(git_diff_get_stats(&sraw, diff.get()), "diff stats"));
   StatsPtr stats(sraw);
