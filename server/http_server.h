@@ -13,6 +13,8 @@
 
 namespace forkscope::server {
 
+class AlertEngine;
+
 // Everything the handlers need; outlives the HttpServer.
 struct ServerContext {
   Config config;
@@ -20,6 +22,7 @@ struct ServerContext {
   std::string database;
   SyncService* sync = nullptr;
   Metrics metrics;
+  AlertEngine* alerts = nullptr;  // alert lifecycle (acks); null when not running
 };
 
 class HttpServer {
