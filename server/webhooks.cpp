@@ -155,7 +155,7 @@ storage::DeliveryAttempt DeliveryWorker::Send(const WebhookConfig& target, const
   storage::DeliveryAttempt attempt;
   attempt.at = clock_.NowS();
   if (!res) {
-    attempt.error = httplib::to_string(res.error());
+    attempt.error = "no response: " + httplib::to_string(res.error());
     return attempt;
   }
   attempt.status = res->status;
