@@ -37,6 +37,10 @@ constexpr IntRange kThreadsRange{1, 256};
 constexpr IntRange kPositiveIntRange{1, kIntMax};  // timeouts, keep_alive_max, listen_backlog
 constexpr IntRange kSyncIntervalRange{kMinSyncIntervalS, kIntMax};
 constexpr IntRange kBodyBytesRange{1024, kNoMax};
+constexpr IntRange kThresholdRange{0, kIntMax};     // alert thresholds; 0 turns a rule off
+constexpr IntRange kFailuresRange{0, 1000};
+constexpr IntRange kAttemptsRange{1, 100};
+constexpr IntRange kDeliveryTimeoutRange{1, 300};
 
 constexpr const char* kAdminEnvTokenName = "env-admin";
 
@@ -274,10 +278,83 @@ Status ReadSecurity(const toml::table& table, SecurityConfig& security) {
   return Status::Ok();
 }
 
+// Reads the rule keys of [alerts] or [forks.alerts] that are present (the caller checks for unknown keys).
+Status ReadAlertRuleOverrides(const toml::table& table, const std::string& path, AlertRuleOverrides& out) {
+  TableReader r(table, path);
+  AlertRulesConfig v;  // scratch: only the keys present are copied out
+  auto integer = [&](const char* key, IntRange range, int& scratch, std::optional<int>& to) -> Status {
+    if (!table.contains(key)) return Status::Ok();
+    FS_RETURN_IF_ERROR(r.Integer(key, range, scratch));
+    to = scratch;
+    return Status::Ok();
+  };
+  auto flag = [&](const char* key, bool& scratch, std::optional<bool>& to) -> Status {
+    if (!table.contains(key)) return Status::Ok();
+    FS_RETURN_IF_ERROR(r.Bool(key, scratch));
+    to = scratch;
+    return Status::Ok();
+  };
+  FS_RETURN_IF_ERROR(integer("behind_commits", kThresholdRange, v.behind_commits, out.behind_commits));
+  FS_RETURN_IF_ERROR(integer("merge_base_age_days", kThresholdRange, v.merge_base_age_days, out.merge_base_age_days));
+  FS_RETURN_IF_ERROR(flag("predicted_conflicts", v.predicted_conflicts, out.predicted_conflicts));
+  FS_RETURN_IF_ERROR(flag("upstream_touched", v.upstream_touched, out.upstream_touched));
+  FS_RETURN_IF_ERROR(integer("failures_before_alert", kFailuresRange, v.failures_before_alert, out.failures_before_alert));
+  return flag("job_failing", v.job_failing, out.job_failing);
+}
+
+Status ReadDelivery(const toml::table& table, DeliveryConfig& delivery) {
+  TableReader r(table, "alerts.delivery");
+  FS_RETURN_IF_ERROR(r.CheckKnown({"max_attempts", "retry_base_s", "retry_max_s", "timeout_s"}));
+  FS_RETURN_IF_ERROR(r.Integer("max_attempts", kAttemptsRange, delivery.max_attempts));
+  FS_RETURN_IF_ERROR(r.Integer("retry_base_s", kPositiveIntRange, delivery.retry_base_s));
+  FS_RETURN_IF_ERROR(r.Integer("retry_max_s", kPositiveIntRange, delivery.retry_max_s));
+  return r.Integer("timeout_s", kDeliveryTimeoutRange, delivery.timeout_s);
+}
+
+Status ReadAlerts(const toml::table& table, AlertsConfig& alerts) {
+  FS_RETURN_IF_ERROR(TableReader(table, "alerts").CheckKnown({"behind_commits", "merge_base_age_days",
+      "predicted_conflicts", "upstream_touched", "failures_before_alert", "job_failing", "delivery"}));
+  AlertRuleOverrides given;
+  FS_RETURN_IF_ERROR(ReadAlertRuleOverrides(table, "alerts", given));
+  alerts.rules = ResolveAlertRules(alerts.rules, given);
+  FS_ASSIGN_OR_RETURN(const toml::table* delivery, TableReader(table, "alerts").Table("delivery"));
+  if (delivery != nullptr) FS_RETURN_IF_ERROR(ReadDelivery(*delivery, alerts.delivery));
+  return Status::Ok();
+}
+
+Result<WebhookConfig> ReadWebhook(const toml::table& table, const std::string& path) {
+  TableReader r(table, path);
+  FS_RETURN_IF_ERROR(r.CheckKnown({"name", "url", "kind", "secret", "secret_env", "events", "min_severity"}));
+  WebhookConfig hook;
+  FS_RETURN_IF_ERROR(r.String("name", hook.name));
+  FS_RETURN_IF_ERROR(r.String("url", hook.url));
+  std::string kind = WebhookKindName(hook.kind);
+  FS_RETURN_IF_ERROR(r.String("kind", kind));
+  if (kind == "generic") hook.kind = WebhookKind::kGeneric;
+  else if (kind == "slack") hook.kind = WebhookKind::kSlack;
+  else if (kind == "feishu" || kind == "lark") hook.kind = WebhookKind::kFeishu;
+  else return InvalidArgument(path + ".kind: unknown kind '" + kind + "' (expected generic, slack or feishu)");
+  FS_RETURN_IF_ERROR(r.StringArray("events", hook.events));
+  FS_RETURN_IF_ERROR(r.String("min_severity", hook.min_severity));
+  if (table.contains("secret") == table.contains("secret_env"))
+    return InvalidArgument(path + ": set exactly one of secret or secret_env");
+  if (table.contains("secret")) {
+    FS_RETURN_IF_ERROR(r.String("secret", hook.secret));
+    return hook;
+  }
+  std::string variable;
+  FS_RETURN_IF_ERROR(r.String("secret_env", variable));
+  const char* secret = variable.empty() ? nullptr : std::getenv(variable.c_str());
+  if (secret == nullptr || *secret == '\0')
+    return InvalidArgument(path + ".secret_env: environment variable '" + variable + "' is not set or empty");
+  hook.secret = secret;
+  return hook;
+}
+
 Result<ForkConfig> ReadFork(const toml::table& table, const std::string& path) {
   TableReader r(table, path);
   FS_RETURN_IF_ERROR(r.CheckKnown({"name", "fork_url", "branch", "upstream_url", "upstream_branch",
-                                   "sync_interval_s", "labels"}));
+                                   "sync_interval_s", "labels", "alerts"}));
   ForkConfig fork;
   FS_RETURN_IF_ERROR(r.String("name", fork.name));
   FS_RETURN_IF_ERROR(r.String("fork_url", fork.fork_url));
@@ -286,18 +363,33 @@ Result<ForkConfig> ReadFork(const toml::table& table, const std::string& path) {
   FS_RETURN_IF_ERROR(r.String("upstream_branch", fork.upstream_branch));
   FS_RETURN_IF_ERROR(r.Integer("sync_interval_s", kSyncIntervalRange, fork.sync_interval_s));
   FS_RETURN_IF_ERROR(r.StringArray("labels", fork.labels));
+  FS_ASSIGN_OR_RETURN(const toml::table* alerts, r.Table("alerts"));
+  if (alerts != nullptr) {
+    FS_RETURN_IF_ERROR(TableReader(*alerts, path + ".alerts").CheckKnown({"behind_commits", "merge_base_age_days",
+        "predicted_conflicts", "upstream_touched", "failures_before_alert", "job_failing"}));
+    FS_RETURN_IF_ERROR(ReadAlertRuleOverrides(*alerts, path + ".alerts", fork.alerts));
+  }
   return fork;
 }
 
 Status ReadRoot(const toml::table& root, Config& config) {
   TableReader r(root, "");
   FS_RETURN_IF_ERROR(r.CheckKnown({"data_dir", "database", "rules", "workers", "sync_timeout_s", "http",
-                                   "security", "forks"}));
+                                   "security", "forks", "sync_backoff_max_s", "scheduler", "alerts", "webhooks"}));
   FS_RETURN_IF_ERROR(r.String("data_dir", config.data_dir));
   FS_RETURN_IF_ERROR(r.String("database", config.database));
   FS_RETURN_IF_ERROR(r.String("rules", config.rules));
   FS_RETURN_IF_ERROR(r.Integer("workers", kWorkersRange, config.workers));
   FS_RETURN_IF_ERROR(r.Integer("sync_timeout_s", kPositiveIntRange, config.sync_timeout_s));
+  FS_RETURN_IF_ERROR(r.Integer("sync_backoff_max_s", kPositiveIntRange, config.sync_backoff_max_s));
+  FS_RETURN_IF_ERROR(r.Bool("scheduler", config.scheduler));
+  FS_ASSIGN_OR_RETURN(const toml::table* alerts, r.Table("alerts"));
+  if (alerts != nullptr) FS_RETURN_IF_ERROR(ReadAlerts(*alerts, config.alerts));
+  FS_ASSIGN_OR_RETURN(std::vector<const toml::table*> webhooks, r.Tables("webhooks"));
+  for (size_t i = 0; i < webhooks.size(); ++i) {
+    FS_ASSIGN_OR_RETURN(WebhookConfig hook, ReadWebhook(*webhooks[i], "webhooks[" + std::to_string(i) + "]"));
+    config.webhooks.push_back(std::move(hook));
+  }
   FS_ASSIGN_OR_RETURN(const toml::table* http, r.Table("http"));
   if (http != nullptr) FS_RETURN_IF_ERROR(ReadHttp(*http, config.http));
   FS_ASSIGN_OR_RETURN(const toml::table* security, r.Table("security"));
@@ -401,6 +493,31 @@ Status ValidateForks(const std::vector<ForkConfig>& forks) {
     if (fork.fork_url.empty()) return InvalidArgument(key + ".fork_url: must not be empty");
     if (fork.upstream_url.empty()) return InvalidArgument(key + ".upstream_url: must not be empty");
     FS_RETURN_IF_ERROR(CheckRange(key + ".sync_interval_s", fork.sync_interval_s, kSyncIntervalRange));
+  }
+  return Status::Ok();
+}
+
+Status ValidateAlerts(const AlertsConfig& alerts, const std::vector<WebhookConfig>& webhooks) {
+  const DeliveryConfig& d = alerts.delivery;
+  FS_RETURN_IF_ERROR(CheckRange("alerts.delivery.max_attempts", d.max_attempts, kAttemptsRange));
+  FS_RETURN_IF_ERROR(CheckRange("alerts.delivery.retry_base_s", d.retry_base_s, kPositiveIntRange));
+  FS_RETURN_IF_ERROR(CheckRange("alerts.delivery.retry_max_s", d.retry_max_s, {d.retry_base_s, kIntMax}));
+  FS_RETURN_IF_ERROR(CheckRange("alerts.delivery.timeout_s", d.timeout_s, kDeliveryTimeoutRange));
+  std::set<std::string> names;
+  for (size_t i = 0; i < webhooks.size(); ++i) {
+    const WebhookConfig& w = webhooks[i];
+    const std::string key = "webhooks[" + std::to_string(i) + "]";
+    if (w.name.empty() || HasWhitespaceOrControl(w.name)) return InvalidArgument(key + ".name: must be a non-empty word");
+    if (!names.insert(w.name).second) return InvalidArgument(key + ".name: duplicate '" + w.name + "'");
+    const std::string url = Lower(w.url.substr(0, 8));
+    if ((url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0) || HasWhitespaceOrControl(w.url))
+      return InvalidArgument(key + ".url: must be an http:// or https:// URL");
+    if (w.secret.empty()) return InvalidArgument(key + ": the secret must not be empty");
+    for (const std::string& e : w.events)
+      if (e != "opened" && e != "worsened" && e != "resolved" && e != "acked")
+        return InvalidArgument(key + ".events: unknown event '" + e + "' (expected opened, worsened, resolved, acked)");
+    if (w.min_severity != "info" && w.min_severity != "warning" && w.min_severity != "critical")
+      return InvalidArgument(key + ".min_severity: expected info, warning or critical, got '" + w.min_severity + "'");
   }
   return Status::Ok();
 }
@@ -647,9 +764,31 @@ Status ApplyEnvironment(Config& config, const EnvLookup& lookup) {
 Status ValidateConfig(const Config& config) {
   FS_RETURN_IF_ERROR(CheckRange("workers", config.workers, kWorkersRange));
   FS_RETURN_IF_ERROR(CheckRange("sync_timeout_s", config.sync_timeout_s, kPositiveIntRange));
+  FS_RETURN_IF_ERROR(CheckRange("sync_backoff_max_s", config.sync_backoff_max_s, kPositiveIntRange));
+  FS_RETURN_IF_ERROR(ValidateAlerts(config.alerts, config.webhooks));
   FS_RETURN_IF_ERROR(ValidateHttp(config.http));
   FS_RETURN_IF_ERROR(ValidateSecurity(config.security));
   return ValidateForks(config.forks);
+}
+
+const char* WebhookKindName(WebhookKind kind) {
+  switch (kind) {
+    case WebhookKind::kGeneric: return "generic";
+    case WebhookKind::kSlack: return "slack";
+    case WebhookKind::kFeishu: return "feishu";
+  }
+  return "generic";
+}
+
+AlertRulesConfig ResolveAlertRules(const AlertRulesConfig& defaults, const AlertRuleOverrides& o) {
+  AlertRulesConfig r = defaults;
+  r.behind_commits = o.behind_commits.value_or(r.behind_commits);
+  r.merge_base_age_days = o.merge_base_age_days.value_or(r.merge_base_age_days);
+  r.predicted_conflicts = o.predicted_conflicts.value_or(r.predicted_conflicts);
+  r.upstream_touched = o.upstream_touched.value_or(r.upstream_touched);
+  r.failures_before_alert = o.failures_before_alert.value_or(r.failures_before_alert);
+  r.job_failing = o.job_failing.value_or(r.job_failing);
+  return r;
 }
 
 bool IsValidForkName(std::string_view name) {

@@ -42,6 +42,53 @@ struct HttpConfig {
   bool open_reads = true;                 // GETs without a token; false: reads need a read token
 };
 
+// Alert rule thresholds (docs/alerts.md). [alerts] sets the defaults; [forks.alerts] overrides them for one
+// fork (AlertRuleOverrides). A rule whose threshold is 0 / flag false never fires.
+struct AlertRulesConfig {
+  int behind_commits = 50;                // "behind": upstream commits the fork lacks, more than this
+  int merge_base_age_days = 30;           // "merge-base-age": merge-base older than this many days
+  bool predicted_conflicts = true;        // "predicted-conflict": any path would conflict on rebase
+  bool upstream_touched = true;           // "upstream-touched": upstream changed a file the fork patched
+  int failures_before_alert = 3;          // "sync-failing": this many failed syncs in a row (0 = off)
+  bool job_failing = true;                // "job-failing": a GPU job failed on two consecutive heads
+};
+
+// Per-fork overrides of AlertRulesConfig; unset fields keep the [alerts] default.
+struct AlertRuleOverrides {
+  std::optional<int> behind_commits;
+  std::optional<int> merge_base_age_days;
+  std::optional<bool> predicted_conflicts;
+  std::optional<bool> upstream_touched;
+  std::optional<int> failures_before_alert;
+  std::optional<bool> job_failing;
+};
+
+// The webhook outbox worker: retries with exponential backoff until a 2xx or max_attempts.
+struct DeliveryConfig {
+  int max_attempts = 8;                   // then the delivery is "failed"
+  int retry_base_s = 30;                  // delay after the first failed attempt; doubles each time
+  int retry_max_s = 3600;                 // cap of that delay
+  int timeout_s = 10;                     // connect / read / write timeout of one attempt
+};
+
+struct AlertsConfig {
+  AlertRulesConfig rules;
+  DeliveryConfig delivery;
+};
+
+enum class WebhookKind { kGeneric, kSlack, kFeishu };
+const char* WebhookKindName(WebhookKind kind);
+
+// One webhook target ([[webhooks]]). The secret signs every body (X-Forkscope-Signature-256).
+struct WebhookConfig {
+  std::string name;                       // unique; shown in the delivery log
+  std::string url;                        // http:// or https://
+  WebhookKind kind = WebhookKind::kGeneric;
+  std::string secret;                     // from `secret` or the variable named by `secret_env`
+  std::vector<std::string> events;        // "opened", "worsened", "resolved", "acked"; empty = all
+  std::string min_severity = "info";      // "info" < "warning" < "critical"
+};
+
 struct ForkConfig {
   std::string name;
   std::string fork_url;
@@ -50,6 +97,7 @@ struct ForkConfig {
   std::string upstream_branch;            // "" = upstream default, "auto" = detect
   int sync_interval_s = 1800;             // floor 300
   std::vector<std::string> labels;
+  AlertRuleOverrides alerts;              // [forks.alerts]
 };
 
 struct SecurityConfig {
@@ -66,14 +114,18 @@ struct Config {
   std::string rules;                      // "" = the shipped default rules
   int workers = 2;                        // parallel syncs
   int sync_timeout_s = 1800;              // a sync running longer is abandoned
+  int sync_backoff_max_s = 21600;         // cap of the retry delay of a failing fork (>= its interval)
+  bool scheduler = true;                  // sync every fork on its interval; false = on demand only
   HttpConfig http;
   SecurityConfig security;
   std::vector<ForkConfig> forks;          // registered at start-up (kept in step with the database)
+  AlertsConfig alerts;
+  std::vector<WebhookConfig> webhooks;
 };
 
 // Parses TOML text; an error names the offending key, prefixed by `origin` ("forkscope.toml: http.threads:
 // must be between 1 and 256"); syntax errors give line and column ("forkscope.toml:3:7: ..."). Unknown
-// keys and plain `secret`s are refused. The result is also checked with ValidateConfig, so a bad file is
+// keys and plain token `secret`s are refused. The result is also checked with ValidateConfig, so a bad file is
 // reported with its origin; validate again once the environment and flags are applied. Never throws.
 Result<Config> ParseConfig(const std::string& toml_text, const std::string& origin);
 // Reads and parses a file (origin = path). NotFound when it does not exist.
@@ -88,6 +140,9 @@ using EnvLookup = std::function<std::optional<std::string>(const std::string& na
 Status ApplyEnvironment(Config& config, const EnvLookup& lookup);
 // Checks cross-field rules (ports, intervals, duplicate names, token hashes); names the key on error.
 Status ValidateConfig(const Config& config);
+
+// The rules of one fork: the defaults with the fork's overrides applied.
+AlertRulesConfig ResolveAlertRules(const AlertRulesConfig& defaults, const AlertRuleOverrides& overrides);
 
 // Whether `name` is a valid fork name: ^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$.
 bool IsValidForkName(std::string_view name);

@@ -7,11 +7,14 @@
 #include <fstream>
 #include <thread>
 
+#include "server/alerts.h"
 #include "server/cli.h"
 #include "server/demo.h"
 #include "server/http_server.h"
 #include "server/paths.h"
+#include "server/scheduler.h"
 #include "server/sync_service.h"
+#include "server/webhooks.h"
 
 namespace forkscope::server {
 
@@ -87,10 +90,26 @@ int RunDaemon(ServeOptions options) {
     spdlog::error("rules: {}", rules.status().message());
     return kExitError;
   }
+  // Alerts and their webhook outbox outlive the sync service, whose hooks (through the scheduler) use them.
+  AlertEngine alerts(AlertOptionsFromConfig(c), SystemClock());
+  DeliveryWorker delivery({c.database, c.webhooks, c.alerts.delivery}, SystemClock());
+  alerts.SetDeliveryNotifier([&delivery] { delivery.Wake(); });
   SyncOptions so{c.data_dir, c.database, c.workers, c.security.allow_foreign_owner, {}};
   SyncService sync(so, *rules);
+  Scheduler scheduler({c.database, 10, c.sync_backoff_max_s, c.sync_timeout_s, 0}, SystemClock(), sync, alerts);
   if (Status st = sync.Start(); !st.ok()) {
     spdlog::error("database: {}", st.message());
+    return kExitError;
+  }
+  if (Status st = delivery.Start(); !st.ok()) {
+    spdlog::error("database: {}", st.message());
+    sync.Shutdown();
+    return kExitError;
+  }
+  if (Status st = c.scheduler ? scheduler.Start() : Status::Ok(); !st.ok()) {
+    spdlog::error("database: {}", st.message());
+    delivery.Stop();
+    sync.Shutdown();
     return kExitError;
   }
   ServerContext ctx;
@@ -98,10 +117,13 @@ int RunDaemon(ServeOptions options) {
   ctx.rules = *rules;
   ctx.database = c.database;
   ctx.sync = &sync;
+  ctx.alerts = &alerts;
   HttpServer http(ctx);
   auto port = http.Bind();
   if (!port.ok()) {
     spdlog::error("{}", port.status().message());
+    scheduler.Stop();
+    delivery.Stop();
     sync.Shutdown();
     return kExitError;
   }
@@ -117,6 +139,8 @@ int RunDaemon(ServeOptions options) {
     http.Stop();
   });
   http.Serve();
+  scheduler.Stop();
+  delivery.Stop();
   sync.Shutdown();
   // The signal thread is still waiting when the server stopped for another reason.
   pthread_kill(signal_thread.native_handle(), SIGTERM);

@@ -14,6 +14,8 @@
 
 namespace forkscope::server {
 
+class AlertEngine;
+
 // Everything the handlers need; outlives the HttpServer.
 struct ServerContext {
   Config config;
@@ -22,6 +24,7 @@ struct ServerContext {
   SyncService* sync = nullptr;
   Metrics metrics;
   ResponseCache responses;  // rendered analyses by id and format
+  AlertEngine* alerts = nullptr;  // alert lifecycle (acks); null when not running
 };
 
 class HttpServer {

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <future>
 #include <random>
@@ -49,7 +50,11 @@ std::string SyncService::NewTaskId() {
 Result<std::string> SyncService::EnqueueSync(const storage::ForkRecord& fork) {
   std::lock_guard<std::mutex> lock(mu_);
   if (stopping_) return Unavailable("the daemon is shutting down");
-  if (auto it = active_by_fork_.find(fork.name); it != active_by_fork_.end()) return it->second->task.id;
+  if (auto it = active_by_fork_.find(fork.name); it != active_by_fork_.end()) {
+    if (abandoned_.count(it->second->task.id))
+      return Unavailable("the abandoned sync of '" + fork.name + "' has not stopped yet");
+    return it->second->task.id;
+  }
   auto job = std::make_shared<Job>();
   job->task.id = NewTaskId();
   job->task.kind = "sync";
@@ -111,8 +116,32 @@ SyncStats SyncService::Stats() const {
   return stats_;
 }
 
+Status SyncService::Abandon(const std::string& task_id, const std::string& reason) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = std::find_if(active_by_fork_.begin(), active_by_fork_.end(),
+                         [&](const auto& entry) { return entry.second->task.id == task_id; });
+  if (it == active_by_fork_.end() || abandoned_.count(task_id)) return NotFound("no unfinished sync '" + task_id + "'");
+  std::shared_ptr<Job> job = it->second;
+  storage::TaskRecord task = unfinished_.count(task_id) ? unfinished_[task_id] : job->task;
+  task.state = "failed";
+  task.error = reason;
+  task.finished_at = NowS();
+  unfinished_.erase(task_id);
+  if (auto queued = std::find(queue_.begin(), queue_.end(), job); queued != queue_.end()) {
+    queue_.erase(queued);  // never started: nothing to wait for
+    --stats_.queued;
+    ++stats_.failed;
+    active_by_fork_.erase(it);
+  } else {
+    abandoned_.insert(task_id);
+  }
+  spdlog::warn("sync abandoned task={} fork={} reason={}", task_id, task.fork_name, reason);
+  return task_store_->SaveTask(task);
+}
+
 void SyncService::UpdateTask(const storage::TaskRecord& task) {
   std::lock_guard<std::mutex> lock(mu_);
+  if (abandoned_.count(task.id)) return;  // its failed row is final
   bool finished = task.state == "succeeded" || task.state == "failed";
   if (finished)
     unfinished_.erase(task.id);
@@ -158,9 +187,10 @@ void SyncService::RunJob(storage::Store& store, Job& job) {
   job.request.progress = [this, &t, &fork_url, &last_reported](const analyzer::git::TransferProgress& p) {
     bool fork_side = p.url == analyzer::git::RedactUrl(fork_url);
     int pct = (fork_side ? 0 : 40) + p.Percent() * 40 / 100;
+    std::lock_guard<std::mutex> lock(mu_);
+    if (abandoned_.count(t.id)) return false;
     if (pct / 5 != last_reported / 5) {
       last_reported = pct;
-      std::lock_guard<std::mutex> lock(mu_);
       t.progress = pct;
       t.stage = fork_side ? "fetch fork" : "fetch upstream";
       unfinished_[t.id] = t;
@@ -181,12 +211,18 @@ void SyncService::RunJob(storage::Store& store, Job& job) {
     spdlog::warn("sync failed task={} fork={} error={}", t.id, t.fork_name, t.error);
   }
   UpdateTask(t);
-  if (!job.is_check)
+  bool abandoned = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    abandoned = abandoned_.count(t.id) > 0;
+  }
+  if (!job.is_check && !abandoned)
     for (const auto& hook : hooks_) hook(store, t, outcome.ok() ? &*outcome : nullptr);
   {
     std::lock_guard<std::mutex> lock(mu_);
+    abandoned_.erase(t.id);
     --stats_.running;
-    (outcome.ok() ? stats_.succeeded : stats_.failed)++;
+    (outcome.ok() && !abandoned ? stats_.succeeded : stats_.failed)++;
     stats_.seconds_sum += seconds;
     if (!job.is_check) active_by_fork_.erase(t.fork_name);
   }

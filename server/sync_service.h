@@ -12,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -62,6 +63,11 @@ class SyncService {
   // DeadlineExceeded when it is still running then (it goes on; its task id is in the message).
   Result<analyzer::Analysis> RunCheck(const analyzer::AnalyzeRequest& request, int timeout_s);
   Result<storage::TaskRecord> GetTask(const std::string& id);
+  // Gives up on a queued or running sync (the scheduler's timeout): its task is failed with reason at
+  // once, a fetch in progress is cancelled at its next progress tick, and whatever the worker later
+  // produces is dropped without running the hooks. Until that worker returns, EnqueueSync of the fork
+  // answers Unavailable (two fetches never share a mirror). NotFound when no such sync is unfinished.
+  Status Abandon(const std::string& task_id, const std::string& reason);
   SyncStats Stats() const;
   // Stops accepting, cancels running fetches, marks every unfinished task failed, joins the workers.
   void Shutdown();
@@ -84,6 +90,7 @@ class SyncService {
   std::deque<std::shared_ptr<Job>> queue_;
   std::map<std::string, std::shared_ptr<Job>> active_by_fork_;  // queued or running syncs
   std::map<std::string, storage::TaskRecord> unfinished_;       // by task id
+  std::set<std::string> abandoned_;                             // task ids whose worker has not returned
   std::unique_ptr<storage::Store> task_store_;                  // task rows, written under mu_
   SyncStats stats_;
   uint64_t next_id_ = 0;

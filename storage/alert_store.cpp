@@ -1,8 +1,311 @@
-// Placeholder until the alerts and webhook outbox tables land: an empty migration keeps the version numbering stable.
+// Schema v4 (alerts, the webhook outbox, fork health) and AlertStore: the alert lifecycle. Every
+// change runs in one IMMEDIATE transaction together with the deliveries it enqueues.
+#include "storage/alert_store.h"
+
+#include "storage/db.h"
 #include "storage/schema_parts.h"
 
 namespace forkscope::storage {
 
-const std::string_view kSchemaV4Alerts = "SELECT 1;";
+const std::string_view kSchemaV4Alerts = R"sql(
+/*
+** Schema version 4: alerts, the webhook outbox and fork health (server/alerts.h, server/webhooks.h).
+** Conventions as in version 1.
+**
+** alerts -- one alert: a rule's condition holding for a fork, from the time it opened until it cleared.
+**   id               alert id (AUTOINCREMENT: an id handed to a client is never reused).
+**   fork_id          forks.id; ON DELETE CASCADE (a fork's alerts and their deliveries go with it).
+**   rule             'behind', 'merge-base-age', 'predicted-conflict', 'upstream-touched',
+**                    'sync-failing', 'job-failing'.
+**   state            'open', 'acked' or 'resolved'. At most one row per (fork_id, rule) is open or acked:
+**                    the partial unique index alerts_active enforces it.
+**   severity         'info', 'warning' or 'critical'.
+**   message          one line for people, from the latest measurement while the condition held.
+**   value            the latest measured value (commits, days, paths, commits, failures).
+**   threshold        the rule's threshold at that measurement.
+**   notified_value   the value last announced (opened / worsened); only a larger value announces again.
+**   notified_count   announcements made: 1 for opening, +1 for each worsening.
+**   opened_at        when it opened; updated_at when it was last measured or changed.
+**   resolved_at      when the condition cleared; NULL while open or acked.
+**   acked_by         who acknowledged it ('' when not acked); acked_at when (NULL when not acked).
+**
+** deliveries -- the webhook outbox: one row per (alert event, webhook target).
+**   id               random 128-bit hex; sent as the X-Forkscope-Delivery header and inside the body,
+**                    so a receiver can de-duplicate.
+**   alert_id         alerts.id; ON DELETE CASCADE.
+**   event            what the alert did: 'opened', 'worsened', 'resolved', 'acked'.
+**   target           the webhook's name in the config; kind its body format: 'generic', 'slack', 'feishu'.
+**   body             the exact JSON sent on every attempt. The signature is computed over it at send time
+**                    with the target's secret from the config: secrets never reach the database.
+**   state            'pending' until acknowledged with a 2xx ('delivered') or given up after the last
+**                    allowed attempt ('failed').
+**   attempts         attempts made so far.
+**   last_status      HTTP status of the last attempt; 0 before the first or when no response came back.
+**   last_error       why the last attempt failed; '' otherwise.
+**   next_attempt_at  when a pending delivery is due; NULL once delivered or failed.
+**   created_at       when enqueued (in the transaction of the alert change).
+**   delivered_at     when a 2xx acknowledged it; NULL until then.
+**
+** delivery_attempts -- the delivery log: one row per attempt.
+**   id, delivery_id  deliveries.id; ON DELETE CASCADE.
+**   at               when the attempt finished.
+**   status           HTTP status; 0 when no response came back (refused, timed out, TLS failure).
+**   error            why it failed; '' for a 2xx.
+**
+** fork_health -- per fork, the streaks the sync-failing and job-failing rules count.
+**   fork_id          forks.id, the key; ON DELETE CASCADE.
+**   sync_failures    failed syncs in a row; a successful sync resets it to 0.
+**   last_sync_error  the message of the last failure ('' after a success).
+**   last_sync_at     time of the last sync outcome, success or failure; last_success_at of the last success.
+**   failing          1 while sync_failures has reached the fork's failures_before_alert.
+**   job_failures     consecutive fork heads whose GPU job failed (a repeat on the same head counts once).
+**   last_job_sha     head of the last GPU job result; last_job_passed whether it passed (1/0).
+*/
+CREATE TABLE alerts (
+  id             INTEGER PRIMARY KEY AUTOINCREMENT,
+  fork_id        INTEGER NOT NULL REFERENCES forks(id) ON DELETE CASCADE,
+  rule           TEXT NOT NULL,
+  state          TEXT NOT NULL CHECK (state IN ('open', 'acked', 'resolved')),
+  severity       TEXT NOT NULL CHECK (severity IN ('info', 'warning', 'critical')),
+  message        TEXT NOT NULL DEFAULT '',
+  value          INTEGER NOT NULL DEFAULT 0,
+  threshold      INTEGER NOT NULL DEFAULT 0,
+  notified_value INTEGER NOT NULL DEFAULT 0,
+  notified_count INTEGER NOT NULL DEFAULT 0,
+  opened_at      INTEGER NOT NULL,
+  updated_at     INTEGER NOT NULL,
+  resolved_at    INTEGER,
+  acked_by       TEXT NOT NULL DEFAULT '',
+  acked_at       INTEGER
+);
+CREATE UNIQUE INDEX alerts_active ON alerts(fork_id, rule) WHERE state IN ('open', 'acked');
+CREATE INDEX alerts_state ON alerts(state);
+
+CREATE TABLE deliveries (
+  id              TEXT PRIMARY KEY,
+  alert_id        INTEGER NOT NULL REFERENCES alerts(id) ON DELETE CASCADE,
+  event           TEXT NOT NULL CHECK (event IN ('opened', 'worsened', 'resolved', 'acked')),
+  target          TEXT NOT NULL,
+  kind            TEXT NOT NULL,
+  body            TEXT NOT NULL,
+  state           TEXT NOT NULL CHECK (state IN ('pending', 'delivered', 'failed')),
+  attempts        INTEGER NOT NULL DEFAULT 0,
+  last_status     INTEGER NOT NULL DEFAULT 0,
+  last_error      TEXT NOT NULL DEFAULT '',
+  next_attempt_at INTEGER,
+  created_at      INTEGER NOT NULL,
+  delivered_at    INTEGER
+);
+CREATE INDEX deliveries_due ON deliveries(state, next_attempt_at);
+CREATE INDEX deliveries_alert ON deliveries(alert_id);
+
+CREATE TABLE delivery_attempts (
+  id          INTEGER PRIMARY KEY,
+  delivery_id TEXT NOT NULL REFERENCES deliveries(id) ON DELETE CASCADE,
+  at          INTEGER NOT NULL,
+  status      INTEGER NOT NULL DEFAULT 0,
+  error       TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX delivery_attempts_delivery ON delivery_attempts(delivery_id);
+
+CREATE TABLE fork_health (
+  fork_id         INTEGER PRIMARY KEY REFERENCES forks(id) ON DELETE CASCADE,
+  sync_failures   INTEGER NOT NULL DEFAULT 0,
+  last_sync_error TEXT NOT NULL DEFAULT '',
+  last_sync_at    INTEGER NOT NULL DEFAULT 0,
+  last_success_at INTEGER NOT NULL DEFAULT 0,
+  failing         INTEGER NOT NULL DEFAULT 0,
+  job_failures    INTEGER NOT NULL DEFAULT 0,
+  last_job_sha    TEXT NOT NULL DEFAULT '',
+  last_job_passed INTEGER NOT NULL DEFAULT 1
+);
+)sql";
+
+namespace {
+
+constexpr const char* kAlertColumns =
+    "SELECT a.id, a.fork_id, f.name, a.rule, a.state, a.severity, a.message, a.value, a.threshold, "
+    "a.notified_value, a.notified_count, a.opened_at, a.updated_at, a.resolved_at, a.acked_by, a.acked_at "
+    "FROM alerts a JOIN forks f ON f.id = a.fork_id ";
+
+AlertRecord ReadAlert(const Statement& s) {
+  AlertRecord a;
+  a.id = s.ColumnInt64(0);
+  a.fork_id = s.ColumnInt64(1);
+  a.fork = s.ColumnText(2);
+  a.rule = s.ColumnText(3);
+  a.state = s.ColumnText(4);
+  a.severity = s.ColumnText(5);
+  a.message = s.ColumnText(6);
+  a.value = s.ColumnInt64(7);
+  a.threshold = s.ColumnInt64(8);
+  a.notified_value = s.ColumnInt64(9);
+  a.notified_count = s.ColumnInt(10);
+  a.opened_at = s.ColumnInt64(11);
+  a.updated_at = s.ColumnInt64(12);
+  a.resolved_at = s.ColumnOptionalInt64(13);
+  a.acked_by = s.ColumnText(14);
+  a.acked_at = s.ColumnOptionalInt64(15);
+  return a;
+}
+
+Result<std::optional<AlertRecord>> QueryOne(Statement& stmt) {
+  FS_ASSIGN_OR_RETURN(bool row, stmt.Step());
+  if (!row) return std::optional<AlertRecord>();
+  AlertRecord a = ReadAlert(stmt);
+  stmt.Reset();
+  return std::optional<AlertRecord>(std::move(a));
+}
+
+}  // namespace
+
+const char* AlertEventName(AlertEvent event) {
+  switch (event) {
+    case AlertEvent::kOpened: return "opened";
+    case AlertEvent::kWorsened: return "worsened";
+    case AlertEvent::kResolved: return "resolved";
+    case AlertEvent::kAcked: return "acked";
+  }
+  return "opened";
+}
+
+AlertStore::AlertStore(Store& store) : db_(store.db()) {}
+
+Result<std::optional<AlertRecord>> AlertStore::Active(int64_t fork_id, const std::string& rule) {
+  FS_ASSIGN_OR_RETURN(Statement stmt, db_.Prepare(std::string(kAlertColumns) +
+                                                  "WHERE a.fork_id = ?1 AND a.rule = ?2 AND a.state IN ('open', 'acked')"));
+  stmt.Bind(1, fork_id).Bind(2, rule);
+  return QueryOne(stmt);
+}
+
+Result<AlertRecord> AlertStore::Get(int64_t alert_id) {
+  FS_ASSIGN_OR_RETURN(Statement stmt, db_.Prepare(std::string(kAlertColumns) + "WHERE a.id = ?1"));
+  stmt.Bind(1, alert_id);
+  FS_ASSIGN_OR_RETURN(std::optional<AlertRecord> alert, QueryOne(stmt));
+  if (!alert) return NotFound("no alert " + std::to_string(alert_id));
+  return *alert;
+}
+
+Result<std::vector<AlertRecord>> AlertStore::List(const std::string& state, const std::string& fork, int limit) {
+  FS_ASSIGN_OR_RETURN(Statement stmt,
+                      db_.Prepare(std::string(kAlertColumns) +
+                                  "WHERE (?1 = '' OR a.state = ?1) AND (?2 = '' OR f.name = ?2) ORDER BY a.id DESC "
+                                  "LIMIT ?3"));
+  stmt.Bind(1, state).Bind(2, fork).Bind(3, limit);
+  std::vector<AlertRecord> out;
+  while (true) {
+    FS_ASSIGN_OR_RETURN(bool row, stmt.Step());
+    if (!row) break;
+    out.push_back(ReadAlert(stmt));
+  }
+  return out;
+}
+
+Status AlertStore::Enqueue(const AlertRecord& alert, AlertEvent event, int64_t now, const DeliveryPlanner& plan) {
+  if (!plan) return Status::Ok();
+  FS_ASSIGN_OR_RETURN(Statement stmt,
+                      db_.Prepare("INSERT INTO deliveries (id, alert_id, event, target, kind, body, state, "
+                                  "next_attempt_at, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'pending', ?7, ?7)"));
+  for (const DeliveryRecord& d : plan(alert, event)) {
+    stmt.Bind(1, d.id).Bind(2, alert.id).Bind(3, AlertEventName(event)).Bind(4, d.target).Bind(5, d.kind);
+    stmt.Bind(6, d.body).Bind(7, now);
+    FS_RETURN_IF_ERROR(stmt.Run());
+  }
+  return Status::Ok();
+}
+
+Result<std::optional<AlertChange>> AlertStore::Evaluate(int64_t fork_id, const AlertCondition& c, int64_t now,
+                                                        const DeliveryPlanner& plan) {
+  Transaction txn(db_);
+  FS_RETURN_IF_ERROR(txn.status());
+  FS_ASSIGN_OR_RETURN(std::optional<AlertRecord> active, Active(fork_id, c.rule));
+  if (!active && !c.firing) return std::optional<AlertChange>();
+  std::optional<AlertEvent> event;
+  int64_t id = 0;
+  if (!active) {
+    FS_ASSIGN_OR_RETURN(Statement insert,
+                        db_.Prepare("INSERT INTO alerts (fork_id, rule, state, severity, message, value, threshold, "
+                                    "notified_value, notified_count, opened_at, updated_at) "
+                                    "VALUES (?1, ?2, 'open', ?3, ?4, ?5, ?6, ?5, 1, ?7, ?7)"));
+    insert.Bind(1, fork_id).Bind(2, c.rule).Bind(3, c.severity).Bind(4, c.message).Bind(5, c.value);
+    insert.Bind(6, c.threshold).Bind(7, now);
+    FS_RETURN_IF_ERROR(insert.Run());
+    id = db_.LastInsertRowid();
+    event = AlertEvent::kOpened;
+  } else if (c.firing) {
+    const bool worse = c.value > active->notified_value;
+    FS_ASSIGN_OR_RETURN(Statement update,
+                        db_.Prepare("UPDATE alerts SET severity = ?2, message = ?3, value = ?4, threshold = ?5, "
+                                    "updated_at = ?6, notified_value = CASE WHEN ?7 THEN ?4 ELSE notified_value END, "
+                                    "notified_count = notified_count + ?7 WHERE id = ?1"));
+    update.Bind(1, active->id).Bind(2, c.severity).Bind(3, c.message).Bind(4, c.value).Bind(5, c.threshold);
+    update.Bind(6, now).Bind(7, worse ? 1 : 0);
+    FS_RETURN_IF_ERROR(update.Run());
+    id = active->id;
+    if (worse) event = AlertEvent::kWorsened;
+  } else {
+    // The message and value stay those of the condition that fired: what was resolved.
+    FS_ASSIGN_OR_RETURN(Statement resolve, db_.Prepare("UPDATE alerts SET state = 'resolved', resolved_at = ?2, "
+                                                       "updated_at = ?2 WHERE id = ?1"));
+    resolve.Bind(1, active->id).Bind(2, now);
+    FS_RETURN_IF_ERROR(resolve.Run());
+    id = active->id;
+    event = AlertEvent::kResolved;
+  }
+  FS_ASSIGN_OR_RETURN(AlertRecord alert, Get(id));
+  if (event) FS_RETURN_IF_ERROR(Enqueue(alert, *event, now, plan));
+  FS_RETURN_IF_ERROR(txn.Commit());
+  return std::optional<AlertChange>(AlertChange{std::move(alert), event});
+}
+
+Result<AlertChange> AlertStore::Ack(int64_t alert_id, const std::string& by, int64_t now, const DeliveryPlanner& plan) {
+  Transaction txn(db_);
+  FS_RETURN_IF_ERROR(txn.status());
+  FS_ASSIGN_OR_RETURN(AlertRecord alert, Get(alert_id));
+  if (alert.state == "resolved")
+    return FailedPrecondition("alert " + std::to_string(alert_id) + " is resolved; only open alerts can be acked");
+  if (alert.state == "acked") return AlertChange{std::move(alert), std::nullopt};
+  FS_ASSIGN_OR_RETURN(Statement ack, db_.Prepare("UPDATE alerts SET state = 'acked', acked_by = ?2, acked_at = ?3, "
+                                                 "updated_at = ?3 WHERE id = ?1"));
+  ack.Bind(1, alert_id).Bind(2, by).Bind(3, now);
+  FS_RETURN_IF_ERROR(ack.Run());
+  FS_ASSIGN_OR_RETURN(alert, Get(alert_id));
+  FS_RETURN_IF_ERROR(Enqueue(alert, AlertEvent::kAcked, now, plan));
+  FS_RETURN_IF_ERROR(txn.Commit());
+  return AlertChange{std::move(alert), AlertEvent::kAcked};
+}
+
+Result<ForkHealth> AlertStore::GetHealth(int64_t fork_id) {
+  FS_ASSIGN_OR_RETURN(Statement stmt,
+                      db_.Prepare("SELECT sync_failures, last_sync_error, last_sync_at, last_success_at, failing, "
+                                  "job_failures, last_job_sha, last_job_passed FROM fork_health WHERE fork_id = ?1"));
+  stmt.Bind(1, fork_id);
+  ForkHealth h;
+  FS_ASSIGN_OR_RETURN(bool row, stmt.Step());
+  if (!row) return h;
+  h.sync_failures = stmt.ColumnInt(0);
+  h.last_sync_error = stmt.ColumnText(1);
+  h.last_sync_at = stmt.ColumnInt64(2);
+  h.last_success_at = stmt.ColumnInt64(3);
+  h.failing = stmt.ColumnInt(4) != 0;
+  h.job_failures = stmt.ColumnInt(5);
+  h.last_job_sha = stmt.ColumnText(6);
+  h.last_job_passed = stmt.ColumnInt(7) != 0;
+  stmt.Reset();
+  return h;
+}
+
+Status AlertStore::SaveHealth(int64_t fork_id, const ForkHealth& h) {
+  FS_ASSIGN_OR_RETURN(
+      Statement stmt,
+      db_.Prepare("INSERT INTO fork_health (fork_id, sync_failures, last_sync_error, last_sync_at, last_success_at, "
+                  "failing, job_failures, last_job_sha, last_job_passed) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) "
+                  "ON CONFLICT(fork_id) DO UPDATE SET sync_failures = ?2, last_sync_error = ?3, last_sync_at = ?4, "
+                  "last_success_at = ?5, failing = ?6, job_failures = ?7, last_job_sha = ?8, last_job_passed = ?9"));
+  stmt.Bind(1, fork_id).Bind(2, h.sync_failures).Bind(3, h.last_sync_error).Bind(4, h.last_sync_at);
+  stmt.Bind(5, h.last_success_at).Bind(6, h.failing).Bind(7, h.job_failures).Bind(8, h.last_job_sha);
+  stmt.Bind(9, h.last_job_passed);
+  return stmt.Run();
+}
 
 }  // namespace forkscope::storage
