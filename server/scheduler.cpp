@@ -138,9 +138,18 @@ std::vector<Scheduler::Timeout> Scheduler::PollInFlight(int64_t now) {
   for (auto& [name, s] : forks_) {
     if (s.task_id.empty()) continue;
     Result<storage::TaskRecord> task = sync_.GetTask(s.task_id);
-    if (!task.ok() || task->state != "running") continue;  // queued, or finished and its hook is on the way
+    if (!task.ok() || task->state == "queued") continue;
     if (s.running_since_s == 0) s.running_since_s = now;
-    if (now - s.running_since_s >= options_.sync_timeout_s) timeouts.push_back({name, s.task_id});
+    if (now - s.running_since_s < options_.sync_timeout_s) continue;
+    if (task->state == "running") {
+      timeouts.push_back({name, s.task_id});
+      continue;
+    }
+    // Finished long ago and its outcome never reached the hook: stop waiting for it.
+    spdlog::warn("scheduler lost the outcome of task={} fork={}", s.task_id, name);
+    s.task_id.clear();
+    s.running_since_s = 0;
+    idle_cv_.notify_all();
   }
   return timeouts;
 }
@@ -171,6 +180,7 @@ void Scheduler::RecordOutcome(storage::Store& store, const std::string& fork, co
     h.failing = s.failing;
   }
   Reschedule(s, now, h);
+  if (!task_id.empty()) s.last_task_id = task_id;
   if (s.task_id == task_id || task_id.empty()) {
     s.task_id.clear();
     s.running_since_s = 0;
@@ -204,6 +214,7 @@ Result<int64_t> Scheduler::RunDue() {
   Refresh(now, records, health);
   AbandonTimedOut(PollInFlight(now));
   std::vector<std::pair<std::string, std::string>> refused;
+  bool retry_soon = false;
   {
     // Held while enqueueing, so a hook cannot report the task before its id is recorded here.
     std::lock_guard<std::mutex> lock(mu_);
@@ -211,7 +222,11 @@ Result<int64_t> Scheduler::RunDue() {
       auto it = forks_.find(rec.name);
       if (it == forks_.end() || !it->second.task_id.empty() || it->second.next_due_s > now) continue;
       Result<std::string> task = sync_.EnqueueSync(rec);
-      if (task.ok()) {
+      if (task.ok() && *task == it->second.last_task_id) {
+        // Coalesced into the sync whose outcome was just recorded: its worker has not let go of the
+        // fork yet. Not a new sync; try again in a moment.
+        retry_soon = true;
+      } else if (task.ok()) {
         it->second.task_id = *task;
         it->second.running_since_s = 0;
         spdlog::info("scheduled sync fork={} task={}", rec.name, *task);
@@ -222,9 +237,9 @@ Result<int64_t> Scheduler::RunDue() {
   }
   for (const auto& [fork, error] : refused) RecordOutcome(*store_, fork, "", false, "cannot queue a sync: " + error);
   std::lock_guard<std::mutex> lock(mu_);
-  int64_t next = now + kRefreshS;
+  int64_t next = now + (retry_soon ? 1 : kRefreshS);
   for (const auto& [name, s] : forks_) next = std::min(next, s.task_id.empty() ? s.next_due_s : now + kPollS);
-  return std::max(next, now);
+  return std::max(next, now + (retry_soon ? 1 : 0));
 }
 
 std::vector<ForkSchedule> Scheduler::Snapshot() const {

@@ -53,6 +53,7 @@ struct ForkSchedule {
   bool failing = false;
   std::string task_id;                // the sync in flight; "" when none
   int64_t running_since_s = 0;        // when first seen running (0: not yet, or none in flight)
+  std::string last_task_id;           // the task whose outcome was recorded last
 };
 
 class Scheduler {

@@ -76,7 +76,17 @@ struct Env {
     Pass();  // enqueues; the outcome's hook reschedules the fork (a fast failure may already have)
     REQUIRE(scheduler.WaitIdle(std::chrono::minutes(2)));
     REQUIRE(Get(fork).next_due_s > due);
+    WaitWorkersIdle();
     return Get(fork);
+  }
+  // Until the workers have let go of every task (after the hooks ran), so the next enqueue is new.
+  void WaitWorkersIdle() {
+    for (int i = 0; i < 6000; ++i) {
+      SyncStats stats = sync.Stats();
+      if (stats.running == 0 && stats.queued == 0) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    FAIL("sync workers still busy");
   }
   std::vector<storage::AlertRecord> Alerts(const std::string& state) {
     auto list = storage::AlertStore(*store).List(state, "", 100);
