@@ -9,6 +9,7 @@
 
 #include "server/cli.h"
 #include "server/demo.h"
+#include "server/drift_service.h"
 #include "server/http_server.h"
 #include "server/paths.h"
 #include "server/sync_service.h"
@@ -89,6 +90,7 @@ int RunDaemon(ServeOptions options) {
   }
   SyncOptions so{c.data_dir, c.database, c.workers, c.security.allow_foreign_owner, {}};
   SyncService sync(so, *rules);
+  sync.AddSyncHook(MakeDriftHook(SystemNowSeconds));
   if (Status st = sync.Start(); !st.ok()) {
     spdlog::error("database: {}", st.message());
     return kExitError;
