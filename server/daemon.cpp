@@ -107,6 +107,7 @@ int RunDaemon(ServeOptions options) {
   spdlog::info("listening url=http://{}:{} data_dir={} database={}", host, *port, c.data_dir, c.database);
   if (!options.port_file.empty()) std::ofstream(options.port_file) << *port << "\n";
   SyncUnanalysed(c.database, sync);
+  if (Status st = SyncForksWithoutDrift(c.database, sync); !st.ok()) spdlog::warn("drift start-up: {}", st.message());
 
   std::thread signal_thread([&http, signals] {
     int sig = 0;

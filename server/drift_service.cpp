@@ -26,6 +26,17 @@ analyzer::Analysis HeaderOf(const analyzer::Analysis& a) {
 
 }  // namespace
 
+Status SyncForksWithoutDrift(const std::string& database, SyncService& sync) {
+  FS_ASSIGN_OR_RETURN(auto store, storage::Store::Open(database));
+  FS_ASSIGN_OR_RETURN(auto forks, store->ListForks());
+  storage::DriftStore drift(store->db());
+  for (const auto& f : forks) {
+    FS_ASSIGN_OR_RETURN(auto latest, drift.Latest(f.id));
+    if (!latest) FS_RETURN_IF_ERROR(sync.EnqueueSync(f).status());
+  }
+  return Status::Ok();
+}
+
 int64_t SystemNowSeconds() {
   using namespace std::chrono;
   return duration_cast<seconds>(system_clock::now().time_since_epoch()).count();

@@ -26,6 +26,10 @@ Result<analyzer::DriftReport> StoreDriftOfOutcome(storage::Store& store, const s
 // and a failing drift computation is logged without failing the sync.
 SyncHook MakeDriftHook(std::function<int64_t()> now_s, analyzer::DriftOptions options = {});
 
+// At start-up: queues a sync of every registered fork that has no drift report yet (e.g. analysed
+// before drift existed), so the drift API answers without waiting for the next scheduled sync.
+Status SyncForksWithoutDrift(const std::string& database, SyncService& sync);
+
 // The system clock in unix seconds, for production wiring.
 int64_t SystemNowSeconds();
 

@@ -3,6 +3,9 @@
 #include <spdlog/spdlog.h>
 
 #include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <system_error>
 
 #include "analyzer/git/handles.h"
@@ -99,6 +102,17 @@ Status Clone(const std::string& url, const std::string& path, const MirrorOption
   return Fetch(url, path, options);
 }
 
+// One lock per mirror: two syncs sharing a URL (two forks of one upstream) must not clone into the
+// same temporary directory or fetch into the same mirror at once.
+std::mutex& MirrorLock(const std::string& path) {
+  static std::mutex mu;
+  static std::map<std::string, std::unique_ptr<std::mutex>> locks;
+  std::lock_guard<std::mutex> guard(mu);
+  auto& lock = locks[path];
+  if (!lock) lock = std::make_unique<std::mutex>();
+  return *lock;
+}
+
 }  // namespace
 
 int TransferProgress::Percent() const {
@@ -150,6 +164,7 @@ Result<MirrorResult> SyncMirror(const std::string& url, const MirrorOptions& opt
   if (options.allow_foreign_owner) git_libgit2_opts(GIT_OPT_SET_OWNER_VALIDATION, 0);
   MirrorResult result;
   result.path = MirrorPathFor(options.data_dir, url);
+  std::lock_guard<std::mutex> mirror_lock(MirrorLock(result.path));
   std::error_code ec;
   if (fs::exists(fs::path(result.path) / "HEAD", ec)) {
     spdlog::debug("mirror fetch url={} path={}", RedactUrl(url), result.path);

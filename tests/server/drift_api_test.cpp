@@ -205,5 +205,29 @@ TEST_CASE("daemon: drift after every sync, listings, history, errors", "[server]
   CHECK(Order(*c, "name") == V{"alpha"});
 }
 
+TEST_CASE("daemon: a fork analysed before its drift was stored gets a report at start-up", "[server][drift]") {
+  Env env;
+  {
+    Daemon d(env.Options());
+    auto c = d.Client();
+    REQUIRE(Call(*c, "POST", "/api/v1/forks", "/api/v1/forks", env.ForkBody("alpha", env.alpha), kAdmin).status == 201);
+    Sync(*c, "alpha");
+    REQUIRE(d.Terminate() == 0);
+  }
+  auto wiped = RunCommand("sqlite3 " + env.tmp.Sub("data/forkscope.db") + " 'DELETE FROM drift_reports' 2>&1");
+  REQUIRE(wiped.status == 0);
+  Daemon d(env.Options());
+  auto c = d.Client();
+  int status = 0;
+  for (int i = 0; i < 600 && status != 200; ++i) {
+    status = Call(*c, "GET", "/api/v1/forks/alpha/drift", "/api/v1/forks/{name}/drift").status;
+    if (status != 200) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  REQUIRE(status == 200);
+  json a = ForkDrift(*c, "alpha");
+  CHECK(a["upstream_sha"] == env.add_mul);
+  CHECK(a["behind"] == 0);
+}
+
 }  // namespace
 }  // namespace forkscope::testing
