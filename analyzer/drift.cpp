@@ -3,8 +3,8 @@
 // 1. Counts: ahead/behind from the commit graph; merge-base age = now - the merge-base's committer
 //    time, in days, rounded to 0.01 (never negative).
 // 2. Upstream commits touching patched files: upstream commits since the merge-base are walked oldest
-//    first (parents before children), each diffed against its first parent with rename detection
-//    (git's -M50%). Every file the fork changed is followed from its merge-base path (old_path for a
+//    first (parents before children), each diffed against its parent (a commit that deletes a
+//    followed file and adds others is diffed again with rename detection, git's -M50%). Every file the fork changed is followed from its merge-base path (old_path for a
 //    fork rename; the fork's own path for files the fork added) through upstream renames, so a
 //    commit that edits the file under its new upstream name is still reported under the fork's
 //    path. A commit touches a fork file when it modifies, deletes, renames or (re-)adds it at the
@@ -51,9 +51,9 @@ constexpr const char* kEmptyBlob = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391";
 
 double Round2(double x) { return std::round(x * 100.0) / 100.0; }
 
-int64_t SteadyMs() {
+int64_t SteadyUs() {
   using namespace std::chrono;
-  return duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count();
+  return duration_cast<microseconds>(steady_clock::now().time_since_epoch()).count();
 }
 
 // A fork-changed file followed through upstream's history.
@@ -101,6 +101,20 @@ class PathTracker {
 
   const std::vector<Tracked>& tracked() const { return tracked_; }
 
+  // Whether changes need rename detection to be followed: a followed file is deleted in a commit
+  // that also adds files (it may have moved there).
+  bool NeedsRenames(const std::vector<git::PathChange>& changes) const {
+    bool adds = false, deletes_followed = false;
+    for (const auto& c : changes) {
+      adds = adds || c.status == 'A';
+      if (c.status == 'D') {
+        auto it = by_path_.find(c.old_path);
+        deletes_followed = deletes_followed || (it != by_path_.end() && !it->second.empty());
+      }
+    }
+    return adds && deletes_followed;
+  }
+
  private:
   void Add(Tracked t) {
     by_path_[t.upstream_path].push_back(tracked_.size());
@@ -130,7 +144,10 @@ Status WalkUpstream(const git::PairRepo& repo, const Analysis& analysis, const D
   if (cut)
     report.notices.push_back("only the first " + std::to_string(options.max_commits) +
                              " upstream commits after the merge-base were scanned for files the fork patched");
-  for (const auto& c : commits) {
+  for (auto& c : commits) {
+    if (tracker.NeedsRenames(c.changes)) {
+      FS_ASSIGN_OR_RETURN(c.changes, repo.ChangesWithRenames(c.info.sha));
+    }
     std::set<size_t> touched = tracker.Apply(c.changes);
     if (touched.empty()) continue;
     std::map<std::string, Layer> by_path;  // sorted by the fork's path
@@ -281,17 +298,17 @@ Result<DriftReport> ComputeDrift(const ResolvedPair& pair, const Analysis& analy
                              ", not a common ancestor: drift is measured from it");
   FS_ASSIGN_OR_RETURN(auto repo, git::PairRepo::Open(pair.fork_mirror, pair.upstream_mirror));
   FS_RETURN_IF_ERROR(FillCounts(*repo, now, report));
-  int64_t t0 = SteadyMs();
+  int64_t t0 = SteadyUs();
   PathTracker tracker(analysis);
   FS_RETURN_IF_ERROR(WalkUpstream(*repo, analysis, options, tracker, report));
-  int64_t t1 = SteadyMs();
+  int64_t t1 = SteadyUs();
   FS_RETURN_IF_ERROR(PredictConflicts(*repo, analysis, tracker, report));
-  int64_t t2 = SteadyMs();
+  int64_t t2 = SteadyUs();
   FS_RETURN_IF_ERROR(FindRedundantHunks(*repo, analysis, tracker, options, report));
-  int64_t t3 = SteadyMs();
+  int64_t t3 = SteadyUs();
   report.risk = DriftRisk(report);
-  spdlog::debug("drift fork={} behind={} walked={} touching={} conflicts={} redundant={} walk_ms={} merge_ms={} "
-                "redundant_ms={}",
+  spdlog::debug("drift fork={} behind={} walked={} touching={} conflicts={} redundant={} walk_us={} merge_us={} "
+                "redundant_us={}",
                 report.fork, report.behind, report.upstream_commits_scanned,
                 report.upstream_commits_touching_patched.size(), report.predicted_conflicts.size(),
                 report.redundant_hunks.size(), t1 - t0, t2 - t1, t3 - t2);

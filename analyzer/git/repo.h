@@ -112,9 +112,12 @@ class PairRepo {
 
   // --- drift (repo_drift.cpp) ---
   // Commits reachable from head and not from base, parents before children (oldest first), at most
-  // limit, each with its changes against its first parent (rename detection as git's -M50%).
+  // limit, each with its file changes against its parent ('A', 'D', 'M'; no rename detection: a
+  // commit costs the subtrees it changed, not the size of the tree).
   Result<std::vector<CommitChanges>> CommitsOldestFirst(const std::string& base, const std::string& head,
                                                         int limit) const;
+  // A non-merge commit's changes against its parent with renames detected ('R', as git's -M50%).
+  Result<std::vector<PathChange>> ChangesWithRenames(const std::string& sha) const;
   // Three-way merge of the commits' trees in memory (no work tree, no index on disk): ancestor is the
   // merge-base, ours the upstream head, theirs the fork head. Returns the conflicted paths in index order.
   Result<std::vector<MergeConflictPaths>> MergeConflicts(const std::string& ancestor, const std::string& ours,

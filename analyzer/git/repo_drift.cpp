@@ -2,6 +2,9 @@
 // blob lookups by path and blob-to-blob hunks. Same thread contract as repo.cpp (one thread).
 #include <git2.h>
 
+#include <map>
+#include <tuple>
+
 #include "analyzer/git/handles.h"
 #include "analyzer/git/repo_impl.h"
 
@@ -64,8 +67,82 @@ Status DetectRenames(git_diff* diff) {
   return FromGit(git_diff_find_similar(diff, &fo), "rename detection");
 }
 
-// The changes of a non-merge commit against its parent (the empty tree for a root commit).
-Result<std::vector<PathChange>> ChangesOf(git_repository* repo, git_commit* commit) {
+Result<TreePtr> LookupTree(git_repository* repo, const git_oid* oid) {
+  git_tree* raw = nullptr;
+  int rc = git_tree_lookup(&raw, repo, oid);
+  if (rc < 0) return FromGit(rc, "tree " + OidHex(*oid));
+  return TreePtr(raw);
+}
+
+// Every file under a tree, reported as added ('A') or deleted ('D').
+Status CollectFiles(git_repository* repo, const git_tree* tree, const std::string& prefix, char status,
+                    std::vector<PathChange>& out) {
+  for (size_t i = 0; i < git_tree_entrycount(tree); ++i) {
+    const git_tree_entry* e = git_tree_entry_byindex(tree, i);
+    std::string path = prefix + git_tree_entry_name(e);
+    if (git_tree_entry_type(e) == GIT_OBJECT_TREE) {
+      FS_ASSIGN_OR_RETURN(TreePtr sub, LookupTree(repo, git_tree_entry_id(e)));
+      FS_RETURN_IF_ERROR(CollectFiles(repo, sub.get(), path + "/", status, out));
+    } else {
+      out.push_back(status == 'A' ? PathChange{'A', "", path} : PathChange{'D', path, ""});
+    }
+  }
+  return Status::Ok();
+}
+
+Status CompareEntries(git_repository* repo, const git_tree_entry* a, const git_tree_entry* b, const std::string& path,
+                      std::vector<PathChange>& out);
+
+// The files that differ between two trees (either may be null), without rename detection. Like git's
+// own tree diff, and unlike git_diff_tree_to_tree, it skips subtrees whose ids are equal, so a commit
+// costs what it changed rather than the size of the tree.
+Status CompareTrees(git_repository* repo, const git_tree* a, const git_tree* b, const std::string& prefix,
+                    std::vector<PathChange>& out) {
+  std::map<std::string, std::pair<const git_tree_entry*, const git_tree_entry*>> entries;
+  for (size_t i = 0; a && i < git_tree_entrycount(a); ++i) {
+    const git_tree_entry* e = git_tree_entry_byindex(a, i);
+    entries[git_tree_entry_name(e)].first = e;
+  }
+  for (size_t i = 0; b && i < git_tree_entrycount(b); ++i) {
+    const git_tree_entry* e = git_tree_entry_byindex(b, i);
+    entries[git_tree_entry_name(e)].second = e;
+  }
+  for (const auto& [name, pair] : entries)
+    FS_RETURN_IF_ERROR(CompareEntries(repo, pair.first, pair.second, prefix + name, out));
+  return Status::Ok();
+}
+
+Status CompareEntries(git_repository* repo, const git_tree_entry* a, const git_tree_entry* b, const std::string& path,
+                      std::vector<PathChange>& out) {
+  bool a_tree = a && git_tree_entry_type(a) == GIT_OBJECT_TREE;
+  bool b_tree = b && git_tree_entry_type(b) == GIT_OBJECT_TREE;
+  if (a && b && git_oid_equal(git_tree_entry_id(a), git_tree_entry_id(b)) &&
+      git_tree_entry_filemode(a) == git_tree_entry_filemode(b))
+    return Status::Ok();
+  if (a_tree && b_tree) {
+    FS_ASSIGN_OR_RETURN(TreePtr ta, LookupTree(repo, git_tree_entry_id(a)));
+    FS_ASSIGN_OR_RETURN(TreePtr tb, LookupTree(repo, git_tree_entry_id(b)));
+    return CompareTrees(repo, ta.get(), tb.get(), path + "/", out);
+  }
+  if (a && b && !a_tree && !b_tree) {
+    out.push_back({'M', path, path});
+    return Status::Ok();
+  }
+  // One side only, or a file replaced by a directory (or the reverse): deletions, then additions.
+  for (const auto& [entry, is_tree, status] : {std::tuple{a, a_tree, 'D'}, std::tuple{b, b_tree, 'A'}}) {
+    if (!entry) continue;
+    if (!is_tree) {
+      out.push_back(status == 'A' ? PathChange{'A', "", path} : PathChange{'D', path, ""});
+      continue;
+    }
+    FS_ASSIGN_OR_RETURN(TreePtr t, LookupTree(repo, git_tree_entry_id(entry)));
+    FS_RETURN_IF_ERROR(CollectFiles(repo, t.get(), path + "/", status, out));
+  }
+  return Status::Ok();
+}
+
+// The trees of a non-merge commit and of its parent (null for a root commit).
+Result<std::pair<TreePtr, TreePtr>> CommitAndParentTrees(git_commit* commit) {
   git_tree* tree_raw = nullptr;
   FS_RETURN_IF_ERROR(FromGit(git_commit_tree(&tree_raw, commit), "commit tree"));
   TreePtr tree(tree_raw);
@@ -78,9 +155,16 @@ Result<std::vector<PathChange>> ChangesOf(git_repository* repo, git_commit* comm
     FS_RETURN_IF_ERROR(FromGit(git_commit_tree(&pt, parent.get()), "parent tree"));
     parent_tree.reset(pt);
   }
+  return std::make_pair(std::move(parent_tree), std::move(tree));
+}
+
+// The changes of a non-merge commit against its parent (the empty tree for a root commit), renames
+// detected.
+Result<std::vector<PathChange>> ChangesOf(git_repository* repo, git_commit* commit) {
+  FS_ASSIGN_OR_RETURN(auto trees, CommitAndParentTrees(commit));
   git_diff* diff_raw = nullptr;
   FS_RETURN_IF_ERROR(
-      FromGit(git_diff_tree_to_tree(&diff_raw, repo, parent_tree.get(), tree.get(), nullptr), "commit diff"));
+      FromGit(git_diff_tree_to_tree(&diff_raw, repo, trees.first.get(), trees.second.get(), nullptr), "commit diff"));
   DiffPtr diff(diff_raw);
   FS_RETURN_IF_ERROR(DetectRenames(diff.get()));
   std::vector<PathChange> out;
@@ -156,11 +240,20 @@ Result<std::vector<CommitChanges>> PairRepo::CommitsOldestFirst(const std::strin
     cc.info.committer_time = git_commit_committer(c.get())->when.time;
     cc.merge = git_commit_parentcount(c.get()) > 1;
     if (!cc.merge) {
-      FS_ASSIGN_OR_RETURN(cc.changes, ChangesOf(repo, c.get()));
+      FS_ASSIGN_OR_RETURN(auto trees, CommitAndParentTrees(c.get()));
+      FS_RETURN_IF_ERROR(CompareTrees(repo, trees.first.get(), trees.second.get(), "", cc.changes));
     }
     out.push_back(std::move(cc));
   }
   return out;
+}
+
+Result<std::vector<PathChange>> PairRepo::ChangesWithRenames(const std::string& sha) const {
+  git_repository* repo = impl_->fork.get();
+  FS_ASSIGN_OR_RETURN(git_oid oid, ParseOid(sha));
+  FS_ASSIGN_OR_RETURN(CommitPtr c, LookupCommit(repo, oid));
+  if (git_commit_parentcount(c.get()) > 1) return std::vector<PathChange>();
+  return ChangesOf(repo, c.get());
 }
 
 Result<std::vector<MergeConflictPaths>> PairRepo::MergeConflicts(const std::string& ancestor, const std::string& ours,

@@ -66,6 +66,7 @@ const std::string kLaunch = "  scale_kernel<<<(n + 255) / 256, 256>>>(out, in, s
 const Rules& DefaultRules() {
   static Rules rules = [] {
     auto r = Rules::LoadDefault();
+    INFO(r.status().ToString());
     REQUIRE(r.ok());
     return *r;
   }();

@@ -5,3 +5,5 @@ build=${1:-build}
 here=$(cd "$(dirname "$0")" && pwd)
 echo "== analysis: forkscope vs git CLI"
 python3 "$here/analysis_bench.py" "$build/forkscope"
+echo "== drift: conflict prediction vs git merge-tree, sweep vs a shell loop of git commands"
+python3 "$here/drift_bench.py" "$build/forkscope"
