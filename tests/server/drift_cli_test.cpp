@@ -85,5 +85,20 @@ TEST_CASE("drift errors exit with code 2", "[server][drift][cli]") {
   CHECK(Forkscope("drift --fork " + fork.path() + " --upstream " + up.path() + " --max-commits 0" + data).status == 2);
 }
 
+TEST_CASE("the demo shows real drift for the compat fork", "[server][drift][cli]") {
+  TempDir tmp;
+  auto r = Forkscope("demo --data-dir " + tmp.Sub("data"));
+  REQUIRE(r.status == 0);
+  auto at = r.out.find("drift of fastops-paddle");
+  REQUIRE(at != std::string::npos);
+  std::string compat = r.out.substr(at, r.out.find("== fastops-native") - at);
+  CHECK_THAT(compat, Catch::Contains("ahead 1, behind 4"));
+  CHECK_THAT(compat, Catch::Contains("upstream commits touching patched files: 3"));
+  CHECK_THAT(compat, Catch::Contains("predicted conflicts: 2\n  csrc/bindings.cpp (cpp_compat)\n  fastops/ops.py (python)"));
+  CHECK_THAT(compat, Catch::Contains("redundant hunks: 1\n  csrc/fastops_kernels.cu @@ -21 +21 @@"));
+  auto rows = RunCommand("sqlite3 " + tmp.Sub("data") + "/forkscope.db 'select count(*) from drift_reports' 2>&1");
+  CHECK(rows.out == "2\n");
+}
+
 }  // namespace
 }  // namespace forkscope::testing
