@@ -44,6 +44,7 @@ int RunCli(int argc, char** argv) {
       AddServeCommand(app),
       AddDemoCommand(app),
       AddCheckCommand(app),
+      AddDriftCommand(app),
   };
   try {
     app.parse(argc, argv);

@@ -28,6 +28,7 @@ Command AddAnalyzeCommand(CLI::App& app);
 Command AddServeCommand(CLI::App& app);
 Command AddDemoCommand(CLI::App& app);
 Command AddCheckCommand(CLI::App& app);
+Command AddDriftCommand(CLI::App& app);
 
 int RunCli(int argc, char** argv);
 

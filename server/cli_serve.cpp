@@ -3,11 +3,13 @@
 
 #include <memory>
 
+#include "analyzer/drift_render.h"
 #include "analyzer/report.h"
 #include "server/analysis_service.h"
 #include "server/cli.h"
 #include "server/daemon.h"
 #include "server/demo.h"
+#include "server/drift_service.h"
 #include "server/paths.h"
 
 namespace forkscope::server {
@@ -74,6 +76,8 @@ int RunDemo(const std::string& data_dir_flag) {
       return kExitError;
     }
     PrintOut("== " + f.name + " (" + f.fork_url + ")\n" + analyzer::RenderText(outcome->analysis));
+    auto drift = StoreDriftOfOutcome(**store, f.name, *outcome, SystemNowSeconds());
+    PrintOut(drift.ok() ? analyzer::RenderDriftText(*drift) : "drift: " + drift.status().message());
   }
   PrintOut("demo forks registered in " + DatabasePath(data_dir) + "; run `forkscope serve --data-dir " + data_dir +
            "` to browse them");

@@ -10,6 +10,7 @@
 #include "server/alerts.h"
 #include "server/cli.h"
 #include "server/demo.h"
+#include "server/drift_service.h"
 #include "server/http_server.h"
 #include "server/paths.h"
 #include "server/scheduler.h"
@@ -60,16 +61,6 @@ Status PrepareConfig(ServeOptions& options) {
   return ReconcileForks(c.database, c.forks);
 }
 
-// Queues a first sync of every fork that has never been analysed.
-void SyncUnanalysed(const std::string& database, SyncService& sync) {
-  auto store = storage::Store::Open(database);
-  if (!store.ok()) return;
-  auto forks = (*store)->ListForks();
-  if (!forks.ok()) return;
-  for (const auto& f : *forks)
-    if (!f.latest_analysis_id) (void)sync.EnqueueSync(f);
-}
-
 }  // namespace
 
 int RunDaemon(ServeOptions options) {
@@ -97,6 +88,12 @@ int RunDaemon(ServeOptions options) {
   SyncOptions so{c.data_dir, c.database, c.workers, c.security.allow_foreign_owner, {}};
   SyncService sync(so, *rules);
   Scheduler scheduler({c.database, 10, c.sync_backoff_max_s, c.sync_timeout_s, 0}, SystemClock(), sync, alerts);
+  sync.AddSyncHook(MakeDriftHook(SystemNowSeconds, {},
+                                 [&alerts](storage::Store& store, const std::string& fork,
+                                           const analyzer::DriftReport& report) {
+                                   Status st = alerts.OnDrift(store, fork, report);
+                                   if (!st.ok()) spdlog::warn("alerts fork={} error={}", fork, st.message());
+                                 }));
   if (Status st = sync.Start(); !st.ok()) {
     spdlog::error("database: {}", st.message());
     return kExitError;
@@ -130,7 +127,7 @@ int RunDaemon(ServeOptions options) {
   std::string host = c.http.listen.substr(0, c.http.listen.rfind(':'));
   spdlog::info("listening url=http://{}:{} data_dir={} database={}", host, *port, c.data_dir, c.database);
   if (!options.port_file.empty()) std::ofstream(options.port_file) << *port << "\n";
-  SyncUnanalysed(c.database, sync);
+  if (Status st = SyncForksWithoutDrift(c.database, sync); !st.ok()) spdlog::warn("start-up syncs: {}", st.message());
 
   std::thread signal_thread([&http, signals] {
     int sig = 0;

@@ -25,6 +25,13 @@ Status BuildUpstream(const std::string& path) {
   FS_RETURN_IF_ERROR(repo->CommitTree("main", next, "Add mul", kUpstreamTime + 20 * kDay).status());
   next["docs/usage.md"] = "# Usage\n\n```python\nimport fastops\n```\n";
   FS_RETURN_IF_ERROR(repo->CommitTree("main", next, "Document usage", kUpstreamTime + 21 * kDay).status());
+  // Upstream takes the compat fork's own kernel fix (that fork hunk becomes redundant) ...
+  next["csrc/fastops_kernels.cu"] = DemoUpstreamFp32Kernels();
+  FS_RETURN_IF_ERROR(repo->CommitTree("main", next, "Keep the scale in fp32", kUpstreamTime + 24 * kDay).status());
+  // ... and rewrites the line the compat fork bridged (a predicted conflict in cpp_compat).
+  next["csrc/bindings.cpp"] = DemoUpstreamStreamBindings();
+  FS_RETURN_IF_ERROR(
+      repo->CommitTree("main", next, "Record the stream of the copy", kUpstreamTime + 26 * kDay).status());
   return Status::Ok();
 }
 

@@ -306,6 +306,16 @@ FileTree DemoCompatForkTree() {
   return t;
 }
 
+std::string DemoUpstreamFp32Kernels() {
+  return Replace(kKernelsCu, "    out[i] = input[i] * scale;\n",
+                 "    // Paddle: keep the multiply in fp32 to match the reference\n"
+                 "    out[i] = __fmul_rn(input[i], scale);\n");
+}
+
+std::string DemoUpstreamStreamBindings() {
+  return Replace(kBindingsCpp, "  src.record_stream(stream);\n", "  src.record_stream(c10::Stream(stream));\n");
+}
+
 FileTree DemoNativeForkTree() {
   FileTree t = DemoUpstreamTree();
   for (const char* f : {"fastops/__init__.py", "fastops/utils.py", "fastops/helpers.py", "fastops/ops.py",

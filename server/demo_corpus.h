@@ -21,6 +21,11 @@ FileTree DemoUpstreamTree();
 // compat gap marked with Compat-Gap/Scope/Remove-When comments in bindings.cpp.
 FileTree DemoCompatForkTree();
 
+// Upstream's later versions of two files: the scale kernel kept in fp32 exactly as the compat fork
+// does it, and copy_async recording the stream through a c10::Stream (where the fork bridged the call).
+std::string DemoUpstreamFp32Kernels();
+std::string DemoUpstreamStreamBindings();
+
 // Native port: fastops/ moved to paddle_fastops/ with torch -> paddle rewrites, PD_BUILD_OP C++,
 // setup_ops.py, upstream tests copied into tests_paddle/ (one verbatim, one adapted).
 FileTree DemoNativeForkTree();

@@ -15,6 +15,7 @@
 #include "analyzer/unified_diff.h"
 #include "server/analysis_service.h"
 #include "server/alert_routes.h"
+#include "server/drift_routes.h"
 #include "server/json_codec.h"
 #include "server/router.h"
 
@@ -169,6 +170,7 @@ class Routes {
     Add("GET", R"(/api/v1/patterns/([^/]+))", Read(), [](auto& q, auto& r, auto& st) { Pattern(q, r, st); });
     Add("POST", "/api/v1/check", TokenScope::kWrite, [this](auto& q, auto& r, auto& st) { Check(q, r, st); });
     InstallAlertRoutes(router_);
+    InstallDriftRoutes(router_);
   }
 
  private:

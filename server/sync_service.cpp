@@ -210,14 +210,15 @@ void SyncService::RunJob(storage::Store& store, Job& job) {
     t.error = stopping_ ? "interrupted: the daemon stopped" : outcome.status().message();
     spdlog::warn("sync failed task={} fork={} error={}", t.id, t.fork_name, t.error);
   }
-  UpdateTask(t);
   bool abandoned = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
     abandoned = abandoned_.count(t.id) > 0;
   }
+  // Hooks (drift, alerts) run before the task is marked finished: a finished sync has its drift.
   if (!job.is_check && !abandoned)
     for (const auto& hook : hooks_) hook(store, t, outcome.ok() ? &*outcome : nullptr);
+  UpdateTask(t);
   {
     std::lock_guard<std::mutex> lock(mu_);
     abandoned_.erase(t.id);

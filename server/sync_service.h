@@ -41,8 +41,9 @@ struct SyncStats {
 
 struct AnalysisOutcome;
 
-// Called on the worker thread after every sync task finishes, with the worker's Store; outcome is null
-// when the sync failed. Hooks run in the order they were added (drift first, then alerts).
+// Called on the worker thread after every sync task's analysis, with the worker's Store; outcome is null
+// when the sync failed. Hooks run in the order they were added (drift first, then alerts), before the
+// task is marked finished (so a finished task's drift is stored).
 using SyncHook =
     std::function<void(storage::Store& store, const storage::TaskRecord& task, const AnalysisOutcome* outcome)>;
 

@@ -7,6 +7,9 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <system_error>
 
 #include "analyzer/git/handles.h"

@@ -4,14 +4,10 @@
 #include <filesystem>
 
 #include "analyzer/git/handles.h"
+#include "analyzer/git/repo_impl.h"
 
 namespace forkscope::analyzer::git {
 namespace fs = std::filesystem;
-
-struct PairRepo::Impl {
-  RepoPtr fork;      // sees upstream objects through an alternate
-  RepoPtr upstream;
-};
 
 namespace {
 
@@ -268,6 +264,7 @@ Result<CommitInfo> PairRepo::Commit(const std::string& sha) const {
   const char* summary = git_commit_summary(c.get());
   info.subject = summary ? summary : "";
   info.author_time = git_commit_author(c.get())->when.time;
+  info.committer_time = git_commit_committer(c.get())->when.time;
   return info;
 }
 

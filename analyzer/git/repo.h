@@ -19,6 +19,30 @@ struct CommitInfo {
   std::string sha;
   std::string subject;
   int64_t author_time = 0;  // unix seconds
+  int64_t committer_time = 0;
+};
+
+// One file change of a commit against its parent, renames detected ('R': old_path -> new_path).
+struct PathChange {
+  char status = 'M';        // 'A' added, 'D' deleted, 'M' modified, 'R' renamed, 'T' type change
+  std::string old_path;     // "" when added
+  std::string new_path;     // "" when deleted
+};
+
+// A commit with the files it changed against its first parent; merges carry no changes (their
+// content arrives through the commits they merge).
+struct CommitChanges {
+  CommitInfo info;
+  bool merge = false;
+  std::vector<PathChange> changes;
+};
+
+// A path the in-memory three-way merge left conflicted; a side's path is "" where that side has
+// no file (e.g. theirs deleted it).
+struct MergeConflictPaths {
+  std::string ancestor_path;
+  std::string our_path;
+  std::string their_path;
 };
 
 // A changed file as the diff produced it, with what the classifier and move detection need.
@@ -89,6 +113,24 @@ class PairRepo {
       const std::unordered_set<std::string>& oids) const;
   // Contents of a blob ("" for a missing one).
   std::string BlobText(const std::string& oid, size_t max_bytes) const;
+
+  // --- drift (repo_drift.cpp) ---
+  // Commits reachable from head and not from base, parents before children (oldest first), at most
+  // limit, each with its file changes against its parent ('A', 'D', 'M'; no rename detection: a
+  // commit costs the subtrees it changed, not the size of the tree).
+  Result<std::vector<CommitChanges>> CommitsOldestFirst(const std::string& base, const std::string& head,
+                                                        int limit) const;
+  // A non-merge commit's changes against its parent with renames detected ('R', as git's -M50%).
+  Result<std::vector<PathChange>> ChangesWithRenames(const std::string& sha) const;
+  // Three-way merge of the commits' trees in memory (no work tree, no index on disk): ancestor is the
+  // merge-base, ours the upstream head, theirs the fork head. Returns the conflicted paths in index order.
+  Result<std::vector<MergeConflictPaths>> MergeConflicts(const std::string& ancestor, const std::string& ours,
+                                                         const std::string& theirs) const;
+  // Blob id of path in a commit's tree; "" when the path is absent or not a file.
+  Result<std::string> BlobAt(const std::string& commit, const std::string& path) const;
+  // Hunks (with lines) of the diff between two blobs ("" = empty side), as the tree diff makes them.
+  Result<std::vector<Hunk>> BlobHunks(const std::string& old_oid, const std::string& new_oid,
+                                      int context_lines) const;
 
   // Opaque to callers: libgit2 handles live in the implementation.
   struct Impl;

@@ -215,7 +215,12 @@ TEST_CASE("daemon: alerts API, and deliveries pending at SIGKILL arrive after a 
         if (delivery["state"] != "delivered") return false;
       return true;
     }));
-    CHECK(all.size() == pending.size() + 3 + 3 + 3);  // + worsened a, worsened b, resolved a
+    // Once a syncs, its drift is evaluated too: the corpus's commits date from 2023, so the
+    // merge-base-age rule opens an alert for it.
+    json opened = Alerts(*c, "?fork=broken-a&state=open");
+    REQUIRE(opened.size() == 1);
+    CHECK(opened[0]["rule"] == "merge-base-age");
+    CHECK(all.size() == pending.size() + 3 + 3 + 3 + 3);  // + worsened a, worsened b, resolved a, age of a
     std::map<std::string, int> acknowledged = env.receiver.AcknowledgedById();
     CHECK(acknowledged.size() == all.size());
     for (const auto& [id, delivery] : all) {

@@ -77,7 +77,7 @@ TEST_CASE("demo lays out real repositories and analyses them", "[server][cli]") 
   CHECK(r.out.find("fastops-paddle") != std::string::npos);
   CHECK(r.out.find("fastops-native") != std::string::npos);
   auto log = RunCommand("git -C " + tmp.Sub("data/demo/fastops.git") + " log --format=%s main");
-  CHECK(log.out == "Document usage\nAdd mul\nfastops 0.3.0\n");
+  CHECK(log.out == "Record the stream of the copy\nKeep the scale in fp32\nDocument usage\nAdd mul\nfastops 0.3.0\n");
   auto again = Forkscope("demo --data-dir " + tmp.Sub("data"));
   CHECK(again.status == 0);
 }
