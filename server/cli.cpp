@@ -44,6 +44,8 @@ int RunCli(int argc, char** argv) {
       AddServeCommand(app),
       AddDemoCommand(app),
       AddCheckCommand(app),
+      AddJobCommand(app),
+      AddTraceDiffCommand(app),
   };
   try {
     app.parse(argc, argv);

@@ -10,6 +10,7 @@
 #include "server/cli.h"
 #include "server/demo.h"
 #include "server/http_server.h"
+#include "server/job_service.h"
 #include "server/paths.h"
 #include "server/sync_service.h"
 
@@ -89,16 +90,25 @@ int RunDaemon(ServeOptions options) {
   }
   SyncOptions so{c.data_dir, c.database, c.workers, c.security.allow_foreign_owner, {}};
   SyncService sync(so, *rules);
-  if (Status st = sync.Start(); !st.ok()) {
-    spdlog::error("database: {}", st.message());
+  auto jobs = CreateJobService(c, *rules);
+  if (!jobs.ok()) {
+    spdlog::error("jobs: {}", jobs.status().message());
     return kExitError;
   }
-  ServerContext ctx{c, *rules, c.database, &sync, {}};
+  sync.AddSyncHook((*jobs)->MakeSyncHook());
+  Status started = sync.Start();
+  if (started.ok()) started = (*jobs)->Start();
+  if (!started.ok()) {
+    spdlog::error("database: {}", started.message());
+    return kExitError;
+  }
+  ServerContext ctx{c, *rules, c.database, &sync, {}, jobs->get()};
   HttpServer http(ctx);
   auto port = http.Bind();
   if (!port.ok()) {
     spdlog::error("{}", port.status().message());
     sync.Shutdown();
+    (*jobs)->Shutdown();
     return kExitError;
   }
   std::string host = c.http.listen.substr(0, c.http.listen.rfind(':'));
@@ -114,6 +124,7 @@ int RunDaemon(ServeOptions options) {
   });
   http.Serve();
   sync.Shutdown();
+  (*jobs)->Shutdown();
   // The signal thread is still waiting when the server stopped for another reason.
   pthread_kill(signal_thread.native_handle(), SIGTERM);
   signal_thread.join();

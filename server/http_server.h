@@ -13,6 +13,8 @@
 
 namespace forkscope::server {
 
+class JobService;
+
 // Everything the handlers need; outlives the HttpServer.
 struct ServerContext {
   Config config;
@@ -20,6 +22,7 @@ struct ServerContext {
   std::string database;
   SyncService* sync = nullptr;
   Metrics metrics;
+  JobService* jobs = nullptr;      // build jobs (server/job_routes.cpp); null when not running
 };
 
 class HttpServer {
