@@ -139,9 +139,12 @@ class StageRun {
     rec_.exit_code = o.exit_code;
     rec_.reason = o.reason;
     rec_.finished_at = ctx_.now_s();
-    rec_.duration_ms = started_ ? std::chrono::duration_cast<std::chrono::milliseconds>(
-                                      std::chrono::steady_clock::now() - *started_).count()
-                                : (rec_.finished_at - rec_.started_at) * 1000;
+    if (o.run_ms) rec_.duration_ms = *o.run_ms;
+    else if (started_)
+      rec_.duration_ms =
+          std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - *started_).count();
+    else
+      rec_.duration_ms = (rec_.finished_at - rec_.started_at) * 1000;
     if (!o.node.empty()) NoteNode(o.node);
     if (spec.name == "compare" && rec_.state == JobState::kPassed) CompareTraces(job_, spec, rec_, ctx_);
     rec_.log_tail = ReadLogTail(cmd.log_path);

@@ -10,6 +10,7 @@ namespace fs = std::filesystem;
 namespace {
 
 Result<RepoPtr> OpenAny(const std::string& path) {
+  GlobalInit();
   git_repository* raw = nullptr;
   // No search upwards: the caller names the repository exactly.
   int rc = git_repository_open_ext(&raw, path.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr);

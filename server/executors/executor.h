@@ -57,7 +57,16 @@ struct StageOutcome {
   std::optional<int> exit_code;
   std::string reason;               // "" when passed
   std::string node;                 // where it ran (Slurm node list), if known
+  std::optional<int64_t> run_ms;    // how long it ran, when the executor knows better than the caller
 };
+
+// An outcome without exit code (the stage did not run to its own end).
+inline StageOutcome EndedWithout(storage::JobState state, std::string reason) {
+  StageOutcome o;
+  o.state = state;
+  o.reason = std::move(reason);
+  return o;
+}
 
 // Stop requests for a running job, set from other threads: cancel (a user's request) ends the stage
 // as cancelled; detach (shutdown) lets a Slurm stage run on and stops a local one.

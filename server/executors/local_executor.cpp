@@ -88,9 +88,9 @@ RunnerInfo LocalExecutor::Runner() {
 StageOutcome LocalExecutor::Run(const StageCommand& cmd, const StopFlags& stop, const StageEvents& events) {
   auto now = options_.now ? options_.now : SteadyNow([] { return Clock::now(); });
   CappedLog log(cmd.log_path, cmd.log_cap_bytes);
-  if (Status st = log.Open(); !st.ok()) return StageOutcome{JobState::kFailed, std::nullopt, st.message(), ""};
+  if (Status st = log.Open(); !st.ok()) return EndedWithout(JobState::kFailed, st.message());
   int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) return StageOutcome{JobState::kFailed, std::nullopt, "pipe failed", ""};
+  if (pipe2(fds, O_CLOEXEC) != 0) return EndedWithout(JobState::kFailed, "pipe failed");
   fcntl(fds[0], F_SETFL, O_NONBLOCK);
   SpawnSpec spec{{"/bin/sh", "-c", cmd.script}, cmd.env, cmd.workdir, fds[1], fds[1]};
   auto pid = SpawnGroup(spec);
@@ -99,7 +99,7 @@ StageOutcome LocalExecutor::Run(const StageCommand& cmd, const StopFlags& stop, 
     ::close(fds[0]);
     log.Note("[forkscope: " + pid.status().message() + "]");
     (void)log.Finish();
-    return StageOutcome{JobState::kFailed, std::nullopt, pid.status().message(), ""};
+    return EndedWithout(JobState::kFailed, pid.status().message());
   }
   spdlog::debug("stage started job={} stage={} pgid={}", cmd.job_id, cmd.stage, *pid);
   if (events.started) events.started();
@@ -135,7 +135,7 @@ StageOutcome LocalExecutor::Run(const StageCommand& cmd, const StopFlags& stop, 
 }
 
 StageOutcome LocalExecutor::Resume(const StageCommand&, const std::string&, const StopFlags&, const StageEvents&) {
-  return StageOutcome{JobState::kLost, std::nullopt, "the daemon restarted while the stage ran", ""};
+  return EndedWithout(JobState::kLost, "the daemon restarted while the stage ran");
 }
 
 }  // namespace forkscope::server

@@ -53,6 +53,7 @@ StageOutcome FinalOutcome(const SlurmJobStatus& s, const std::string& id) {
   StageOutcome o;
   o.node = s.node;
   o.exit_code = s.exit_code;
+  if (s.run_s) o.run_ms = *s.run_s * 1000;
   o.state = MapSlurmState(s.state);
   if (o.state == JobState::kPassed) return o;
   o.reason = "Slurm job " + id + " " + s.state;
@@ -95,6 +96,27 @@ JobState MapSlurmState(std::string_view state) {
   return JobState::kLost;  // NODE_FAIL, BOOT_FAIL, PREEMPTED, REVOKED, SPECIAL_EXIT, unknown
 }
 
+std::optional<int64_t> ParseSlurmDuration(std::string_view text) {
+  int64_t days = 0;
+  if (size_t dash = text.find('-'); dash != std::string_view::npos) {
+    days = std::atoll(std::string(text.substr(0, dash)).c_str());
+    text.remove_prefix(dash + 1);
+  }
+  std::vector<int64_t> parts;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t colon = std::min(text.find(':', start), text.size());
+    std::string_view part = text.substr(start, colon - start);
+    if (part.empty() || part.find_first_not_of("0123456789") != std::string_view::npos) return std::nullopt;
+    parts.push_back(std::atoll(std::string(part).c_str()));
+    start = colon + 1;
+  }
+  if (parts.size() < 2 || parts.size() > 3) return std::nullopt;
+  int64_t s = 0;
+  for (int64_t p : parts) s = s * 60 + p;
+  return days * 86400 + s;
+}
+
 std::optional<SlurmJobStatus> ParseScontrolJob(std::string_view text) {
   std::string state = Field(text, "JobState");
   if (state.empty()) return std::nullopt;
@@ -104,6 +126,7 @@ std::optional<SlurmJobStatus> ParseScontrolJob(std::string_view text) {
   s.node = Field(text, "NodeList");
   if (s.node == "(null)") s.node.clear();
   s.reason = Field(text, "Reason");
+  s.run_s = ParseSlurmDuration(Field(text, "RunTime"));
   return s;
 }
 
@@ -112,11 +135,16 @@ std::optional<SlurmJobStatus> ParseSacct(std::string_view text) {
   if (line.find('|') == std::string_view::npos) return std::nullopt;
   SlurmJobStatus s;
   std::string l(line);
-  size_t a = l.find('|');
-  size_t b = l.find('|', a + 1);
-  s.state = FirstWord(l.substr(0, a));
-  s.exit_code = ParseExitCode(l.substr(a + 1, b == std::string::npos ? std::string::npos : b - a - 1));
-  if (b != std::string::npos) s.node = l.substr(b + 1);
+  std::vector<std::string> f;
+  for (size_t start = 0; start <= l.size();) {
+    size_t bar = std::min(l.find('|', start), l.size());
+    f.push_back(l.substr(start, bar - start));
+    start = bar + 1;
+  }
+  s.state = FirstWord(f[0]);
+  if (f.size() > 1) s.exit_code = ParseExitCode(f[1]);
+  if (f.size() > 2) s.node = f[2];
+  if (f.size() > 3) s.run_s = ParseSlurmDuration(f[3]);
   if (s.state.empty()) return std::nullopt;
   return s;
 }
@@ -199,7 +227,7 @@ std::optional<SlurmJobStatus> SlurmExecutor::Query(const std::string& id) {
   auto sc = RunCapture({Bin("scontrol"), "show", "job", "-o", id}, options_.command_timeout_ms);
   if (sc.ok() && sc->exit_code == 0)
     if (auto s = ParseScontrolJob(sc->out)) return s;
-  auto sa = RunCapture({Bin("sacct"), "-n", "-P", "-X", "-j", id, "-o", "State,ExitCode,NodeList"},
+  auto sa = RunCapture({Bin("sacct"), "-n", "-P", "-X", "-j", id, "-o", "State,ExitCode,NodeList,Elapsed"},
                        options_.command_timeout_ms);
   if (sa.ok() && sa->exit_code == 0)
     if (auto s = ParseSacct(sa->out)) return s;
@@ -217,18 +245,18 @@ StageOutcome SlurmExecutor::Run(const StageCommand& cmd, const StopFlags& stop, 
   {
     std::ofstream out(script, std::ios::trunc);
     out << SbatchScript(cmd);
-    if (!out) return StageOutcome{JobState::kFailed, std::nullopt, "cannot write " + script, ""};
+    if (!out) return EndedWithout(JobState::kFailed, "cannot write " + script);
   }
   std::vector<std::string> argv = {Bin("sbatch")};
   auto args = SbatchArgs(cmd, options_, script);
   argv.insert(argv.end(), args.begin(), args.end());
   auto r = RunCapture(argv, options_.command_timeout_ms);
-  if (!r.ok()) return StageOutcome{JobState::kFailed, std::nullopt, "sbatch: " + r.status().message(), ""};
+  if (!r.ok()) return EndedWithout(JobState::kFailed, "sbatch: " + r.status().message());
   std::string id = r->out.substr(0, r->out.find_first_of(";\n"));
   if (r->exit_code != 0 || id.empty() || id.find_first_not_of("0123456789_") != std::string::npos) {
     std::string err = r->err.substr(0, r->err.find('\n'));
     std::ofstream(cmd.log_path, std::ios::app) << "[forkscope: sbatch failed: " << r->err << "]\n";
-    return StageOutcome{JobState::kFailed, std::nullopt, "sbatch failed: " + err, ""};
+    return EndedWithout(JobState::kFailed, "sbatch failed: " + err);
   }
   spdlog::info("slurm job submitted job={} stage={} slurm_job={}", cmd.job_id, cmd.stage, id);
   if (events.submitted) events.submitted(id);
@@ -251,7 +279,7 @@ StageOutcome SlurmExecutor::Follow(const StageCommand& cmd, const std::string& i
   std::optional<SlurmJobStatus> status;
   while (true) {
     if (stop.detach && cause == Cause::kNone)
-      return StageOutcome{JobState::kRunning, std::nullopt, "detached from Slurm job " + id, ""};
+      return EndedWithout(JobState::kRunning, "detached from Slurm job " + id);
     if (cause == Cause::kNone && stop.cancel) cause = Cause::kCancel;
     if (cause == Cause::kNone && deadline && now() >= *deadline) cause = Cause::kTimeout;
     if (cause != Cause::kNone && !cancel_sent) {
@@ -276,7 +304,7 @@ StageOutcome SlurmExecutor::Follow(const StageCommand& cmd, const std::string& i
   }
   (void)CapLogFile(cmd.log_path, cmd.log_cap_bytes);
   if (!status)
-    return StageOutcome{JobState::kLost, std::nullopt, "Slurm no longer knows job " + id + " (no accounting)", ""};
+    return EndedWithout(JobState::kLost, "Slurm no longer knows job " + id + " (no accounting)");
   StageOutcome o = FinalOutcome(*status, id);
   if (cause == Cause::kTimeout) {
     o.state = JobState::kTimedOut;

@@ -29,15 +29,18 @@ struct SlurmJobStatus {
   std::optional<int> exit_code;     // from "ExitCode=a:b": a, or 128 + b when killed by signal b
   std::string node;
   std::string reason;
+  std::optional<int64_t> run_s;     // RunTime / Elapsed ("[D-]HH:MM:SS")
 };
 
 // PENDING (and held, requeued) -> queued; RUNNING, COMPLETING, CONFIGURING, SUSPENDED -> running;
 // COMPLETED -> passed; FAILED, OUT_OF_MEMORY -> failed; TIMEOUT, DEADLINE -> timed_out;
 // CANCELLED -> cancelled; NODE_FAIL, BOOT_FAIL, PREEMPTED and anything unknown -> lost.
 storage::JobState MapSlurmState(std::string_view state);
+// "[D-]HH:MM:SS" (or "MM:SS") in seconds; nullopt when malformed.
+std::optional<int64_t> ParseSlurmDuration(std::string_view text);
 // Parses one line of `scontrol show job -o`; nullopt when it holds no JobState.
 std::optional<SlurmJobStatus> ParseScontrolJob(std::string_view text);
-// Parses `sacct -n -P -X -o State,ExitCode,NodeList` output (first line).
+// Parses `sacct -n -P -X -o State,ExitCode,NodeList,Elapsed` output (first line).
 std::optional<SlurmJobStatus> ParseSacct(std::string_view text);
 // The batch script for a stage: exports its environment, enters its workdir, runs its command.
 std::string SbatchScript(const StageCommand& command);

@@ -5,7 +5,7 @@
 #   eval "$(tests/slurm/start_cluster.sh [DIR])"     # exports SLURM_CONF=DIR/slurm.conf
 #   tests/slurm/stop_cluster.sh [DIR]                 # stops what this script started, by PID
 # DIR defaults to /tmp/forkscope-slurm. A cluster that already answers with DIR/slurm.conf is reused.
-# Progress goes to stderr; stdout carries only the export line. Exit 1 when the cluster does not come up.
+# Progress goes to stderr; stdout carries the export line (and a comment when this run started it). Exit 1 when the cluster does not come up.
 set -euo pipefail
 dir=${1:-/tmp/forkscope-slurm}
 conf="$dir/slurm.conf"
@@ -57,6 +57,7 @@ TaskPlugin=task/none
 SchedulerType=sched/backfill
 SchedulerParameters=sched_interval=2
 SelectType=select/cons_tres
+DefMemPerCPU=100
 JobCompType=jobcomp/none
 JobAcctGatherType=jobacct_gather/none
 ReturnToService=2
@@ -70,6 +71,7 @@ for _ in $(seq 1 60); do
   if answers; then
     log "cluster up: $(sinfo -h -o '%P %t %D' | tr '\n' ' ')"
     echo "export SLURM_CONF=$conf"
+    echo "# started by start_cluster.sh: stop it with tests/slurm/stop_cluster.sh $dir"
     exit 0
   fi
   sleep 0.5
