@@ -68,7 +68,8 @@ Result<storage::JobRecord> PrepareJob(const JobRunArgs& a, const Recipe& recipe,
   FS_ASSIGN_OR_RETURN(analyzer::git::MirrorResult mirror, analyzer::git::SyncMirror(url, mo));
   FS_ASSIGN_OR_RETURN(std::string sha, analyzer::git::ResolveRevision(mirror.path, a.rev));
   int64_t now = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-  std::string jobs_dir = (std::filesystem::path(a.data_dir) / "jobs").string();
+  std::error_code ec;
+  std::string jobs_dir = std::filesystem::absolute(std::filesystem::path(a.data_dir) / "jobs", ec).lexically_normal().string();
   storage::JobRecord job = NewJob(NewJobId(), "", mirror.path, sha, recipe, a.executor, jobs_dir, now);
   FS_RETURN_IF_ERROR(jobs.Save(job));
   return job;

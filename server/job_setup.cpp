@@ -31,13 +31,17 @@ Result<std::unique_ptr<JobService>> CreateJobService(const Config& config, const
   JobServiceOptions o;
   o.database = config.database;
   o.data_dir = config.data_dir;
-  o.jobs_dir = j.work_dir.empty() ? (std::filesystem::path(config.data_dir) / "jobs").string() : j.work_dir;
+  // Absolute: stages run in other directories, and Slurm nodes need the full path.
+  std::error_code ec;
+  o.jobs_dir = std::filesystem::absolute(j.work_dir.empty() ? std::filesystem::path(config.data_dir) / "jobs"
+                                                            : std::filesystem::path(j.work_dir), ec)
+                   .lexically_normal()
+                   .string();
   o.workers = j.workers;
   o.log_cap_bytes = j.log_cap_bytes;
   o.keep_work_trees = j.keep_work_trees;
   o.default_executor = j.default_executor;
   o.trigger_on_sync = j.trigger_on_sync;
-  std::error_code ec;
   std::filesystem::create_directories(o.jobs_dir, ec);
   if (ec) return Unavailable("cannot create jobs directory " + o.jobs_dir + ": " + ec.message());
   return std::make_unique<JobService>(std::move(o), std::move(executors), std::move(catalog), rules);

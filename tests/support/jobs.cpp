@@ -67,6 +67,12 @@ std::string JobEnv::Log(const storage::JobRecord& job, const std::string& stage)
   return ReadFile(job.work_dir + "/" + stage + ".log");
 }
 
+std::string NvccRelease() {
+  auto r = RunCommand(std::string(kNvcc) + " --version 2>/dev/null | sed -n 's/.*release \\([0-9.]*\\),.*/\\1/p'");
+  while (!r.out.empty() && r.out.back() == '\n') r.out.pop_back();
+  return r.out;
+}
+
 std::unique_ptr<server::Executor> GpuLessLocalExecutor() {
   server::LocalExecutorOptions o;
   o.probe.nvidia_smi = "/nonexistent/nvidia-smi";

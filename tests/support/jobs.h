@@ -19,6 +19,7 @@
 namespace forkscope::testing {
 
 constexpr const char* kNvcc = "/usr/local/cuda/bin/nvcc";
+constexpr const char* kNvccPath = kNvcc;
 
 class JobEnv {
  public:
@@ -47,6 +48,9 @@ class JobEnv {
   std::string head_sha_;
   std::unique_ptr<storage::Store> store_;
 };
+
+// The release `nvcc --version` prints ("13.0"), read with sed; "" without nvcc.
+std::string NvccRelease();
 
 // A local executor whose GPU probe finds no GPU (its nvidia-smi does not exist), SIGKILL after 1 s.
 std::unique_ptr<server::Executor> GpuLessLocalExecutor();
