@@ -39,7 +39,7 @@ json JobToJson(const storage::JobRecord& job) {
            {"reason", SanitizeUtf8(s.reason)},
            {"started_at", TimeOrNull(s.started_at)},
            {"finished_at", TimeOrNull(s.finished_at)}};
-    if (!s.handle.empty()) j["slurm_job_id"] = s.handle;
+    if (!s.handle.empty() && job.executor == "slurm") j["slurm_job_id"] = s.handle;
     if (!s.result.empty()) j["trace_diff"] = ParsedOr(s.result, nullptr);
     stages.push_back(std::move(j));
   }

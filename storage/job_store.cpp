@@ -38,7 +38,8 @@ const std::string_view kSchemaV5Jobs = R"sql(
 **   duration_ms  wall time of the stage.
 **   log_tail     the last lines of its output (the full log is <work_dir>/<name>.log).
 **   reason       why it is not passed ('no GPU runner', 'exit code 2', 'timed out after 60 s', ...).
-**   handle       the executor's id for the stage: the Slurm job id; '' for local stages.
+**   handle       the executor's id for the stage once started: the Slurm job id, or 'pgid:N' (the
+**                process group) for a local stage; '' before.
 **   result       JSON text: the compare stage's trace diff; '' otherwise.
 **   started_at, finished_at   unix seconds; 0 = not yet.
 */

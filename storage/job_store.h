@@ -31,7 +31,7 @@ struct StageRecord {
   int64_t duration_ms = 0;
   std::string log_tail;            // the last lines of its output
   std::string reason;              // why it is not passed ("no GPU runner", "exit code 2", ...)
-  std::string handle;              // the executor's id for it: the Slurm job id; "" for local stages
+  std::string handle;              // the executor's id for it: the Slurm job id, "pgid:N" locally
   std::string result;              // JSON text: the compare stage's trace diff; "" otherwise
   int64_t started_at = 0;          // unix seconds; 0 = not started
   int64_t finished_at = 0;

@@ -7,7 +7,10 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 
 #include "server/executors/capped_log.h"
 #include "server/executors/subprocess.h"
@@ -102,6 +105,7 @@ StageOutcome LocalExecutor::Run(const StageCommand& cmd, const StopFlags& stop, 
     return EndedWithout(JobState::kFailed, pid.status().message());
   }
   spdlog::debug("stage started job={} stage={} pgid={}", cmd.job_id, cmd.stage, *pid);
+  if (events.submitted) events.submitted("pgid:" + std::to_string(*pid));
   if (events.started) events.started();
   const auto deadline = now() + std::chrono::seconds(cmd.timeout_s);
   const auto grace = std::chrono::seconds(options_.kill_grace_s);
@@ -134,8 +138,21 @@ StageOutcome LocalExecutor::Run(const StageCommand& cmd, const StopFlags& stop, 
   return outcome;
 }
 
-StageOutcome LocalExecutor::Resume(const StageCommand&, const std::string&, const StopFlags&, const StageEvents&) {
-  return EndedWithout(JobState::kLost, "the daemon restarted while the stage ran");
+StageOutcome LocalExecutor::Resume(const StageCommand& cmd, const std::string& handle, const StopFlags&,
+                                   const StageEvents&) {
+  std::string reason = "the daemon stopped while the stage ran";
+  // What the stage left running is killed, if its group leader is still the stage's own process: its
+  // environment names the job and stage (a pid may have been reused since).
+  pid_t pgid = handle.rfind("pgid:", 0) == 0 ? static_cast<pid_t>(std::atol(handle.c_str() + 5)) : 0;
+  std::ifstream environ_file("/proc/" + std::to_string(pgid) + "/environ", std::ios::binary);
+  std::string environ_text((std::istreambuf_iterator<char>(environ_file)), std::istreambuf_iterator<char>());
+  std::string job_var = std::string("FORKSCOPE_JOB_ID=") + cmd.job_id + '\0';
+  std::string stage_var = std::string("FORKSCOPE_STAGE=") + cmd.stage + '\0';
+  if (pgid > 1 && environ_text.find(job_var) != std::string::npos && environ_text.find(stage_var) != std::string::npos) {
+    KillGroup(pgid, SIGKILL);
+    reason += "; its process group " + std::to_string(pgid) + " was killed";
+  }
+  return EndedWithout(JobState::kLost, reason);
 }
 
 }  // namespace forkscope::server

@@ -25,7 +25,8 @@ class LocalExecutor : public Executor {
   const char* name() const override { return "local"; }
   RunnerInfo Runner() override;
   StageOutcome Run(const StageCommand& command, const StopFlags& stop, const StageEvents& events) override;
-  // Local stages do not outlive the daemon: always lost.
+  // A local stage does not survive its daemon: always lost. Its process group (handle "pgid:N") is
+  // killed if it still runs and is still the stage's.
   StageOutcome Resume(const StageCommand& command, const std::string& handle, const StopFlags& stop,
                       const StageEvents& events) override;
 
