@@ -221,8 +221,12 @@ Result<std::vector<TraceRecord>> ParseTrace(std::string_view text, const std::st
 }
 
 Result<std::vector<TraceRecord>> LoadTrace(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) return NotFound(path + ": cannot open trace");
+  // A trace is written by the stage's own program: a runaway one must not exhaust the daemon's memory.
+  if (static_cast<uint64_t>(in.tellg()) > kMaxTraceBytes)
+    return InvalidArgument(path + ": trace larger than " + std::to_string(kMaxTraceBytes >> 20) + " MiB");
+  in.seekg(0);
   std::stringstream ss;
   ss << in.rdbuf();
   return ParseTrace(ss.str(), path);

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -76,7 +77,8 @@ struct TraceDiffResult {
 
 // Parses a JSONL trace; errors name origin and line ("ref.jsonl:3: missing 'op'").
 Result<std::vector<TraceRecord>> ParseTrace(std::string_view text, const std::string& origin);
-// Reads and parses a trace file.
+// Reads and parses a trace file; InvalidArgument above kMaxTraceBytes.
+inline constexpr uint64_t kMaxTraceBytes = uint64_t{256} << 20;
 Result<std::vector<TraceRecord>> LoadTrace(const std::string& path);
 
 TraceDiffResult DiffTraces(const std::vector<TraceRecord>& reference, const std::vector<TraceRecord>& migrated,

@@ -479,6 +479,9 @@ TEST_CASE("config files: the shipped example and missing files", "[server][confi
   CHECK(config->http.max_body_bytes == defaults.http.max_body_bytes);
   CHECK(config->http.listen == defaults.http.listen);
   CHECK(config->security.allowed_hosts == defaults.security.allowed_hosts);
+  CHECK(config->jobs.default_executor == defaults.jobs.default_executor);
+  CHECK(config->jobs.log_cap_bytes == defaults.jobs.log_cap_bytes);
+  CHECK(config->jobs.slurm.poll_interval_ms == defaults.jobs.slurm.poll_interval_ms);
 
   Result<Config> missing = LoadConfigFile(std::string(FORKSCOPE_SOURCE_DIR) + "/deploy/no-such-file.toml");
   CHECK(missing.status().code() == StatusCode::kNotFound);
