@@ -18,7 +18,12 @@ say() { printf '\n== %s\n' "$*"; }
 
 say "machine"
 uname -srm
-nvidia-smi || echo "nvidia-smi: not available (the GPU stages will be skipped)"
+# Some images keep the driver's tools outside PATH.
+for dir in /usr/local/nvidia/bin /usr/lib/nvidia/bin; do
+  command -v nvidia-smi >/dev/null || { [ -x "$dir/nvidia-smi" ] && export PATH="$PATH:$dir"; }
+done
+smi=$(command -v nvidia-smi || echo nvidia-smi)
+"$smi" || echo "nvidia-smi: not available (the GPU stages will be skipped)"
 nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 "$nvcc" --version | tail -n 2 || { echo "no nvcc"; exit 3; }
 for tool in git g++; do command -v "$tool" >/dev/null || { echo "missing: $tool"; exit 3; }; done
@@ -43,7 +48,7 @@ say "forkscope job run"
 export PATH="$(dirname "$nvcc"):$PATH"
 [ -f "$root/analyzer/rules/default_rules.json" ] && export FORKSCOPE_RULES="$root/analyzer/rules/default_rules.json"
 "$bin" job run --repo "$out/project" --rev HEAD --recipe "$root/deploy/recipes/gpu-smoke.toml" --executor local \
-  --data-dir "$out/data" --format json >"$out/job.json"
+  --nvidia-smi "$smi" --nvcc "$nvcc" --data-dir "$out/data" --format json >"$out/job.json"
 rc=$?
 cat "$out/job.json"
 id=$(sed -n 's/^  "id": "\(j[0-9a-f]*\)",$/\1/p' "$out/job.json")
