@@ -183,7 +183,10 @@ std::string SlurmExecutor::Bin(const char* program) const {
 
 RunnerInfo SlurmExecutor::Runner() {
   std::lock_guard<std::mutex> lock(mu_);
-  if (runner_ && runner_->available) return *runner_;
+  auto now = options_.now ? options_.now() : Clock::now();
+  // sinfo is asked again after a minute: a cluster comes and goes, and a GET must not wait on it often.
+  if (runner_ && now - runner_at_ < std::chrono::seconds(60)) return *runner_;
+  runner_at_ = now;
   RunnerInfo r;
   r.executor = "slurm";
   r.name = "slurm:" + (options_.partition.empty() ? std::string("default") : options_.partition);

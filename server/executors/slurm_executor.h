@@ -52,7 +52,8 @@ class SlurmExecutor : public Executor {
  public:
   explicit SlurmExecutor(SlurmExecutorOptions options);
   const char* name() const override { return "slurm"; }
-  // The partition and its GPUs (from sinfo's gres); not available when no controller answers.
+  // The partition and its GPUs (from sinfo's gres); not available when no controller answers. Cached
+  // for a minute.
   RunnerInfo Runner() override;
   StageOutcome Run(const StageCommand& command, const StopFlags& stop, const StageEvents& events) override;
   StageOutcome Resume(const StageCommand& command, const std::string& handle, const StopFlags& stop,
@@ -66,8 +67,9 @@ class SlurmExecutor : public Executor {
   void Cancel(const std::string& id);
 
   const SlurmExecutorOptions options_;
-  std::mutex mu_;                   // guards runner_
+  std::mutex mu_;                   // guards runner_ and runner_at_
   std::optional<RunnerInfo> runner_;
+  std::chrono::steady_clock::time_point runner_at_;
 };
 
 }  // namespace forkscope::server
