@@ -45,6 +45,8 @@ int RunCli(int argc, char** argv) {
       AddDemoCommand(app),
       AddCheckCommand(app),
       AddDriftCommand(app),
+      AddJobCommand(app),
+      AddTraceDiffCommand(app),
   };
   try {
     app.parse(argc, argv);

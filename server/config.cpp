@@ -41,6 +41,9 @@ constexpr IntRange kThresholdRange{0, kIntMax};     // alert thresholds; 0 turns
 constexpr IntRange kFailuresRange{0, 1000};
 constexpr IntRange kAttemptsRange{1, 100};
 constexpr IntRange kDeliveryTimeoutRange{1, 300};
+constexpr IntRange kPollIntervalRange{100, 60000};
+constexpr IntRange kLogCapRange{4096, int64_t{1} << 40};
+constexpr IntRange kKillGraceRange{0, 600};
 
 constexpr const char* kAdminEnvTokenName = "env-admin";
 
@@ -354,7 +357,7 @@ Result<WebhookConfig> ReadWebhook(const toml::table& table, const std::string& p
 Result<ForkConfig> ReadFork(const toml::table& table, const std::string& path) {
   TableReader r(table, path);
   FS_RETURN_IF_ERROR(r.CheckKnown({"name", "fork_url", "branch", "upstream_url", "upstream_branch",
-                                   "sync_interval_s", "labels", "alerts"}));
+                                   "sync_interval_s", "labels", "alerts", "recipe"}));
   ForkConfig fork;
   FS_RETURN_IF_ERROR(r.String("name", fork.name));
   FS_RETURN_IF_ERROR(r.String("fork_url", fork.fork_url));
@@ -369,13 +372,43 @@ Result<ForkConfig> ReadFork(const toml::table& table, const std::string& path) {
         "predicted_conflicts", "upstream_touched", "failures_before_alert", "job_failing"}));
     FS_RETURN_IF_ERROR(ReadAlertRuleOverrides(*alerts, path + ".alerts", fork.alerts));
   }
+  FS_RETURN_IF_ERROR(r.String("recipe", fork.recipe));
   return fork;
+}
+
+Status ReadSlurm(const toml::table& table, SlurmConfig& slurm) {
+  TableReader r(table, "jobs.slurm");
+  FS_RETURN_IF_ERROR(r.CheckKnown({"partition", "poll_interval_ms", "extra_args", "bin_dir"}));
+  FS_RETURN_IF_ERROR(r.String("partition", slurm.partition));
+  FS_RETURN_IF_ERROR(r.Integer("poll_interval_ms", kPollIntervalRange, slurm.poll_interval_ms));
+  FS_RETURN_IF_ERROR(r.StringArray("extra_args", slurm.extra_args));
+  return r.String("bin_dir", slurm.bin_dir);
+}
+
+Status ReadJobs(const toml::table& table, JobsConfig& jobs) {
+  TableReader r(table, "jobs");
+  FS_RETURN_IF_ERROR(r.CheckKnown({"workers", "work_dir", "recipe_dir", "default_executor", "log_cap_bytes",
+                                   "kill_grace_s", "keep_work_trees", "trigger_on_sync", "nvidia_smi", "nvcc",
+                                   "slurm"}));
+  FS_RETURN_IF_ERROR(r.Integer("workers", kWorkersRange, jobs.workers));
+  FS_RETURN_IF_ERROR(r.String("work_dir", jobs.work_dir));
+  FS_RETURN_IF_ERROR(r.String("recipe_dir", jobs.recipe_dir));
+  FS_RETURN_IF_ERROR(r.String("default_executor", jobs.default_executor));
+  FS_RETURN_IF_ERROR(r.Integer("log_cap_bytes", kLogCapRange, jobs.log_cap_bytes));
+  FS_RETURN_IF_ERROR(r.Integer("kill_grace_s", kKillGraceRange, jobs.kill_grace_s));
+  FS_RETURN_IF_ERROR(r.Bool("keep_work_trees", jobs.keep_work_trees));
+  FS_RETURN_IF_ERROR(r.Bool("trigger_on_sync", jobs.trigger_on_sync));
+  FS_RETURN_IF_ERROR(r.String("nvidia_smi", jobs.nvidia_smi));
+  FS_RETURN_IF_ERROR(r.String("nvcc", jobs.nvcc));
+  FS_ASSIGN_OR_RETURN(const toml::table* slurm, r.Table("slurm"));
+  if (slurm != nullptr) FS_RETURN_IF_ERROR(ReadSlurm(*slurm, jobs.slurm));
+  return Status::Ok();
 }
 
 Status ReadRoot(const toml::table& root, Config& config) {
   TableReader r(root, "");
   FS_RETURN_IF_ERROR(r.CheckKnown({"data_dir", "database", "rules", "workers", "sync_timeout_s", "http",
-                                   "security", "forks", "sync_backoff_max_s", "scheduler", "alerts", "webhooks"}));
+                                   "security", "forks", "sync_backoff_max_s", "scheduler", "alerts", "webhooks", "jobs"}));
   FS_RETURN_IF_ERROR(r.String("data_dir", config.data_dir));
   FS_RETURN_IF_ERROR(r.String("database", config.database));
   FS_RETURN_IF_ERROR(r.String("rules", config.rules));
@@ -399,6 +432,8 @@ Status ReadRoot(const toml::table& root, Config& config) {
     FS_ASSIGN_OR_RETURN(ForkConfig fork, ReadFork(*forks[i], "forks[" + std::to_string(i) + "]"));
     config.forks.push_back(std::move(fork));
   }
+  FS_ASSIGN_OR_RETURN(const toml::table* jobs, r.Table("jobs"));
+  if (jobs != nullptr) FS_RETURN_IF_ERROR(ReadJobs(*jobs, config.jobs));
   return Status::Ok();
 }
 
@@ -520,6 +555,16 @@ Status ValidateAlerts(const AlertsConfig& alerts, const std::vector<WebhookConfi
       return InvalidArgument(key + ".min_severity: expected info, warning or critical, got '" + w.min_severity + "'");
   }
   return Status::Ok();
+}
+
+Status ValidateJobs(const JobsConfig& jobs) {
+  FS_RETURN_IF_ERROR(CheckRange("jobs.workers", jobs.workers, kWorkersRange));
+  if (jobs.default_executor != "local" && jobs.default_executor != "slurm")
+    return InvalidArgument("jobs.default_executor: expected \"local\" or \"slurm\", got '" + jobs.default_executor + "'");
+  FS_RETURN_IF_ERROR(CheckRange("jobs.log_cap_bytes", static_cast<int64_t>(jobs.log_cap_bytes), kLogCapRange));
+  FS_RETURN_IF_ERROR(CheckRange("jobs.kill_grace_s", jobs.kill_grace_s, kKillGraceRange));
+  if (jobs.nvidia_smi.empty()) return InvalidArgument("jobs.nvidia_smi: must not be empty");
+  return CheckRange("jobs.slurm.poll_interval_ms", jobs.slurm.poll_interval_ms, kPollIntervalRange);
 }
 
 // Where a remote repository lives: its host (lower-case, without userinfo or port) and the path after
@@ -768,6 +813,7 @@ Status ValidateConfig(const Config& config) {
   FS_RETURN_IF_ERROR(ValidateAlerts(config.alerts, config.webhooks));
   FS_RETURN_IF_ERROR(ValidateHttp(config.http));
   FS_RETURN_IF_ERROR(ValidateSecurity(config.security));
+  FS_RETURN_IF_ERROR(ValidateJobs(config.jobs));
   return ValidateForks(config.forks);
 }
 
@@ -790,6 +836,8 @@ AlertRulesConfig ResolveAlertRules(const AlertRulesConfig& defaults, const Alert
   r.job_failing = o.job_failing.value_or(r.job_failing);
   return r;
 }
+
+Status CheckTomlText(const std::string& text, const std::string& origin) { return CheckNonAsciiPlacement(text, origin); }
 
 bool IsValidForkName(std::string_view name) {
   auto alnum = [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };

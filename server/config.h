@@ -98,6 +98,7 @@ struct ForkConfig {
   int sync_interval_s = 1800;             // floor 300
   std::vector<std::string> labels;
   AlertRuleOverrides alerts;              // [forks.alerts]
+  std::string recipe;                     // build-job recipe file (TOML) for this fork; "" = none
 };
 
 struct SecurityConfig {
@@ -106,6 +107,29 @@ struct SecurityConfig {
   std::vector<std::string> allowed_hosts = {"github.com", "gitee.com"};
   bool allow_local_repos = false;         // file:// URLs and plain paths
   bool allow_foreign_owner = false;       // libgit2 owner validation off
+};
+
+// The Slurm executor (docs/jobs.md). Commands are looked up on PATH unless bin_dir is set.
+struct SlurmConfig {
+  std::string partition;                  // "" = the cluster's default partition
+  int poll_interval_ms = 2000;            // squeue/scontrol polling; 100..60000
+  std::vector<std::string> extra_args;    // added to every sbatch (e.g. "--account=paddle")
+  std::string bin_dir;                    // directory of sbatch, squeue, scontrol, sacct, scancel, sinfo
+};
+
+// GPU build jobs (docs/jobs.md). Only recipes named here or by forks[].recipe ever run.
+struct JobsConfig {
+  int workers = 1;                        // jobs run in parallel; 1..64
+  std::string work_dir;                   // "" = <data_dir>/jobs; must be shared with Slurm nodes
+  std::string recipe_dir;                 // every *.toml in it is a recipe named by its file stem
+  std::string default_executor = "local"; // "local" | "slurm"
+  size_t log_cap_bytes = 8 << 20;         // per stage log; the excess is dropped with a marker
+  int kill_grace_s = 5;                   // SIGTERM -> SIGKILL delay for a stage's process group
+  bool keep_work_trees = false;           // keep <work_dir>/<job>/tree after the job
+  bool trigger_on_sync = false;           // run the fork's recipe after a sync that moved its head
+  std::string nvidia_smi = "nvidia-smi";  // GPU detection of the local runner
+  std::string nvcc;                       // "" = nvcc on PATH, else /usr/local/cuda/bin/nvcc
+  SlurmConfig slurm;
 };
 
 struct Config {
@@ -121,6 +145,7 @@ struct Config {
   std::vector<ForkConfig> forks;          // registered at start-up (kept in step with the database)
   AlertsConfig alerts;
   std::vector<WebhookConfig> webhooks;
+  JobsConfig jobs;
 };
 
 // Parses TOML text; an error names the offending key, prefixed by `origin` ("forkscope.toml: http.threads:
@@ -143,6 +168,9 @@ Status ValidateConfig(const Config& config);
 
 // The rules of one fork: the defaults with the fork's overrides applied.
 AlertRulesConfig ResolveAlertRules(const AlertRulesConfig& defaults, const AlertRuleOverrides& overrides);
+// Refuses text that toml++ 3.3.0 mishandles (non-ASCII outside strings and comments); every TOML
+// file forkscope reads passes through this before the parser. origin prefixes the message.
+Status CheckTomlText(const std::string& text, const std::string& origin);
 
 // Whether `name` is a valid fork name: ^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$.
 bool IsValidForkName(std::string_view name);

@@ -12,6 +12,7 @@
 #include "server/demo.h"
 #include "server/drift_service.h"
 #include "server/http_server.h"
+#include "server/job_service.h"
 #include "server/paths.h"
 #include "server/scheduler.h"
 #include "server/sync_service.h"
@@ -94,18 +95,40 @@ int RunDaemon(ServeOptions options) {
                                    Status st = alerts.OnDrift(store, fork, report);
                                    if (!st.ok()) spdlog::warn("alerts fork={} error={}", fork, st.message());
                                  }));
+  auto jobs = CreateJobService(c, *rules);
+  if (!jobs.ok()) {
+    spdlog::error("jobs: {}", jobs.status().message());
+    return kExitError;
+  }
+  sync.AddSyncHook((*jobs)->MakeSyncHook());
+  (*jobs)->SetOnFinished([&alerts](storage::Store& store, const storage::JobRecord& job) {
+    // Cancelled and skipped jobs say nothing about the fork; a lost one counts as a failure.
+    bool passed = job.state == storage::JobState::kPassed;
+    bool failed = job.state == storage::JobState::kFailed || job.state == storage::JobState::kTimedOut ||
+                  job.state == storage::JobState::kLost;
+    if (job.fork.empty() || (!passed && !failed)) return;
+    Status st = alerts.OnJobResult(store, job.fork, job.sha, passed);
+    if (!st.ok()) spdlog::warn("alerts fork={} error={}", job.fork, st.message());
+  });
   if (Status st = sync.Start(); !st.ok()) {
     spdlog::error("database: {}", st.message());
     return kExitError;
   }
+  if (Status st = (*jobs)->Start(); !st.ok()) {
+    spdlog::error("database: {}", st.message());
+    sync.Shutdown();
+    return kExitError;
+  }
   if (Status st = delivery.Start(); !st.ok()) {
     spdlog::error("database: {}", st.message());
+    (*jobs)->Shutdown();
     sync.Shutdown();
     return kExitError;
   }
   if (Status st = c.scheduler ? scheduler.Start() : Status::Ok(); !st.ok()) {
     spdlog::error("database: {}", st.message());
     delivery.Stop();
+    (*jobs)->Shutdown();
     sync.Shutdown();
     return kExitError;
   }
@@ -115,6 +138,7 @@ int RunDaemon(ServeOptions options) {
   ctx.database = c.database;
   ctx.sync = &sync;
   ctx.alerts = &alerts;
+  ctx.jobs = jobs->get();
   HttpServer http(ctx);
   auto port = http.Bind();
   if (!port.ok()) {
@@ -122,6 +146,7 @@ int RunDaemon(ServeOptions options) {
     scheduler.Stop();
     delivery.Stop();
     sync.Shutdown();
+    (*jobs)->Shutdown();
     return kExitError;
   }
   std::string host = c.http.listen.substr(0, c.http.listen.rfind(':'));
@@ -136,9 +161,11 @@ int RunDaemon(ServeOptions options) {
     http.Stop();
   });
   http.Serve();
+  // Producers first (they raise alerts), the webhook outbox last; pending deliveries survive a stop.
   scheduler.Stop();
-  delivery.Stop();
+  (*jobs)->Shutdown();
   sync.Shutdown();
+  delivery.Stop();
   // The signal thread is still waiting when the server stopped for another reason.
   pthread_kill(signal_thread.native_handle(), SIGTERM);
   signal_thread.join();

@@ -16,6 +16,7 @@
 #include "server/analysis_service.h"
 #include "server/alert_routes.h"
 #include "server/drift_routes.h"
+#include "server/job_routes.h"
 #include "server/json_codec.h"
 #include "server/router.h"
 
@@ -171,6 +172,7 @@ class Routes {
     Add("POST", "/api/v1/check", TokenScope::kWrite, [this](auto& q, auto& r, auto& st) { Check(q, r, st); });
     InstallAlertRoutes(router_);
     InstallDriftRoutes(router_);
+    InstallJobRoutes(router_);
   }
 
  private:

@@ -15,6 +15,7 @@
 namespace forkscope::server {
 
 class AlertEngine;
+class JobService;
 
 // Everything the handlers need; outlives the HttpServer.
 struct ServerContext {
@@ -25,6 +26,7 @@ struct ServerContext {
   Metrics metrics;
   ResponseCache responses;  // rendered analyses by id and format
   AlertEngine* alerts = nullptr;  // alert lifecycle (acks); null when not running
+  JobService* jobs = nullptr;      // build jobs (server/job_routes.cpp); null when not running
 };
 
 class HttpServer {

@@ -1,8 +1,219 @@
-// Placeholder until the GPU jobs tables land: an empty migration keeps the version numbering stable.
+#include "storage/job_store.h"
+
+#include <algorithm>
+#include <array>
+
+#include "storage/db.h"
 #include "storage/schema_parts.h"
 
 namespace forkscope::storage {
 
-const std::string_view kSchemaV5Jobs = "SELECT 1;";
+const std::string_view kSchemaV5Jobs = R"sql(
+/*
+** Schema version 5: GPU build jobs (storage/job_store.cpp).
+**
+** jobs -- one run of a recipe on one exact commit, through one executor.
+**   id           "j" + 12 hex digits; the key of the jobs API and of the log directory.
+**   fork         the registered fork's name; '' for jobs of `forkscope job run`. Not a foreign key:
+**                a job's record outlives the fork's registration.
+**   repo         the repository the commit was checked out from (a bare mirror path).
+**   sha          the commit, 40 hex digits.
+**   recipe       the recipe's name.
+**   recipe_spec  JSON text: the recipe as it was when the job was created (its stages with run, env,
+**                workdir, timeout_s, gpu, min_cuda, gpus, ...), so a restart resumes the same recipe.
+**   executor     'local' or 'slurm'.
+**   state        'queued', 'running', 'passed', 'failed', 'timed_out', 'cancelled', 'skipped', 'lost'.
+**   reason       why the job is not passed, one line; ''.
+**   runner       JSON text: the runner it ran on {name, executor, gpus:[{index, name, memory_mb,
+**                driver, cuda}], cuda, driver, available}; '{}' before it starts.
+**   work_dir     directory holding the work tree (tree/), the stage logs (<stage>.log) and traces.
+**   created_at, started_at, finished_at   unix seconds; 0 = not yet.
+**
+** job_stages -- the stages of a job in recipe order.
+**   job_id       jobs.id, ON DELETE CASCADE.
+**   idx          0-based position in the recipe.
+**   name         'build', 'import', 'smoke' or 'compare'.
+**   state        as jobs.state.
+**   exit_code    the stage command's exit status; NULL when it did not run or was killed.
+**   duration_ms  wall time of the stage.
+**   log_tail     the last lines of its output (the full log is <work_dir>/<name>.log).
+**   reason       why it is not passed ('no GPU runner', 'exit code 2', 'timed out after 60 s', ...).
+**   handle       the executor's id for the stage once started: the Slurm job id, or 'pgid:N' (the
+**                process group) for a local stage; '' before.
+**   result       JSON text: the compare stage's trace diff; '' otherwise.
+**   started_at, finished_at   unix seconds; 0 = not yet.
+*/
+CREATE TABLE jobs (
+  id          TEXT PRIMARY KEY,
+  fork        TEXT NOT NULL DEFAULT '',
+  repo        TEXT NOT NULL,
+  sha         TEXT NOT NULL,
+  recipe      TEXT NOT NULL,
+  recipe_spec TEXT NOT NULL,
+  executor    TEXT NOT NULL CHECK (executor IN ('local', 'slurm')),
+  state       TEXT NOT NULL CHECK (state IN ('queued', 'running', 'passed', 'failed', 'timed_out',
+                                             'cancelled', 'skipped', 'lost')),
+  reason      TEXT NOT NULL DEFAULT '',
+  runner      TEXT NOT NULL DEFAULT '{}',
+  work_dir    TEXT NOT NULL DEFAULT '',
+  created_at  INTEGER NOT NULL,
+  started_at  INTEGER NOT NULL DEFAULT 0,
+  finished_at INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX jobs_fork ON jobs(fork, created_at);
+CREATE INDEX jobs_state ON jobs(state);
+CREATE TABLE job_stages (
+  job_id      TEXT NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+  idx         INTEGER NOT NULL,
+  name        TEXT NOT NULL,
+  state       TEXT NOT NULL CHECK (state IN ('queued', 'running', 'passed', 'failed', 'timed_out',
+                                             'cancelled', 'skipped', 'lost')),
+  exit_code   INTEGER,
+  duration_ms INTEGER NOT NULL DEFAULT 0,
+  log_tail    TEXT NOT NULL DEFAULT '',
+  reason      TEXT NOT NULL DEFAULT '',
+  handle      TEXT NOT NULL DEFAULT '',
+  result      TEXT NOT NULL DEFAULT '',
+  started_at  INTEGER NOT NULL DEFAULT 0,
+  finished_at INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (job_id, idx)
+);
+)sql";
+
+namespace {
+
+constexpr std::array<const char*, 8> kStateNames = {"queued",    "running",   "passed",  "failed",
+                                                    "timed_out", "cancelled", "skipped", "lost"};
+constexpr const char* kJobColumns =
+    "SELECT id, fork, repo, sha, recipe, recipe_spec, executor, state, reason, runner, work_dir, created_at, "
+    "started_at, finished_at FROM jobs ";
+
+JobState StateOrLost(const std::string& name) { return JobStateFromName(name).value_or(JobState::kLost); }
+
+}  // namespace
+
+const char* JobStateName(JobState state) { return kStateNames[static_cast<size_t>(state)]; }
+
+std::optional<JobState> JobStateFromName(std::string_view name) {
+  for (size_t i = 0; i < kStateNames.size(); ++i)
+    if (name == kStateNames[i]) return static_cast<JobState>(i);
+  return std::nullopt;
+}
+
+bool IsFinished(JobState state) { return state != JobState::kQueued && state != JobState::kRunning; }
+
+Status JobStore::Save(const JobRecord& job) {
+  if (job.id.empty()) return InvalidArgument("job id is empty");
+  Transaction txn(db_);
+  FS_RETURN_IF_ERROR(txn.status());
+  FS_ASSIGN_OR_RETURN(
+      Statement up,
+      db_.Prepare("INSERT INTO jobs (id, fork, repo, sha, recipe, recipe_spec, executor, state, reason, runner, "
+                  "work_dir, created_at, started_at, finished_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
+                  "?11, ?12, ?13, ?14) ON CONFLICT (id) DO UPDATE SET fork = excluded.fork, repo = excluded.repo, "
+                  "sha = excluded.sha, recipe = excluded.recipe, recipe_spec = excluded.recipe_spec, "
+                  "executor = excluded.executor, state = excluded.state, reason = excluded.reason, "
+                  "runner = excluded.runner, work_dir = excluded.work_dir, created_at = excluded.created_at, "
+                  "started_at = excluded.started_at, finished_at = excluded.finished_at"));
+  up.Bind(1, job.id).Bind(2, job.fork).Bind(3, job.repo).Bind(4, job.sha).Bind(5, job.recipe);
+  up.Bind(6, job.recipe_spec).Bind(7, job.executor).Bind(8, JobStateName(job.state)).Bind(9, job.reason);
+  up.Bind(10, job.runner.empty() ? std::string("{}") : job.runner).Bind(11, job.work_dir);
+  up.Bind(12, job.created_at).Bind(13, job.started_at).Bind(14, job.finished_at);
+  FS_RETURN_IF_ERROR(up.Run());
+  FS_ASSIGN_OR_RETURN(Statement del, db_.Prepare("DELETE FROM job_stages WHERE job_id = ?1"));
+  FS_RETURN_IF_ERROR(del.Bind(1, job.id).Run());
+  FS_ASSIGN_OR_RETURN(
+      Statement ins,
+      db_.Prepare("INSERT INTO job_stages (job_id, idx, name, state, exit_code, duration_ms, log_tail, reason, "
+                  "handle, result, started_at, finished_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"));
+  for (size_t i = 0; i < job.stages.size(); ++i) {
+    const StageRecord& s = job.stages[i];
+    ins.Bind(1, job.id).Bind(2, static_cast<int64_t>(i)).Bind(3, s.name).Bind(4, JobStateName(s.state));
+    if (s.exit_code) ins.Bind(5, static_cast<int64_t>(*s.exit_code));
+    else ins.Bind(5, std::nullopt);
+    ins.Bind(6, s.duration_ms).Bind(7, s.log_tail).Bind(8, s.reason).Bind(9, s.handle).Bind(10, s.result);
+    ins.Bind(11, s.started_at).Bind(12, s.finished_at);
+    FS_RETURN_IF_ERROR(ins.Run());
+  }
+  return txn.Commit();
+}
+
+Status JobStore::LoadStages(JobRecord& job) {
+  FS_ASSIGN_OR_RETURN(Statement st, db_.Prepare("SELECT name, state, exit_code, duration_ms, log_tail, reason, handle, "
+                                                "result, started_at, finished_at FROM job_stages WHERE job_id = ?1 "
+                                                "ORDER BY idx"));
+  st.Bind(1, job.id);
+  job.stages.clear();
+  while (true) {
+    FS_ASSIGN_OR_RETURN(bool row, st.Step());
+    if (!row) break;
+    StageRecord s;
+    s.name = st.ColumnText(0);
+    s.state = StateOrLost(st.ColumnText(1));
+    if (!st.IsNull(2)) s.exit_code = st.ColumnInt(2);
+    s.duration_ms = st.ColumnInt64(3);
+    s.log_tail = st.ColumnText(4);
+    s.reason = st.ColumnText(5);
+    s.handle = st.ColumnText(6);
+    s.result = st.ColumnText(7);
+    s.started_at = st.ColumnInt64(8);
+    s.finished_at = st.ColumnInt64(9);
+    job.stages.push_back(std::move(s));
+  }
+  return Status::Ok();
+}
+
+Result<std::vector<JobRecord>> JobStore::Query(const std::string& where_order, const std::vector<std::string>& args) {
+  Transaction snapshot(db_, TransactionMode::kDeferred);
+  FS_RETURN_IF_ERROR(snapshot.status());
+  FS_ASSIGN_OR_RETURN(Statement st, db_.Prepare(std::string(kJobColumns) + where_order));
+  for (size_t i = 0; i < args.size(); ++i) st.Bind(static_cast<int>(i + 1), args[i]);
+  std::vector<JobRecord> jobs;
+  while (true) {
+    FS_ASSIGN_OR_RETURN(bool row, st.Step());
+    if (!row) break;
+    JobRecord j;
+    j.id = st.ColumnText(0);
+    j.fork = st.ColumnText(1);
+    j.repo = st.ColumnText(2);
+    j.sha = st.ColumnText(3);
+    j.recipe = st.ColumnText(4);
+    j.recipe_spec = st.ColumnText(5);
+    j.executor = st.ColumnText(6);
+    j.state = StateOrLost(st.ColumnText(7));
+    j.reason = st.ColumnText(8);
+    j.runner = st.ColumnText(9);
+    j.work_dir = st.ColumnText(10);
+    j.created_at = st.ColumnInt64(11);
+    j.started_at = st.ColumnInt64(12);
+    j.finished_at = st.ColumnInt64(13);
+    jobs.push_back(std::move(j));
+  }
+  for (auto& j : jobs) FS_RETURN_IF_ERROR(LoadStages(j));
+  return jobs;
+}
+
+Result<std::optional<JobRecord>> JobStore::Get(const std::string& id) {
+  FS_ASSIGN_OR_RETURN(auto jobs, Query("WHERE id = ?1", {id}));
+  if (jobs.empty()) return std::optional<JobRecord>();
+  return std::optional<JobRecord>(std::move(jobs.front()));
+}
+
+Result<std::vector<JobRecord>> JobStore::List(const JobFilter& filter) {
+  std::string where = "WHERE (?1 = '' OR fork = ?1) AND (?2 = '' OR state = ?2) ";
+  int limit = std::clamp(filter.limit, 1, 1000);
+  return Query(where + "ORDER BY created_at DESC, rowid DESC LIMIT " + std::to_string(limit),
+               {filter.fork, filter.state ? JobStateName(*filter.state) : ""});
+}
+
+Result<std::vector<JobRecord>> JobStore::Unfinished() {
+  return Query("WHERE state IN ('queued', 'running') ORDER BY created_at, rowid", {});
+}
+
+Result<std::optional<JobRecord>> JobStore::Latest(const std::string& fork) {
+  FS_ASSIGN_OR_RETURN(auto jobs, Query("WHERE fork = ?1 ORDER BY created_at DESC, rowid DESC LIMIT 1", {fork}));
+  if (jobs.empty()) return std::optional<JobRecord>();
+  return std::optional<JobRecord>(std::move(jobs.front()));
+}
 
 }  // namespace forkscope::storage

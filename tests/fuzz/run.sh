@@ -30,7 +30,7 @@ trap 'rm -rf "$scratch"' EXIT
 
 passed=0
 failed=0
-for target in diff config; do
+for target in diff config trace; do
   binary=$build_dir/${target}_fuzz
   if [[ ! -x $binary ]]; then
     echo "== ${target}_fuzz: not built (see the configure warning), skipped"

@@ -256,7 +256,7 @@ TEST_CASE("parse errors name the key", "[server][config]") {
 
 TEST_CASE("ValidateConfig checks a config built in code", "[server][config]") {
   Config c;
-  c.forks.push_back(ForkConfig{"ok", "https://github.com/a/b", "", "https://github.com/c/b", "", 300, {}, {}});
+  c.forks.push_back(ForkConfig{"ok", "https://github.com/a/b", "", "https://github.com/c/b", "", 300, {}, {}, ""});
   REQUIRE(ValidateConfig(c).ok());
   SECTION("workers") {
     c.workers = 0;
@@ -479,6 +479,9 @@ TEST_CASE("config files: the shipped example and missing files", "[server][confi
   CHECK(config->http.max_body_bytes == defaults.http.max_body_bytes);
   CHECK(config->http.listen == defaults.http.listen);
   CHECK(config->security.allowed_hosts == defaults.security.allowed_hosts);
+  CHECK(config->jobs.default_executor == defaults.jobs.default_executor);
+  CHECK(config->jobs.log_cap_bytes == defaults.jobs.log_cap_bytes);
+  CHECK(config->jobs.slurm.poll_interval_ms == defaults.jobs.slurm.poll_interval_ms);
 
   Result<Config> missing = LoadConfigFile(std::string(FORKSCOPE_SOURCE_DIR) + "/deploy/no-such-file.toml");
   CHECK(missing.status().code() == StatusCode::kNotFound);
