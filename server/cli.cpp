@@ -44,6 +44,8 @@ int RunCli(int argc, char** argv) {
       AddServeCommand(app),
       AddDemoCommand(app),
       AddCheckCommand(app),
+      AddPatternsCommand(app),
+      AddPlanCommand(app),
   };
   try {
     app.parse(argc, argv);

@@ -28,6 +28,8 @@ Command AddAnalyzeCommand(CLI::App& app);
 Command AddServeCommand(CLI::App& app);
 Command AddDemoCommand(CLI::App& app);
 Command AddCheckCommand(CLI::App& app);
+Command AddPatternsCommand(CLI::App& app);
+Command AddPlanCommand(CLI::App& app);
 
 int RunCli(int argc, char** argv);
 

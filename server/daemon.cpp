@@ -11,6 +11,7 @@
 #include "server/demo.h"
 #include "server/http_server.h"
 #include "server/paths.h"
+#include "server/pattern_service.h"
 #include "server/sync_service.h"
 
 namespace forkscope::server {
@@ -87,18 +88,27 @@ int RunDaemon(ServeOptions options) {
     spdlog::error("rules: {}", rules.status().message());
     return kExitError;
   }
+  PatternService patterns({c.data_dir, c.database, c.security.allow_foreign_owner, {}}, *rules);
   SyncOptions so{c.data_dir, c.database, c.workers, c.security.allow_foreign_owner, {}};
   SyncService sync(so, *rules);
+  sync.AddSyncHook(patterns.Hook());
   if (Status st = sync.Start(); !st.ok()) {
     spdlog::error("database: {}", st.message());
     return kExitError;
   }
+  if (Status st = patterns.Start(); !st.ok()) {
+    spdlog::error("database: {}", st.message());
+    sync.Shutdown();
+    return kExitError;
+  }
   ServerContext ctx{c, *rules, c.database, &sync, {}};
+  ctx.patterns = &patterns;
   HttpServer http(ctx);
   auto port = http.Bind();
   if (!port.ok()) {
     spdlog::error("{}", port.status().message());
     sync.Shutdown();
+    patterns.Shutdown();
     return kExitError;
   }
   std::string host = c.http.listen.substr(0, c.http.listen.rfind(':'));
@@ -114,6 +124,7 @@ int RunDaemon(ServeOptions options) {
   });
   http.Serve();
   sync.Shutdown();
+  patterns.Shutdown();
   // The signal thread is still waiting when the server stopped for another reason.
   pthread_kill(signal_thread.native_handle(), SIGTERM);
   signal_thread.join();

@@ -13,6 +13,8 @@
 
 namespace forkscope::server {
 
+class PatternService;
+
 // Everything the handlers need; outlives the HttpServer.
 struct ServerContext {
   Config config;
@@ -20,6 +22,7 @@ struct ServerContext {
   std::string database;
   SyncService* sync = nullptr;
   Metrics metrics;
+  PatternService* patterns = nullptr;  // mining and plans (server/pattern_service.h)
 };
 
 class HttpServer {
