@@ -13,46 +13,56 @@
 namespace forkscope::analyzer {
 namespace {
 
-// Keywords of the languages seen in these repositories, and the framework vocabulary of a
-// migration: what a pattern is about. Everything else (package, function, variable names) is $ID.
+// Keywords of the languages seen in these repositories, framework roots and API names distinctive
+// enough never to be someone's variable: always kept. Everything else is $ID, except kMemberWords.
 constexpr std::string_view kVocabulary[] = {
     // Python
     "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del",
     "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda", "not", "or",
     "pass", "raise", "return", "try", "while", "with", "yield", "self", "os", "sys", "environ", "getattr", "hasattr",
-    "isinstance", "warnings", "pytest", "skipif", "mark", "importlib", "import_module",
+    "isinstance", "warnings", "pytest", "importlib", "import_module",
     // C++ and CUDA
     "auto", "bool", "case", "catch", "char", "const", "constexpr", "default", "delete", "do", "double", "enum",
     "extern", "false", "float", "friend", "inline", "int", "long", "namespace", "new", "nullptr", "operator",
     "private", "protected", "public", "short", "signed", "sizeof", "static", "static_cast", "reinterpret_cast",
     "struct", "switch", "template", "this", "throw", "true", "typedef", "typename", "union", "unsigned", "using",
     "virtual", "void", "volatile", "int64_t", "int32_t", "size_t", "include", "define", "ifdef", "ifndef", "endif",
-    "pragma", "once", "__global__", "__device__", "__host__", "__shared__", "__forceinline__", "std",
+    "pragma", "__global__", "__device__", "__host__", "__shared__", "__forceinline__", "std",
     // frameworks and their modules
     "torch", "paddle", "paddlepaddle", "at", "c10", "aten", "ATen", "triton", "tl", "tilelang", "cute", "cutlass",
     "cuda", "cudnn", "nccl", "nvshmem", "phi", "pybind11", "py", "numpy", "np", "ctypes", "setuptools",
     // the compat layer and build helpers
-    "enable_compat", "enable_torch_proxy", "compat", "scope", "utils", "cpp_extension", "CUDAExtension",
-    "CppExtension", "BuildExtension", "setup", "find_packages", "ext_modules", "cmdclass", "include_dirs",
-    "library_dirs", "libraries", "extra_compile_args", "extra_link_args", "define_macros", "sources",
-    "install_requires", "requires", "dependencies", "gpu", "extension", "find_package", "include_directories",
-    "target_link_libraries", "target_compile_definitions", "add_definitions", "CMAKE_CUDA_ARCHITECTURES",
-    "TORCH_CUDA_ARCH_LIST", "PADDLE_WITH_CUDA", "CDLL", "RTLD_GLOBAL",
+    "enable_compat", "enable_torch_proxy", "cpp_extension", "CUDAExtension", "CppExtension", "BuildExtension", "setup",
+    "find_packages", "ext_modules", "cmdclass", "include_dirs", "library_dirs", "libraries", "extra_compile_args",
+    "extra_link_args", "define_macros", "sources", "install_requires", "requires", "dependencies", "gpu",
+    "find_package", "include_directories", "target_link_libraries", "target_compile_definitions", "add_definitions",
+    "CMAKE_CUDA_ARCHITECTURES", "TORCH_CUDA_ARCH_LIST", "PADDLE_WITH_CUDA", "CDLL", "RTLD_GLOBAL",
     // torch/paddle APIs that migrations touch
-    "ops", "library", "_dynamo", "dynamo", "profiler", "compile", "compiler", "custom_op", "register_fake", "impl",
-    "Library", "load_library", "device", "stream", "current_stream", "Stream", "Event", "set_device",
-    "current_device", "synchronize", "distributed", "dist", "init_process_group", "all_reduce", "all_gather",
-    "barrier", "get_rank", "get_world_size", "ProcessGroup", "dlpack", "to_dlpack", "from_dlpack", "experimental",
-    "_PD_GetInner", "Tensor", "TensorOptions", "empty", "empty_like", "zeros", "ones", "tensor", "place",
-    "CUDAPlace", "getCurrentCUDAStream", "getDefaultCUDAStream", "CUDAStream", "CUDAStreamGuard", "CUDAGuard",
-    "OptionalCUDAGuard", "cudaStream_t", "cudaStreamWaitEvent", "record_stream", "data_ptr", "TORCH_LIBRARY",
-    "TORCH_LIBRARY_IMPL", "TORCH_LIBRARY_FRAGMENT", "TORCH_CHECK", "TORCH_EXTENSION_NAME", "PYBIND11_MODULE",
-    "module_local", "PD_BUILD_OP", "PD_CHECK", "PD_THROW", "PD_KERNEL", "Inputs", "Outputs", "SetKernelFn", "jit",
-    "autotune", "axis", "dim", "dtype", "float32", "float16", "bfloat16", "is_available", "testing", "assert_close",
+    "_dynamo", "custom_op", "register_fake", "load_library", "current_stream", "set_device", "current_device",
+    "init_process_group", "all_reduce", "all_gather", "get_rank", "get_world_size", "ProcessGroup", "to_dlpack",
+    "from_dlpack", "_PD_GetInner", "Tensor", "TensorOptions", "empty_like", "CUDAPlace", "getCurrentCUDAStream",
+    "getDefaultCUDAStream", "CUDAStream", "CUDAStreamGuard", "CUDAGuard", "OptionalCUDAGuard", "cudaStream_t",
+    "cudaStreamWaitEvent", "record_stream", "data_ptr", "TORCH_LIBRARY", "TORCH_LIBRARY_IMPL", "TORCH_LIBRARY_FRAGMENT",
+    "TORCH_CHECK", "TORCH_EXTENSION_NAME", "PYBIND11_MODULE", "module_local", "PD_BUILD_OP", "PD_CHECK", "PD_THROW",
+    "PD_KERNEL", "SetKernelFn", "is_available", "assert_close",
+};
+
+// API names that are also everyday variable names (a `stream`, a `device`): kept only where they
+// are an API — after '.', '::' or '->', or as a keyword argument inside a call (`dim=1`).
+constexpr std::string_view kMemberWords[] = {
+    "compat", "scope", "utils", "extension", "ops", "library", "dynamo", "profiler", "compile", "compiler", "impl",
+    "Library", "device", "stream", "Stream", "Event", "synchronize", "distributed", "dist", "barrier", "dlpack",
+    "experimental", "empty", "zeros", "ones", "tensor", "place", "jit", "autotune", "axis", "dim", "dtype",
+    "float32", "float16", "bfloat16", "testing", "mark", "skipif", "Inputs", "Outputs",
 };
 
 bool InBuiltinVocabulary(std::string_view word) {
   static const std::unordered_set<std::string_view> kSet(std::begin(kVocabulary), std::end(kVocabulary));
+  return kSet.count(word) > 0;
+}
+
+bool IsMemberWord(std::string_view word) {
+  static const std::unordered_set<std::string_view> kSet(std::begin(kMemberWords), std::end(kMemberWords));
   return kSet.count(word) > 0;
 }
 
@@ -68,6 +78,16 @@ bool HashComments(FileKind kind) {
     default:
       return false;
   }
+}
+
+// Docs and unknown files are prose: their words are the content, so they are kept (lower-cased)
+// rather than abstracted, or any two sentences of the same length would match.
+bool ProseKind(FileKind kind) { return kind == FileKind::kDoc || kind == FileKind::kOther; }
+
+std::string Lower(std::string_view word) {
+  std::string out(word);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
 }
 
 // "$STR" or "$STR(w1,w2)" with the vocabulary words inside the literal, in order, once each.
@@ -122,12 +142,16 @@ class LineTokenizer {
         size_t end = i;
         while (end < s.size() && IsIdentChar(s[end])) ++end;
         std::string_view word = s.substr(i, end - i);
-        out_.push_back(IsVocabulary(options_, word) ? std::string(word) : "$ID");
+        if (ProseKind(kind_))
+          out_.push_back(Lower(word));
+        else
+          out_.push_back(Kept(word, s, end) ? std::string(word) : "$ID");
         i = end;
       } else if (s.compare(i, 2, "::") == 0 || s.compare(i, 2, "->") == 0) {
         out_.push_back(std::string(s.substr(i, 2)));
         i += 2;
       } else {
+        depth_ += c == '(' ? 1 : c == ')' && depth_ > 0 ? -1 : 0;
         out_.push_back(std::string(1, c));
         ++i;
       }
@@ -135,6 +159,18 @@ class LineTokenizer {
   }
 
  private:
+  // Whether an identifier ending at s[end] stays verbatim (see kMemberWords).
+  bool Kept(std::string_view word, std::string_view s, size_t end) const {
+    if (InBuiltinVocabulary(word) ||
+        std::find(options_.keep.begin(), options_.keep.end(), word) != options_.keep.end())
+      return true;
+    if (!IsMemberWord(word)) return false;
+    const std::string& prev = out_.empty() ? std::string() : out_.back();
+    if (prev == "." || prev == "::" || prev == "->") return true;
+    const size_t next = s.find_first_not_of(" \t", end);
+    return depth_ > 0 && next != std::string_view::npos && s[next] == '=' && s.compare(next, 2, "==") != 0;
+  }
+
   // Python's r"", b"", f"", rb"" ... prefixes belong to the literal.
   bool StringPrefix(std::string_view s, size_t i) const {
     if (kind_ != FileKind::kPython) return false;
@@ -166,13 +202,18 @@ class LineTokenizer {
   const MiningOptions& options_;
   FileKind kind_;
   std::vector<std::string>& out_;
+  int depth_ = 0;  // open parentheses on this line
 };
 
+// A line inside or opening a block comment; "/* x */ code" is code.
 bool IsCommentLine(FileKind kind, std::string_view text) {
   if (kind != FileKind::kCxx) return false;
   size_t i = text.find_first_not_of(" \t");
   if (i == std::string_view::npos) return false;
-  return text[i] == '*' || text.compare(i, 2, "/*") == 0;
+  if (text[i] == '*') return true;
+  if (text.compare(i, 2, "/*") != 0) return false;
+  const size_t close = text.find("*/", i + 2);
+  return close == std::string_view::npos || text.find_first_not_of(" \t", close + 2) == std::string_view::npos;
 }
 
 std::string RenderLine(const std::vector<std::string>& tokens, size_t begin, size_t end) {
@@ -246,7 +287,7 @@ FileKind FileKindFromName(std::string_view name) {
 }
 
 bool IsVocabulary(const MiningOptions& options, std::string_view identifier) {
-  if (InBuiltinVocabulary(identifier)) return true;
+  if (InBuiltinVocabulary(identifier) || IsMemberWord(identifier)) return true;
   return std::find(options.keep.begin(), options.keep.end(), identifier) != options.keep.end();
 }
 

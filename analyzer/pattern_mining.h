@@ -1,7 +1,8 @@
 // Mining reusable migration patterns: every hunk is normalised into a token sequence — identifiers
 // outside the framework vocabulary become $ID, string literals $STR (keeping the vocabulary words
 // they carry: "torch>=2.1" -> $STR(torch)), number literals $NUM, comments dropped, whitespace
-// folded — that keeps the hunk's layer and the file's kind. Its fingerprint is a hash of that
+// folded; in docs and unknown files words are kept, lower-cased — that keeps the hunk's layer and
+// the file's kind. Its fingerprint is a hash of that
 // sequence; two fingerprints nearly match when the Jaccard similarity of their token shingles
 // (k-grams) reaches a threshold, and a banded MinHash signature (LSH) finds the candidates without
 // comparing every pair. Pure functions over value types; thread-safe.
@@ -59,7 +60,9 @@ struct HunkFingerprint {
   std::string Text() const;
 };
 
-// Whether an identifier is kept verbatim (keywords, framework names, options.keep).
+// Whether an identifier belongs to the vocabulary (keywords, framework names, API names, options.keep).
+// In code, API names that double as variable names ("stream", "device") are kept only after '.',
+// '::' or '->' or as keyword arguments; in string literals every vocabulary word is kept.
 bool IsVocabulary(const MiningOptions& options, std::string_view identifier);
 
 // Normalises the hunk's '+' and '-' lines (context lines are not part of a pattern).

@@ -90,12 +90,7 @@ Result<storage::MiningReport> PatternService::Mine(storage::Store& store) {
 }
 
 SyncHook PatternService::Hook() {
-  return [this](storage::Store& store, const storage::TaskRecord& task, const AnalysisOutcome* outcome) {
-    if (outcome != nullptr) {
-      storage::CompatGapStore gaps(store, options_.now_s);
-      auto folded = gaps.FoldIntoAnalysis(rules_.data(), outcome->analysis_id, task.fork_name);
-      if (!folded.ok()) spdlog::warn("compat-gap annotations fork={} error={}", task.fork_name, folded.status().message());
-    }
+  return [this](storage::Store& store, const storage::TaskRecord& task, const AnalysisOutcome*) {
     auto mined = Mine(store);
     if (!mined.ok()) spdlog::warn("pattern mining after sync fork={} error={}", task.fork_name, mined.status().message());
   };

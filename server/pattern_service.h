@@ -60,7 +60,8 @@ class PatternService {
 
   // Mines new current analyses; serialised within the process.
   Result<storage::MiningReport> Mine(storage::Store& store);
-  // For SyncService::AddSyncHook: folds the fork's compat-gap annotations into its new analysis, then mines.
+  // For SyncService::AddSyncHook: mines after every sync (compat-gap annotations were already folded
+  // into the new analysis by RunAnalysis).
   SyncHook Hook();
 
   // Queues a plan (recorded through store) and returns its id. Unavailable once stopping.

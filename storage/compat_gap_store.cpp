@@ -218,10 +218,12 @@ Result<std::string> CompatGapStore::ForkLabel(std::optional<int64_t> fork_id, co
 }
 
 Status CompatGapStore::ApplyAnnotations(const analyzer::RulesData& rules, std::optional<int64_t> fork_id,
-                                        analyzer::Analysis& analysis) {
+                                        int64_t analysis_id, analyzer::Analysis& analysis) {
   if (analysis.compat_gaps.empty()) return Status::Ok();
   FS_ASSIGN_OR_RETURN(std::string fork, ForkLabel(fork_id, analysis.fork.url));
   FS_ASSIGN_OR_RETURN(auto annotations, Annotations(fork));
+  if (annotations.empty()) return Status::Ok();
+  FS_RETURN_IF_ERROR(FoldIntoAnalysis(rules, analysis_id, fork).status());
   analyzer::ApplyGapAnnotations(rules, fork, annotations, analysis);
   return Status::Ok();
 }
@@ -233,43 +235,30 @@ Result<int> CompatGapStore::FoldIntoAnalysis(const analyzer::RulesData& rules, i
   Transaction txn(db_);
   FS_RETURN_IF_ERROR(txn.status());
   FS_ASSIGN_OR_RETURN(Statement gaps, db_.Prepare("SELECT ?2, ?1, path, line, api, bridge, scope, removal, issue,"
-                                                  " reproduction, origin, forwarded, applied_upstream, idx"
+                                                  " reproduction, origin, forwarded, applied_upstream"
                                                   " FROM compat_gaps WHERE analysis_id = ?1"));
   gaps.Bind(1, analysis_id).Bind(2, fork);
-  std::vector<std::pair<CompatGapRecord, int>> changed;  // merged record, row idx
+  std::vector<CompatGapRecord> resolved;  // gaps an annotation gives a removal condition
   FS_RETURN_IF_ERROR(ForEachRow(gaps, [&](Statement& row) {
     CompatGapRecord g = RecordFromRow(row);
     auto a = annotations.find(g.id);
-    if (a == annotations.end()) return Status::Ok();
-    MergeAnnotation(a->second, g);
-    if (!g.annotated.empty()) changed.emplace_back(std::move(g), row.ColumnInt(13));
+    if (a != annotations.end() && !a->second.removal.empty()) resolved.push_back(std::move(g));
     return Status::Ok();
   }));
-  FS_ASSIGN_OR_RETURN(Statement update,
-                      db_.Prepare("UPDATE compat_gaps SET scope = ?3, removal = ?4, issue = ?5, reproduction = ?6,"
-                                  " origin = ?7, forwarded = ?8, applied_upstream = ?9 WHERE analysis_id = ?1 AND idx = ?2"));
   FS_ASSIGN_OR_RETURN(Statement drop, db_.Prepare("DELETE FROM violations WHERE analysis_id = ?1 AND rule = ?2"
                                                   " AND path = ?3 AND line = ?4"));
-  int removed = 0;
-  const std::set<std::string> rule_ids = NoRemovalRules(rules);
-  for (auto& [g, idx] : changed) {
-    update.Bind(1, analysis_id).Bind(2, idx);
-    int column = 3;
-    for (auto& [name, field] : Fields(g)) update.Bind(column++, *field);
-    FS_RETURN_IF_ERROR(update.Run());
-    if (g.removal.empty()) continue;
-    for (const auto& rule : rule_ids) {
-      drop.Bind(1, analysis_id).Bind(2, rule).Bind(3, g.path).Bind(4, g.line);
-      FS_RETURN_IF_ERROR(drop.Run());
-      removed += db_.Changes();
-    }
-  }
   FS_ASSIGN_OR_RETURN(Statement unmark,
                       db_.Prepare("DELETE FROM hunk_violations WHERE rule = ?1 AND hunk_id IN (SELECT h.id FROM files fi"
                                   " JOIN hunks h ON h.file_id = fi.id WHERE fi.analysis_id = ?2) AND NOT EXISTS"
                                   " (SELECT 1 FROM violations v WHERE v.hunk_id = hunk_violations.hunk_id"
                                   " AND v.rule = ?1)"));
-  for (const auto& rule : rule_ids) {
+  int removed = 0;
+  for (const auto& rule : NoRemovalRules(rules)) {
+    for (const auto& g : resolved) {
+      drop.Bind(1, analysis_id).Bind(2, rule).Bind(3, g.path).Bind(4, g.line);
+      FS_RETURN_IF_ERROR(drop.Run());
+      removed += db_.Changes();
+    }
     unmark.Bind(1, rule).Bind(2, analysis_id);
     FS_RETURN_IF_ERROR(unmark.Run());
   }

@@ -78,12 +78,15 @@ class CompatGapStore {
   // The name annotations of an analysis' fork are kept under: the registered fork (by id, else by
   // URL), else the URL itself, as current analyses name forks.
   Result<std::string> ForkLabel(std::optional<int64_t> fork_id, const std::string& fork_url);
-  // Applies the fork's annotations to an analysis in memory (before it is saved or returned).
-  Status ApplyAnnotations(const analyzer::RulesData& rules, std::optional<int64_t> fork_id,
+  // For an analysis just saved (or answered from the store) as analysis_id: folds the fork's
+  // annotations into the stored rows (FoldIntoAnalysis) and into the analysis in memory (fields
+  // merged, resolved violations dropped), so what is returned and what is stored both count them.
+  Status ApplyAnnotations(const analyzer::RulesData& rules, std::optional<int64_t> fork_id, int64_t analysis_id,
                           analyzer::Analysis& analysis);
-  // Folds the fork's annotations into a stored analysis: compat_gaps rows take the stated fields and
-  // the compat-gap-no-removal violations of gaps that now state a removal condition are deleted.
-  // Returns the number of violations removed.
+  // Folds the fork's annotations into a stored analysis: the compat-gap-no-removal violations of
+  // gaps that an annotation gives a removal condition are deleted (from the analysis and its hunks).
+  // The compat_gaps rows keep what the marker comments said; the registry merges annotations when it
+  // lists. Returns the number of violations removed.
   Result<int> FoldIntoAnalysis(const analyzer::RulesData& rules, int64_t analysis_id, const std::string& fork);
 
  private:
