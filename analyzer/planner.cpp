@@ -289,6 +289,10 @@ MigrationPlan PlanMigration(const Rules& rules, const std::vector<SourceFile>& f
     if (a.layer != b.layer) return static_cast<int>(a.layer) < static_cast<int>(b.layer);
     return a.path != b.path ? a.path < b.path : a.line < b.line;
   });
+  // The APIs bridged by most forks first: the ones whose workaround is best understood.
+  std::stable_sort(plan.gaps.begin(), plan.gaps.end(), [](const GapStrategy& a, const GapStrategy& b) {
+    return a.forks.size() != b.forks.size() ? a.forks.size() > b.forks.size() : a.occurrences > b.occurrences;
+  });
   plan.validation = planner::InferValidation(files, plan.package);
   planner::RankSimilarForks(experience, plan);
   if (plan.touchpoints.empty())
