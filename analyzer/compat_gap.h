@@ -41,9 +41,10 @@ struct GapAnnotation {
   std::string applied_upstream;
 };
 
-// Folds the annotations of fork's gaps into analysis.compat_gaps (a stated annotation field wins over
-// the marker) and drops the compat-gap-no-removal violations — from analysis.violations and from
-// each hunk's violations — of gaps that now state a removal condition. Returns how many gaps changed.
+// Makes annotations count for the lint: drops the compat-gap-no-removal violations — from
+// analysis.violations and from each hunk's violations — of fork's gaps that an annotation gives a
+// removal condition. The gaps themselves keep what the marker comments say (the registry merges the
+// annotations when it lists). Returns the number of violations dropped.
 int ApplyGapAnnotations(const RulesData& rules, const std::string& fork, const std::vector<GapAnnotation>& annotations,
                         Analysis& analysis);
 

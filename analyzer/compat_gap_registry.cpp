@@ -16,12 +16,6 @@ std::string LastName(std::string s) {
   return cut == std::string::npos ? s : s.substr(cut + 1);
 }
 
-void Override(std::string& field, const std::string& stated, bool& changed) {
-  if (stated.empty() || field == stated) return;
-  field = stated;
-  changed = true;
-}
-
 std::set<std::string> NoRemovalRules(const RulesData& rules) {
   std::set<std::string> ids;
   for (const auto& rule : rules.violations)
@@ -69,26 +63,16 @@ std::string CompatGapId(const std::string& fork, const std::string& path, const 
 
 int ApplyGapAnnotations(const RulesData& rules, const std::string& fork, const std::vector<GapAnnotation>& annotations,
                         Analysis& analysis) {
-  if (annotations.empty()) return 0;
-  int changed_gaps = 0;
-  std::vector<std::pair<std::string, int>> resolved;  // path, line of gaps that now state a removal
-  for (auto& gap : analysis.compat_gaps) {
+  std::vector<std::pair<std::string, int>> resolved;  // path, line of gaps an annotation gives a removal condition
+  for (const auto& gap : analysis.compat_gaps) {
     const std::string id = CompatGapId(fork, gap.path, CompatGapApiKey(gap));
-    auto it = std::find_if(annotations.begin(), annotations.end(), [&](const GapAnnotation& a) { return a.id == id; });
-    if (it == annotations.end()) continue;
-    bool changed = false;
-    Override(gap.scope, it->scope, changed);
-    Override(gap.removal, it->removal, changed);
-    Override(gap.issue, it->issue, changed);
-    Override(gap.reproduction, it->reproduction, changed);
-    Override(gap.origin, it->origin, changed);
-    Override(gap.forwarded, it->forwarded, changed);
-    Override(gap.applied_upstream, it->applied_upstream, changed);
-    changed_gaps += changed;
-    if (!gap.removal.empty()) resolved.emplace_back(gap.path, gap.line);
+    for (const auto& a : annotations)
+      if (a.id == id && !a.removal.empty()) resolved.emplace_back(gap.path, gap.line);
   }
+  if (resolved.empty()) return 0;
   const std::set<std::string> rule_ids = NoRemovalRules(rules);
   auto& v = analysis.violations;
+  const size_t before = v.size();
   v.erase(std::remove_if(v.begin(), v.end(),
                          [&](const Violation& x) {
                            return rule_ids.count(x.rule) &&
@@ -97,7 +81,7 @@ int ApplyGapAnnotations(const RulesData& rules, const std::string& fork, const s
                          }),
           v.end());
   ResyncHunkViolations(rule_ids, analysis);
-  return changed_gaps;
+  return static_cast<int>(before - v.size());
 }
 
 }  // namespace forkscope::analyzer

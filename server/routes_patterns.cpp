@@ -85,7 +85,7 @@ void AnnotateCompatGap(ServerContext& ctx, const httplib::Request& req, httplib:
   auto fields = AnnotationFields(*body);
   if (!fields.ok()) return SendError(res, fields.status());
   storage::CompatGapStore gaps(store, [&ctx] { return ctx.patterns ? ctx.patterns->Now() : 0; });
-  auto record = gaps.Annotate(ctx.rules.data(), req.matches[1], *fields);
+  auto record = gaps.Annotate(req.matches[1], *fields);
   if (!record.ok()) return SendError(res, record.status());
   SendJson(res, 200, CompatGapRecordToJson(*record));
 }

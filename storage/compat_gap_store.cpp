@@ -86,17 +86,10 @@ bool Matches(const CompatGapFilter& filter, const CompatGapRecord& r) {
          r.api_key.find(filter.api) != std::string::npos;
 }
 
-std::set<std::string> NoRemovalRules(const analyzer::RulesData& rules) {
-  std::set<std::string> ids;
-  for (const auto& rule : rules.violations)
-    if (rule.check == analyzer::ViolationCheck::kCompatGapNoRemoval) ids.insert(rule.id);
-  return ids;
-}
-
 }  // namespace
 
 CompatGapStore::CompatGapStore(Store& store, std::function<int64_t()> now_s)
-    : store_(store), db_(store.db()), now_s_(std::move(now_s)) {}
+    : db_(store.db()), now_s_(std::move(now_s)) {}
 
 Result<std::vector<CompatGapRecord>> CompatGapStore::List(const CompatGapFilter& filter) {
   Transaction snapshot(db_, TransactionMode::kDeferred);
@@ -177,7 +170,7 @@ Result<std::vector<analyzer::GapAnnotation>> CompatGapStore::Annotations(const s
   return out;
 }
 
-Result<CompatGapRecord> CompatGapStore::Annotate(const analyzer::RulesData& rules, const std::string& id,
+Result<CompatGapRecord> CompatGapStore::Annotate(const std::string& id,
                                                  const std::map<std::string, std::string>& fields) {
   for (const auto& [name, value] : fields)
     if (!IsField(name)) return InvalidArgument("unknown compat-gap field '" + name + "'");
@@ -202,7 +195,6 @@ Result<CompatGapRecord> CompatGapStore::Annotate(const analyzer::RulesData& rule
     }
     FS_RETURN_IF_ERROR(txn.Commit());
   }
-  FS_RETURN_IF_ERROR(FoldIntoAnalysis(rules, gap->analysis_id, gap->fork).status());
   FS_ASSIGN_OR_RETURN(std::vector<CompatGapRecord> after, List({"", gap->fork}));
   for (auto& r : after)
     if (r.id == id) return std::move(r);
@@ -217,53 +209,12 @@ Result<std::string> CompatGapStore::ForkLabel(std::optional<int64_t> fork_id, co
   return row ? stmt.ColumnText(0) : fork_url;
 }
 
-Status CompatGapStore::ApplyAnnotations(const analyzer::RulesData& rules, std::optional<int64_t> fork_id,
-                                        int64_t analysis_id, analyzer::Analysis& analysis) {
-  if (analysis.compat_gaps.empty()) return Status::Ok();
+Result<int> CompatGapStore::ApplyAnnotations(const analyzer::RulesData& rules, std::optional<int64_t> fork_id,
+                                             analyzer::Analysis& analysis) {
+  if (analysis.compat_gaps.empty()) return 0;
   FS_ASSIGN_OR_RETURN(std::string fork, ForkLabel(fork_id, analysis.fork.url));
   FS_ASSIGN_OR_RETURN(auto annotations, Annotations(fork));
-  if (annotations.empty()) return Status::Ok();
-  FS_RETURN_IF_ERROR(FoldIntoAnalysis(rules, analysis_id, fork).status());
-  analyzer::ApplyGapAnnotations(rules, fork, annotations, analysis);
-  return Status::Ok();
-}
-
-Result<int> CompatGapStore::FoldIntoAnalysis(const analyzer::RulesData& rules, int64_t analysis_id,
-                                             const std::string& fork) {
-  FS_ASSIGN_OR_RETURN(auto annotations, LoadAnnotations(db_, fork));
-  if (annotations.empty()) return 0;
-  Transaction txn(db_);
-  FS_RETURN_IF_ERROR(txn.status());
-  FS_ASSIGN_OR_RETURN(Statement gaps, db_.Prepare("SELECT ?2, ?1, path, line, api, bridge, scope, removal, issue,"
-                                                  " reproduction, origin, forwarded, applied_upstream"
-                                                  " FROM compat_gaps WHERE analysis_id = ?1"));
-  gaps.Bind(1, analysis_id).Bind(2, fork);
-  std::vector<CompatGapRecord> resolved;  // gaps an annotation gives a removal condition
-  FS_RETURN_IF_ERROR(ForEachRow(gaps, [&](Statement& row) {
-    CompatGapRecord g = RecordFromRow(row);
-    auto a = annotations.find(g.id);
-    if (a != annotations.end() && !a->second.removal.empty()) resolved.push_back(std::move(g));
-    return Status::Ok();
-  }));
-  FS_ASSIGN_OR_RETURN(Statement drop, db_.Prepare("DELETE FROM violations WHERE analysis_id = ?1 AND rule = ?2"
-                                                  " AND path = ?3 AND line = ?4"));
-  FS_ASSIGN_OR_RETURN(Statement unmark,
-                      db_.Prepare("DELETE FROM hunk_violations WHERE rule = ?1 AND hunk_id IN (SELECT h.id FROM files fi"
-                                  " JOIN hunks h ON h.file_id = fi.id WHERE fi.analysis_id = ?2) AND NOT EXISTS"
-                                  " (SELECT 1 FROM violations v WHERE v.hunk_id = hunk_violations.hunk_id"
-                                  " AND v.rule = ?1)"));
-  int removed = 0;
-  for (const auto& rule : NoRemovalRules(rules)) {
-    for (const auto& g : resolved) {
-      drop.Bind(1, analysis_id).Bind(2, rule).Bind(3, g.path).Bind(4, g.line);
-      FS_RETURN_IF_ERROR(drop.Run());
-      removed += db_.Changes();
-    }
-    unmark.Bind(1, rule).Bind(2, analysis_id);
-    FS_RETURN_IF_ERROR(unmark.Run());
-  }
-  FS_RETURN_IF_ERROR(txn.Commit());
-  return removed;
+  return analyzer::ApplyGapAnnotations(rules, fork, annotations, analysis);
 }
 
 }  // namespace forkscope::storage

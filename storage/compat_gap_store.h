@@ -1,8 +1,9 @@
 // The compat-gap registry: every compat-gap workaround of the current analyses (storage/pattern_sql.h)
 // as a record keyed by a stable id (fork + path + API key, analyzer/compat_gap.h), merged with the
 // annotations maintainers stored through the API, and ranked across forks by how often each missing
-// API is bridged. Annotations are folded into analyses so that the compat-gap-no-removal lint counts
-// them. Thread contract: construct over a Store on the thread that uses it.
+// API is bridged. The compat-gap-no-removal lint counts annotations: at once in the registry's
+// listing, and in every analysis made after they were stored. Thread contract: construct over a Store on the
+// thread that uses it.
 #pragma once
 
 #include <cstdint>
@@ -69,28 +70,21 @@ class CompatGapStore {
   static std::vector<analyzer::BridgedApi> Bridged(const std::vector<CompatGapRank>& ranking);
 
   // Sets the given fields (kGapAnnotationFields names; "" clears one) on the gap with this id, which
-  // must be a current gap (NotFound otherwise), folds the fork's annotations into its current
-  // analysis and returns the updated record. InvalidArgument for an unknown field.
-  Result<CompatGapRecord> Annotate(const analyzer::RulesData& rules, const std::string& id,
-                                   const std::map<std::string, std::string>& fields);
+  // must be a current gap (NotFound otherwise), and returns the updated record. InvalidArgument for
+  // an unknown field.
+  Result<CompatGapRecord> Annotate(const std::string& id, const std::map<std::string, std::string>& fields);
   Result<std::vector<analyzer::GapAnnotation>> Annotations(const std::string& fork);
 
   // The name annotations of an analysis' fork are kept under: the registered fork (by id, else by
   // URL), else the URL itself, as current analyses name forks.
   Result<std::string> ForkLabel(std::optional<int64_t> fork_id, const std::string& fork_url);
-  // For an analysis just saved (or answered from the store) as analysis_id: folds the fork's
-  // annotations into the stored rows (FoldIntoAnalysis) and into the analysis in memory (fields
-  // merged, resolved violations dropped), so what is returned and what is stored both count them.
-  Status ApplyAnnotations(const analyzer::RulesData& rules, std::optional<int64_t> fork_id, int64_t analysis_id,
-                          analyzer::Analysis& analysis);
-  // Folds the fork's annotations into a stored analysis: the compat-gap-no-removal violations of
-  // gaps that an annotation gives a removal condition are deleted (from the analysis and its hunks).
-  // The compat_gaps rows keep what the marker comments said; the registry merges annotations when it
-  // lists. Returns the number of violations removed.
-  Result<int> FoldIntoAnalysis(const analyzer::RulesData& rules, int64_t analysis_id, const std::string& fork);
+  // Makes the fork's annotations count for the lint of an analysis in memory, before it is saved (a
+  // stored analysis is never rewritten: an analysis id always has the same content) or when one is
+  // answered from the store: analyzer::ApplyGapAnnotations. Returns the number of violations dropped.
+  Result<int> ApplyAnnotations(const analyzer::RulesData& rules, std::optional<int64_t> fork_id,
+                               analyzer::Analysis& analysis);
 
  private:
-  Store& store_;
   Database& db_;
   std::function<int64_t()> now_s_;
 };

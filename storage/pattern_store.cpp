@@ -8,6 +8,7 @@
 #include <set>
 
 #include "analyzer/pattern_catalogue.h"
+#include "storage/sql_catalogue.h"
 #include "storage/pattern_sql.h"
 #include "storage/schema_parts.h"
 
@@ -173,88 +174,6 @@ using internal::ForEachRow;
 
 namespace {
 
-// The catalogue of analyzer/pattern_catalogue.h over the v6 tables, inside the caller's transaction.
-// Statements are prepared once per mined analysis.
-class SqlCatalogue : public analyzer::FingerprintCatalogue {
- public:
-  SqlCatalogue(Database& db, int64_t seen_at, int64_t now) : db_(db), seen_at_(seen_at), now_(now) {}
-
-  Status Prepare() {
-    FS_ASSIGN_OR_RETURN(pattern_of_, db_.Prepare("SELECT pattern_id FROM fingerprints WHERE hash = ?1"));
-    FS_ASSIGN_OR_RETURN(candidates_,
-                        db_.Prepare("SELECT b.hash, f.pattern_id, p.seq, f.tokens FROM fingerprint_buckets b"
-                                    " JOIN fingerprints f ON f.hash = b.hash JOIN mined_patterns p ON p.id = f.pattern_id"
-                                    " WHERE b.scope = ?1 AND b.band = ?2 AND b.bucket = ?3"));
-    FS_ASSIGN_OR_RETURN(add_fp_, db_.Prepare("INSERT INTO fingerprints (hash, pattern_id, layer, kind, tokens, "
-                                             "first_seen, last_seen) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)"));
-    FS_ASSIGN_OR_RETURN(add_bucket_, db_.Prepare("INSERT OR IGNORE INTO fingerprint_buckets (scope, band, bucket, "
-                                                 "hash) VALUES (?1, ?2, ?3, ?4)"));
-    return Status::Ok();
-  }
-
-  Result<std::optional<std::string>> PatternOf(const std::string& hash) override {
-    pattern_of_->Bind(1, hash);
-    FS_ASSIGN_OR_RETURN(bool row, pattern_of_->Step());
-    std::optional<std::string> out;
-    if (row) out = pattern_of_->ColumnText(0);
-    pattern_of_->Reset();
-    return out;
-  }
-
-  Result<std::vector<analyzer::CatalogueCandidate>> Candidates(const std::string& scope,
-                                                              const std::vector<uint64_t>& buckets) override {
-    std::vector<analyzer::CatalogueCandidate> out;
-    std::set<std::string> seen;
-    for (size_t band = 0; band < buckets.size(); ++band) {
-      candidates_->Bind(1, scope).Bind(2, static_cast<int64_t>(band)).Bind(3, static_cast<int64_t>(buckets[band]));
-      FS_RETURN_IF_ERROR(ForEachRow(*candidates_, [&](Statement& row) {
-        if (seen.insert(row.ColumnText(0)).second)
-          out.push_back({row.ColumnText(0), row.ColumnText(1), row.ColumnInt64(2),
-                         analyzer::TokensFromText(row.ColumnText(3))});
-        return Status::Ok();
-      }));
-    }
-    return out;
-  }
-
-  Status Add(const HunkFingerprint& fp, const std::vector<uint64_t>& buckets, const std::string& pattern_id,
-             bool new_pattern) override {
-    const char* layer = analyzer::LayerName(fp.layer);
-    const char* kind = analyzer::FileKindName(fp.kind);
-    if (new_pattern) {
-      FS_ASSIGN_OR_RETURN(Statement add, db_.Prepare("INSERT INTO mined_patterns (id, seq, layer, kind, seed, "
-                                                     "created_at) VALUES (?1, (SELECT COALESCE(MAX(seq), 0) + 1 "
-                                                     "FROM mined_patterns), ?2, ?3, ?4, ?5)"));
-      add.Bind(1, pattern_id).Bind(2, layer).Bind(3, kind).Bind(4, fp.hash).Bind(5, now_);
-      FS_RETURN_IF_ERROR(add.Run());
-    }
-    add_fp_->Bind(1, fp.hash).Bind(2, pattern_id).Bind(3, layer).Bind(4, kind).Bind(5, fp.Text()).Bind(6, seen_at_);
-    FS_RETURN_IF_ERROR(add_fp_->Run());
-    for (size_t band = 0; band < buckets.size(); ++band) {
-      add_bucket_->Bind(1, fp.Scope()).Bind(2, static_cast<int64_t>(band));
-      add_bucket_->Bind(3, static_cast<int64_t>(buckets[band])).Bind(4, fp.hash);
-      FS_RETURN_IF_ERROR(add_bucket_->Run());
-    }
-    return Status::Ok();
-  }
-
-  Status Merge(const std::string& into, const std::string& from) override {
-    FS_ASSIGN_OR_RETURN(Statement move, db_.Prepare("UPDATE fingerprints SET pattern_id = ?1 WHERE pattern_id = ?2"));
-    move.Bind(1, into).Bind(2, from);
-    FS_RETURN_IF_ERROR(move.Run());
-    FS_ASSIGN_OR_RETURN(Statement drop, db_.Prepare("DELETE FROM mined_patterns WHERE id = ?1"));
-    drop.Bind(1, from);
-    spdlog::info("patterns merged into={} from={}", into, from);
-    return drop.Run();
-  }
-
- private:
-  Database& db_;
-  int64_t seen_at_;
-  int64_t now_;
-  std::optional<Statement> pattern_of_, candidates_, add_fp_, add_bucket_;
-};
-
 // A hunk of the analysis being mined.
 struct MinedHunk {
   int64_t hunk_id = 0;
@@ -326,16 +245,26 @@ Result<bool> AlreadyMined(Database& db, int64_t analysis_id) {
 const char* PatternKindName(PatternKind kind) { return kind == PatternKind::kMined ? "mined" : "named"; }
 
 PatternStore::PatternStore(Store& store, std::function<int64_t()> now_s)
-    : store_(store), db_(store.db()), now_s_(std::move(now_s)) {}
+    : db_(store.db()), now_s_(std::move(now_s)) {}
 
+namespace {
+
+Result<std::string> MiningVersion(Database& db) {
+  FS_ASSIGN_OR_RETURN(Statement read, db.Prepare("SELECT value FROM mining_state WHERE key = 'version'"));
+  FS_ASSIGN_OR_RETURN(bool row, read.Step());
+  return row ? read.ColumnText(0) : std::string();
+}
+
+}  // namespace
+
+// A plain read first: mining with nothing new to do (every API read does it) takes no write lock.
 Status PatternStore::CheckVersion(const analyzer::MiningOptions& options, MiningReport& report) {
+  const std::string want = options.Version();
+  FS_ASSIGN_OR_RETURN(std::string seen, MiningVersion(db_));
+  if (seen == want) return Status::Ok();
   Transaction txn(db_);
   FS_RETURN_IF_ERROR(txn.status());
-  FS_ASSIGN_OR_RETURN(Statement read, db_.Prepare("SELECT value FROM mining_state WHERE key = 'version'"));
-  FS_ASSIGN_OR_RETURN(bool row, read.Step());
-  const std::string want = options.Version();
-  const std::string have = row ? read.ColumnText(0) : "";
-  read.Reset();
+  FS_ASSIGN_OR_RETURN(std::string have, MiningVersion(db_));
   if (have == want) return Status::Ok();
   if (!have.empty()) {
     spdlog::info("mining options changed from={} to={}: mining again from scratch", have, want);
@@ -371,7 +300,7 @@ Status PatternStore::MineAnalysis(const analyzer::MiningOptions& options, int64_
   FS_RETURN_IF_ERROR(txn.status());
   FS_ASSIGN_OR_RETURN(bool mined, AlreadyMined(db_, analysis_id));
   if (mined) return Status::Ok();  // another process got there first
-  SqlCatalogue catalogue(db_, seen_at, now_s_());
+  internal::SqlCatalogue catalogue(db_, seen_at, now_s_());
   FS_RETURN_IF_ERROR(catalogue.Prepare());
   FS_ASSIGN_OR_RETURN(Statement link, db_.Prepare("INSERT OR REPLACE INTO hunk_fingerprints (hunk_id, analysis_id, "
                                                   "hash) VALUES (?1, ?2, ?3)"));

@@ -84,7 +84,6 @@ class PatternStore {
   Result<std::vector<int64_t>> Unmined();
   Status MineAnalysis(const analyzer::MiningOptions& options, int64_t analysis_id, MiningReport& report);
 
-  Store& store_;
   Database& db_;
   std::function<int64_t()> now_s_;
 };

@@ -5,3 +5,5 @@ build=${1:-build}
 here=$(cd "$(dirname "$0")" && pwd)
 echo "== analysis: forkscope vs git CLI"
 python3 "$here/analysis_bench.py" "$build/forkscope"
+echo "== pattern mining: MinHash/LSH vs all-pairs Jaccard"
+"$build/tests/pattern_mining_bench"
