@@ -94,7 +94,7 @@ struct PlanArgs {
 int RunPlan(PlanArgs& args) {
   auto opened = Open(args.common);
   if (!opened) return kExitError;
-  PlanRequest request{args.upstream, args.branch, args.common.data_dir, args.allow_foreign_owner};
+  PlanRequest request{args.upstream, args.branch, args.common.data_dir, args.allow_foreign_owner, {}};
   auto plan = BuildPlan(request, opened->rules, *opened->store);
   if (!plan.ok()) {
     spdlog::error("{}", plan.status().message());

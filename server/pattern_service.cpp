@@ -36,6 +36,7 @@ Result<analyzer::MigrationPlan> BuildPlan(const PlanRequest& request, const anal
   snap_request.branch = request.branch;
   snap_request.data_dir = request.data_dir;
   snap_request.allow_foreign_owner = request.allow_foreign_owner;
+  snap_request.progress = request.progress;
   FS_ASSIGN_OR_RETURN(analyzer::RepositorySnapshot snap, analyzer::SnapshotRepository(snap_request));
   FS_ASSIGN_OR_RETURN(analyzer::Experience experience, LoadExperience(store, SystemNowS));
   analyzer::MigrationPlan plan = analyzer::PlanMigration(rules, snap.files, experience);
@@ -70,6 +71,7 @@ void PatternService::Shutdown() {
     if (stopping_ && !worker_.joinable()) return;
     stopping_ = true;
   }
+  cancel_ = true;
   cv_.notify_all();
   if (worker_.joinable()) worker_.join();
   std::lock_guard<std::mutex> lock(mu_);
@@ -143,7 +145,8 @@ void PatternService::RunPlan(storage::Store& store, storage::PlanRecord record) 
   record.state = "running";
   record.started_at = options_.now_s();
   Record(store, record);
-  PlanRequest request{record.upstream_url, record.branch, options_.data_dir, options_.allow_foreign_owner};
+  PlanRequest request{record.upstream_url, record.branch, options_.data_dir, options_.allow_foreign_owner,
+                      [this](const analyzer::git::TransferProgress&) { return !cancel_.load(); }};
   auto mined = Mine(store);
   if (!mined.ok()) spdlog::warn("pattern mining before plan error={}", mined.status().message());
   auto plan = BuildPlan(request, rules_, store);

@@ -29,6 +29,7 @@ struct PlanRequest {
   std::string branch;               // "" = its default branch
   std::string data_dir;             // where its mirror goes
   bool allow_foreign_owner = false;
+  analyzer::git::ProgressFn progress;  // may be empty; returning false cancels the mirror fetch
 };
 
 // Mirrors and scans the library, then plans its migration from what the store knows about migrated
@@ -55,7 +56,7 @@ class PatternService {
   // Fails plans a previous process left unfinished, starts the plan worker, which first mines
   // whatever the database holds already.
   Status Start();
-  // Stops the worker (a running plan finishes first); queued plans are marked failed.
+  // Stops the worker (a running plan's fetch is cancelled); queued plans are marked failed.
   void Shutdown();
 
   // Mines new current analyses; serialised within the process.
@@ -82,6 +83,7 @@ class PatternService {
   const analyzer::Rules rules_;
   std::mutex mine_mu_;  // one mining run at a time
 
+  std::atomic<bool> cancel_{false};  // set by Shutdown: a running plan's fetch stops
   std::mutex mu_;  // guards everything below
   std::condition_variable cv_;
   bool stopping_ = false;
