@@ -38,11 +38,10 @@ void ResyncHunkViolations(const std::set<std::string>& rule_ids, Analysis& analy
       ids.erase(std::remove_if(ids.begin(), ids.end(),
                                [&](const std::string& id) {
                                  if (!rule_ids.count(id)) return false;
-                                 return std::none_of(analysis.violations.begin(), analysis.violations.end(),
-                                                     [&](const Violation& v) {
-                                                       return v.rule == id && v.path == file.path &&
-                                                              HunkCovers(file, hunk, v.line);
-                                                     });
+                                 return std::none_of(
+                                     analysis.violations.begin(), analysis.violations.end(), [&](const Violation& v) {
+                                       return v.rule == id && v.path == file.path && HunkCovers(file, hunk, v.line);
+                                     });
                                }),
                 ids.end());
     }
@@ -75,9 +74,8 @@ int ApplyGapAnnotations(const RulesData& rules, const std::string& fork, const s
   const size_t before = v.size();
   v.erase(std::remove_if(v.begin(), v.end(),
                          [&](const Violation& x) {
-                           return rule_ids.count(x.rule) &&
-                                  std::find(resolved.begin(), resolved.end(), std::make_pair(x.path, x.line)) !=
-                                      resolved.end();
+                           return rule_ids.count(x.rule) && std::find(resolved.begin(), resolved.end(),
+                                                                      std::make_pair(x.path, x.line)) != resolved.end();
                          }),
           v.end());
   ResyncHunkViolations(rule_ids, analysis);

@@ -48,7 +48,7 @@ Result<std::optional<std::string>> MemoryCatalogue::PatternOf(const std::string&
 }
 
 Result<std::vector<CatalogueCandidate>> MemoryCatalogue::Candidates(const std::string& scope,
-                                                                   const std::vector<uint64_t>& buckets) {
+                                                                    const std::vector<uint64_t>& buckets) {
   std::set<std::string> seen;
   std::vector<CatalogueCandidate> out;
   for (size_t band = 0; band < buckets.size(); ++band) {

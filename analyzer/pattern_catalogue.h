@@ -23,7 +23,7 @@ namespace forkscope::analyzer {
 struct CatalogueCandidate {
   std::string hash;
   std::string pattern_id;
-  int64_t pattern_seq = 0;          // creation order of its pattern
+  int64_t pattern_seq = 0;  // creation order of its pattern
   std::vector<std::string> tokens;
 };
 
@@ -71,8 +71,8 @@ class MemoryCatalogue : public FingerprintCatalogue {
     std::string pattern_id;
     std::vector<std::string> tokens;
   };
-  std::map<std::string, Entry> fingerprints_;                            // by hash
-  std::map<std::string, int64_t> pattern_seq_;                           // by pattern id
+  std::map<std::string, Entry> fingerprints_;                                           // by hash
+  std::map<std::string, int64_t> pattern_seq_;                                          // by pattern id
   std::map<std::tuple<std::string, int, uint64_t>, std::vector<std::string>> buckets_;  // -> hashes
   int64_t next_seq_ = 1;
 };

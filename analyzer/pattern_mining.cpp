@@ -15,6 +15,7 @@ namespace {
 
 // Keywords of the languages seen in these repositories, framework roots and API names distinctive
 // enough never to be someone's variable: always kept. Everything else is $ID, except kMemberWords.
+// clang-format off
 constexpr std::string_view kVocabulary[] = {
     // Python
     "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del",
@@ -46,15 +47,18 @@ constexpr std::string_view kVocabulary[] = {
     "TORCH_CHECK", "TORCH_EXTENSION_NAME", "PYBIND11_MODULE", "module_local", "PD_BUILD_OP", "PD_CHECK", "PD_THROW",
     "PD_KERNEL", "SetKernelFn", "is_available", "assert_close",
 };
+// clang-format on
 
 // API names that are also everyday variable names (a `stream`, a `device`): kept only where they
 // are an API — after '.', '::' or '->', or as a keyword argument inside a call (`dim=1`).
+// clang-format off
 constexpr std::string_view kMemberWords[] = {
     "compat", "scope", "utils", "extension", "ops", "library", "dynamo", "profiler", "compile", "compiler", "impl",
     "Library", "device", "stream", "Stream", "Event", "synchronize", "distributed", "dist", "barrier", "dlpack",
     "experimental", "empty", "zeros", "ones", "tensor", "place", "jit", "autotune", "axis", "dim", "dtype",
     "float32", "float16", "bfloat16", "testing", "mark", "skipif", "Inputs", "Outputs",
 };
+// clang-format on
 
 bool InBuiltinVocabulary(std::string_view word) {
   static const std::unordered_set<std::string_view> kSet(std::begin(kVocabulary), std::end(kVocabulary));
@@ -72,8 +76,13 @@ bool IsWordToken(std::string_view t) { return !t.empty() && (IsIdentChar(t[0]) |
 
 bool HashComments(FileKind kind) {
   switch (kind) {
-    case FileKind::kPython: case FileKind::kCMake: case FileKind::kToml: case FileKind::kIni:
-    case FileKind::kShell: case FileKind::kYaml: case FileKind::kText:
+    case FileKind::kPython:
+    case FileKind::kCMake:
+    case FileKind::kToml:
+    case FileKind::kIni:
+    case FileKind::kShell:
+    case FileKind::kYaml:
+    case FileKind::kText:
       return true;
     default:
       return false;
@@ -161,8 +170,7 @@ class LineTokenizer {
  private:
   // Whether an identifier ending at s[end] stays verbatim (see kMemberWords).
   bool Kept(std::string_view word, std::string_view s, size_t end) const {
-    if (InBuiltinVocabulary(word) ||
-        std::find(options_.keep.begin(), options_.keep.end(), word) != options_.keep.end())
+    if (InBuiltinVocabulary(word) || std::find(options_.keep.begin(), options_.keep.end(), word) != options_.keep.end())
       return true;
     if (!IsMemberWord(word)) return false;
     const std::string& prev = out_.empty() ? std::string() : out_.back();
@@ -242,16 +250,26 @@ std::string MiningOptions::Version() const {
 
 const char* FileKindName(FileKind kind) {
   switch (kind) {
-    case FileKind::kPython: return "py";
-    case FileKind::kCxx: return "cxx";
-    case FileKind::kCMake: return "cmake";
-    case FileKind::kToml: return "toml";
-    case FileKind::kIni: return "ini";
-    case FileKind::kShell: return "sh";
-    case FileKind::kYaml: return "yaml";
-    case FileKind::kText: return "text";
-    case FileKind::kDoc: return "doc";
-    case FileKind::kOther: return "other";
+    case FileKind::kPython:
+      return "py";
+    case FileKind::kCxx:
+      return "cxx";
+    case FileKind::kCMake:
+      return "cmake";
+    case FileKind::kToml:
+      return "toml";
+    case FileKind::kIni:
+      return "ini";
+    case FileKind::kShell:
+      return "sh";
+    case FileKind::kYaml:
+      return "yaml";
+    case FileKind::kText:
+      return "text";
+    case FileKind::kDoc:
+      return "doc";
+    case FileKind::kOther:
+      return "other";
   }
   return "other";
 }

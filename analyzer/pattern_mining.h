@@ -22,10 +22,10 @@ namespace forkscope::analyzer {
 
 // Tunables, defaulted here and overridable in the rules file's "mining" section.
 struct MiningOptions {
-  int shingle = 3;             // tokens per shingle
-  double threshold = 0.6;      // Jaccard at or above which two fingerprints nearly match
-  int min_tokens = 4;          // hunks with fewer normalised tokens (a blank line, a brace) are not mined
-  int max_tokens = 4000;       // longer hunks (whole added files) are cut here
+  int shingle = 3;                // tokens per shingle
+  double threshold = 0.6;         // Jaccard at or above which two fingerprints nearly match
+  int min_tokens = 4;             // hunks with fewer normalised tokens (a blank line, a brace) are not mined
+  int max_tokens = 4000;          // longer hunks (whole added files) are cut here
   std::vector<std::string> keep;  // identifiers kept verbatim besides the built-in vocabulary
 
   // A hash of every option: fingerprints made under another version are mined again from scratch.
@@ -48,7 +48,7 @@ FileKind FileKindOf(std::string_view path);
 FileKind FileKindFromName(std::string_view name);  // kOther for unknown names
 
 struct HunkFingerprint {
-  std::string hash;                 // 16 hex digits; "" when the hunk has fewer than min_tokens tokens
+  std::string hash;  // 16 hex digits; "" when the hunk has fewer than min_tokens tokens
   Layer layer = Layer::kOther;
   FileKind kind = FileKind::kOther;
   // The normalised tokens. Each changed line opens with a marker token, "@+" or "@-".

@@ -18,8 +18,8 @@ double Round3(double x) { return std::round(x * 1000) / 1000; }
 json ExamplesJson(const std::vector<WorkedExample>& examples) {
   json out = json::array();
   for (const auto& e : examples)
-    out.push_back({{"fork", e.fork}, {"pattern", e.pattern}, {"path", e.path}, {"line", e.line},
-                   {"analysis_id", e.analysis_id}});
+    out.push_back(
+        {{"fork", e.fork}, {"pattern", e.pattern}, {"path", e.path}, {"line", e.line}, {"analysis_id", e.analysis_id}});
   return out;
 }
 
@@ -55,7 +55,8 @@ void MarkdownTouchpoints(const MigrationPlan& plan, std::ostringstream& md) {
   md << "| layer | file:line | pattern | why | worked example |\n|---|---|---|---|---|\n";
   for (const auto& t : plan.touchpoints) {
     std::string example;
-    for (const auto& e : t.examples) example += (example.empty() ? "" : "; ") + e.fork + " " + e.path + ":" + std::to_string(e.line);
+    for (const auto& e : t.examples)
+      example += (example.empty() ? "" : "; ") + e.fork + " " + e.path + ":" + std::to_string(e.line);
     md << "| " << LayerName(t.layer) << " | " << Code(t.path + ":" + std::to_string(t.line)) << " | "
        << (t.pattern.empty() ? "" : Code(t.pattern)) << " | " << Escape(t.reason) << " | " << example << " |\n";
   }
@@ -116,11 +117,16 @@ json PlanToJson(const MigrationPlan& plan) {
   doc["summary"] = {{"touchpoints", per_layer}, {"keep", plan.keep.size()}, {"compat_gaps", plan.gaps.size()}};
   json& touchpoints = doc["touchpoints"] = json::array();
   for (const auto& t : plan.touchpoints)
-    touchpoints.push_back({{"path", t.path}, {"line", t.line}, {"layer", LayerName(t.layer)}, {"reason", t.reason},
-                           {"pattern", Nullable(t.pattern)}, {"examples", ExamplesJson(t.examples)}});
+    touchpoints.push_back({{"path", t.path},
+                           {"line", t.line},
+                           {"layer", LayerName(t.layer)},
+                           {"reason", t.reason},
+                           {"pattern", Nullable(t.pattern)},
+                           {"examples", ExamplesJson(t.examples)}});
   json& keep = doc["keep"] = json::array();
   for (const auto& k : plan.keep)
-    keep.push_back({{"path", k.path}, {"layer", LayerName(k.layer)}, {"reason", k.reason}, {"whole_file", k.whole_file}});
+    keep.push_back(
+        {{"path", k.path}, {"layer", LayerName(k.layer)}, {"reason", k.reason}, {"whole_file", k.whole_file}});
   json steps = json::array();
   for (const auto& s : plan.validation)
     steps.push_back({{"stage", s.stage}, {"run", s.run}, {"why", s.why}, {"gpu", s.gpu}});
@@ -129,13 +135,21 @@ json PlanToJson(const MigrationPlan& plan) {
   for (const auto& g : plan.gaps) {
     json uses = json::array();
     for (const auto& u : g.uses) uses.push_back({{"path", u.path}, {"line", u.line}});
-    gaps.push_back({{"api", g.api}, {"api_key", g.api_key}, {"uses", uses}, {"forks", Strings(g.forks)},
-                    {"occurrences", g.occurrences}, {"bridges", Strings(g.bridges)}, {"issues", Strings(g.issues)}});
+    gaps.push_back({{"api", g.api},
+                    {"api_key", g.api_key},
+                    {"uses", uses},
+                    {"forks", Strings(g.forks)},
+                    {"occurrences", g.occurrences},
+                    {"bridges", Strings(g.bridges)},
+                    {"issues", Strings(g.issues)}});
   }
   json& similar = doc["similar_forks"] = json::array();
   for (const auto& s : plan.similar)
-    similar.push_back({{"fork", s.fork}, {"score", Round3(s.score)}, {"layer_similarity", Round3(s.layer_similarity)},
-                       {"pattern_similarity", Round3(s.pattern_similarity)}, {"examples", ExamplesJson(s.examples)}});
+    similar.push_back({{"fork", s.fork},
+                       {"score", Round3(s.score)},
+                       {"layer_similarity", Round3(s.layer_similarity)},
+                       {"pattern_similarity", Round3(s.pattern_similarity)},
+                       {"examples", ExamplesJson(s.examples)}});
   doc["notes"] = Strings(plan.notes);
   return doc;
 }

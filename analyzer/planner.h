@@ -30,7 +30,7 @@ struct SourceFile {
 struct PatternUse {
   std::string pattern;
   std::string path;
-  int line = 0;              // new-side start of the hunk
+  int line = 0;  // new-side start of the hunk
   int64_t analysis_id = 0;
   Layer layer = Layer::kOther;
 };
@@ -45,8 +45,8 @@ struct ForkProfile {
 
 // A C++ API that migrated forks had to bridge (the compat-gap registry's ranking).
 struct BridgedApi {
-  std::string api_key;               // "record_stream"
-  std::string api;                   // its most common spelling
+  std::string api_key;  // "record_stream"
+  std::string api;      // its most common spelling
   std::vector<std::string> forks;
   int occurrences = 0;
   std::vector<std::string> bridges;  // what they bridged it with
@@ -95,11 +95,11 @@ struct GapUse {
 };
 
 struct GapStrategy {
-  std::string api;                   // as this library spells it
+  std::string api;  // as this library spells it
   std::string api_key;
   std::vector<GapUse> uses;
-  std::vector<std::string> forks;    // forks that bridged it
-  int occurrences = 0;               // bridges seen across those forks
+  std::vector<std::string> forks;  // forks that bridged it
+  int occurrences = 0;             // bridges seen across those forks
   std::vector<std::string> bridges;
   std::vector<std::string> issues;
 };

@@ -60,7 +60,8 @@ std::vector<WorkedExample> Examples(const ForkProfile& fork, const std::set<std:
     if (IsMined(use.pattern) || !expected.count(use.pattern) || !cited.insert(use.pattern).second) continue;
     out.push_back({fork.fork, use.pattern, use.path, use.line, use.analysis_id});
     for (const auto& other : fork.uses)
-      if (IsMined(other.pattern) && other.path == use.path && other.line == use.line && cited.insert(other.pattern).second)
+      if (IsMined(other.pattern) && other.path == use.path && other.line == use.line &&
+          cited.insert(other.pattern).second)
         out.push_back({fork.fork, other.pattern, other.path, other.line, other.analysis_id});
     if (out.size() >= kExamplesPerFork) break;
   }

@@ -102,8 +102,8 @@ std::string InferPackage(const std::vector<SourceFile>& files) {
     for (const std::string prefix : {"", "src/", "python/"})
       if (Find(files, prefix + declared + "/__init__.py")) return declared;
   // Failing that, the first top-level package that is not tests, docs or tooling.
-  static const std::set<std::string> kNotPackages = {"tests", "test", "docs", "doc", "examples", "example",
-                                                     "benchmarks", "benchmark", "scripts", "tools", "ci"};
+  static const std::set<std::string> kNotPackages = {
+      "tests", "test", "docs", "doc", "examples", "example", "benchmarks", "benchmark", "scripts", "tools", "ci"};
   for (const auto& f : files) {
     const size_t slash = f.path.find('/');
     if (slash == std::string::npos || f.path.substr(slash) != "/__init__.py") continue;

@@ -14,18 +14,18 @@
 namespace forkscope::analyzer {
 
 struct SnapshotRequest {
-  std::string location;              // URL or local path
-  std::string branch;                // "" = the repository's default branch
+  std::string location;  // URL or local path
+  std::string branch;    // "" = the repository's default branch
   std::string data_dir;
   bool allow_foreign_owner = false;
   git::ProgressFn progress;
-  size_t max_file_bytes = 1 << 20;   // larger files are listed with empty text (generated code, data)
+  size_t max_file_bytes = 1 << 20;  // larger files are listed with empty text (generated code, data)
 };
 
 struct RepositorySnapshot {
-  RefInfo ref;                       // url (normalised), branch, sha
-  std::vector<SourceFile> files;     // every non-binary file, sorted by path
-  int skipped = 0;                   // binary files left out
+  RefInfo ref;                    // url (normalised), branch, sha
+  std::vector<SourceFile> files;  // every non-binary file, sorted by path
+  int skipped = 0;                // binary files left out
 };
 
 Result<RepositorySnapshot> SnapshotRepository(const SnapshotRequest& request);

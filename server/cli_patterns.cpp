@@ -72,7 +72,8 @@ int RunPatterns(PatternsArgs& args) {
     return kExitError;
   }
   if (args.min_forks >= 0) filter.min_forks = args.min_forks;
-  if (!args.kind.empty()) filter.kind = args.kind == "mined" ? storage::PatternKind::kMined : storage::PatternKind::kNamed;
+  if (!args.kind.empty())
+    filter.kind = args.kind == "mined" ? storage::PatternKind::kMined : storage::PatternKind::kNamed;
   auto opened = Open(args.common);
   if (!opened) return kExitError;
   auto patterns = storage::PatternStore(*opened->store, NowS).List(filter);
@@ -105,8 +106,9 @@ int RunPlan(PlanArgs& args) {
 }
 
 void AddCommonOptions(CLI::App* cmd, CommonArgs& args) {
-  cmd->add_option("--data-dir", args.data_dir, "The data directory whose database holds the analysed forks "
-                                               "(default: $FORKSCOPE_DATA_DIR or ~/.local/share/forkscope)");
+  cmd->add_option("--data-dir", args.data_dir,
+                  "The data directory whose database holds the analysed forks "
+                  "(default: $FORKSCOPE_DATA_DIR or ~/.local/share/forkscope)");
   cmd->add_option("--rules", args.rules_path, "Rules file (default: the shipped default_rules.json)");
 }
 
@@ -114,8 +116,9 @@ void AddCommonOptions(CLI::App* cmd, CommonArgs& args) {
 
 Command AddPatternsCommand(CLI::App& app) {
   auto args = std::make_shared<PatternsArgs>();
-  auto* cmd = app.add_subcommand("patterns", "List the reusable migration patterns across the analysed forks: named "
-                                             "(rules) and mined (similar hunks grouped); mines new analyses first");
+  auto* cmd = app.add_subcommand("patterns",
+                                 "List the reusable migration patterns across the analysed forks: named "
+                                 "(rules) and mined (similar hunks grouped); mines new analyses first");
   AddCommonOptions(cmd, args->common);
   cmd->add_option("--layer", args->layer, "Only patterns of this layer (kernel, build, cpp_compat, python, other)");
   cmd->add_option("--min-forks", args->min_forks,
@@ -129,8 +132,9 @@ Command AddPatternsCommand(CLI::App& app) {
 
 Command AddPlanCommand(CLI::App& app) {
   auto args = std::make_shared<PlanArgs>();
-  auto* cmd = app.add_subcommand("plan", "Plan the Paddle migration of a PyTorch custom-op library that has no fork "
-                                         "yet: touchpoints, what to keep, validation path, compat-gap strategy");
+  auto* cmd = app.add_subcommand("plan",
+                                 "Plan the Paddle migration of a PyTorch custom-op library that has no fork "
+                                 "yet: touchpoints, what to keep, validation path, compat-gap strategy");
   cmd->add_option("--upstream", args->upstream, "The library: URL or local path")->required();
   cmd->add_option("--branch", args->branch, "Branch to plan for (default: the repository's default branch)");
   AddCommonOptions(cmd, args->common);

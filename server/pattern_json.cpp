@@ -11,13 +11,14 @@ json NullIfZero(int64_t v) { return v == 0 ? json(nullptr) : json(v); }
 json NullIfEmpty(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
 
 json OccurrenceToJson(const storage::PatternOccurrence& o) {
-  return {{"fork", o.fork_name}, {"analysis_id", o.analysis_id}, {"path", o.path},
-          {"hunk_index", o.hunk_index}, {"new_start", o.new_start}, {"layer", o.layer}};
+  return {{"fork", o.fork_name},        {"analysis_id", o.analysis_id}, {"path", o.path},
+          {"hunk_index", o.hunk_index}, {"new_start", o.new_start},     {"layer", o.layer}};
 }
 
 json ExampleToJson(const std::optional<storage::PatternExample>& e) {
   if (!e) return nullptr;
-  return {{"fork", e->fork}, {"analysis_id", e->analysis_id}, {"path", e->path}, {"hunk_index", e->hunk_index},
+  return {{"fork", e->fork},           {"analysis_id", e->analysis_id},
+          {"path", e->path},           {"hunk_index", e->hunk_index},
           {"new_start", e->new_start}, {"lines", e->lines}};
 }
 
@@ -56,7 +57,8 @@ std::string RenderPatternsText(const std::vector<storage::CataloguePattern>& pat
   std::ostringstream out;
   out << patterns.size() << " pattern(s)\n";
   for (const auto& p : patterns) {
-    out << "\n" << p.id << "  [" << storage::PatternKindName(p.kind) << ", " << p.layer << "]  " << p.forks_count()
+    out << "\n"
+        << p.id << "  [" << storage::PatternKindName(p.kind) << ", " << p.layer << "]  " << p.forks_count()
         << " fork(s), " << p.total << " hunk(s)\n  " << p.description << "\n  forks:";
     for (const auto& [fork, n] : p.per_fork) out << " " << fork << "=" << n;
     if (!p.named.empty()) {
@@ -95,8 +97,13 @@ json CompatGapsToJson(const std::vector<storage::CompatGapRecord>& records) {
   for (const auto& r : records) gaps.push_back(CompatGapRecordToJson(r));
   json ranking = json::array();
   for (const auto& r : storage::CompatGapStore::Rank(records))
-    ranking.push_back({{"api", r.api}, {"api_key", r.api_key}, {"forks", r.forks}, {"forks_count", r.forks.size()},
-                       {"occurrences", r.occurrences}, {"bridges", r.bridges}, {"issues", r.issues}});
+    ranking.push_back({{"api", r.api},
+                       {"api_key", r.api_key},
+                       {"forks", r.forks},
+                       {"forks_count", r.forks.size()},
+                       {"occurrences", r.occurrences},
+                       {"bridges", r.bridges},
+                       {"issues", r.issues}});
   return json{{"compat_gaps", gaps}, {"ranking", ranking}};
 }
 

@@ -56,8 +56,8 @@ PatternService::~PatternService() { Shutdown(); }
 
 Status PatternService::Start() {
   FS_ASSIGN_OR_RETURN(auto store, storage::Store::Open(options_.database, options_.now_s));
-  FS_ASSIGN_OR_RETURN(int failed, storage::PlanStore(*store).FailUnfinished("interrupted: the daemon stopped",
-                                                                            options_.now_s()));
+  FS_ASSIGN_OR_RETURN(int failed,
+                      storage::PlanStore(*store).FailUnfinished("interrupted: the daemon stopped", options_.now_s()));
   if (failed > 0) spdlog::warn("plans interrupted_by_restart={}", failed);
   std::random_device rd;
   next_id_ = (static_cast<uint64_t>(rd()) << 20) ^ static_cast<uint64_t>(options_.now_s());
@@ -94,7 +94,8 @@ Result<storage::MiningReport> PatternService::Mine(storage::Store& store) {
 SyncHook PatternService::Hook() {
   return [this](storage::Store& store, const storage::TaskRecord& task, const AnalysisOutcome*) {
     auto mined = Mine(store);
-    if (!mined.ok()) spdlog::warn("pattern mining after sync fork={} error={}", task.fork_name, mined.status().message());
+    if (!mined.ok())
+      spdlog::warn("pattern mining after sync fork={} error={}", task.fork_name, mined.status().message());
   };
 }
 
@@ -168,7 +169,8 @@ void PatternService::WorkerLoop() {
     spdlog::error("plan worker cannot open database: {}", store.status().message());
     return;
   }
-  if (auto mined = Mine(**store); !mined.ok()) spdlog::warn("pattern mining at start error={}", mined.status().message());
+  if (auto mined = Mine(**store); !mined.ok())
+    spdlog::warn("pattern mining at start error={}", mined.status().message());
   while (true) {
     storage::PlanRecord next;
     {

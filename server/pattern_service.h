@@ -25,9 +25,9 @@
 namespace forkscope::server {
 
 struct PlanRequest {
-  std::string upstream;             // URL or local path of the library to plan for
-  std::string branch;               // "" = its default branch
-  std::string data_dir;             // where its mirror goes
+  std::string upstream;  // URL or local path of the library to plan for
+  std::string branch;    // "" = its default branch
+  std::string data_dir;  // where its mirror goes
   bool allow_foreign_owner = false;
   analyzer::git::ProgressFn progress;  // may be empty; returning false cancels the mirror fetch
 };
@@ -43,7 +43,7 @@ struct PatternServiceOptions {
   std::string data_dir;
   std::string database;
   bool allow_foreign_owner = false;
-  std::function<int64_t()> now_s;   // unix seconds; the system clock when empty
+  std::function<int64_t()> now_s;  // unix seconds; the system clock when empty
 };
 
 class PatternService {
@@ -84,7 +84,7 @@ class PatternService {
   std::mutex mine_mu_;  // one mining run at a time
 
   std::atomic<bool> cancel_{false};  // set by Shutdown: a running plan's fetch stops
-  std::mutex mu_;  // guards everything below
+  std::mutex mu_;                    // guards everything below
   std::condition_variable cv_;
   bool stopping_ = false;
   std::deque<storage::PlanRecord> queue_;

@@ -50,8 +50,8 @@ void ListPatterns(ServerContext& ctx, const httplib::Request& req, httplib::Resp
 
 void GetPattern(ServerContext& ctx, const httplib::Request& req, httplib::Response& res, storage::Store& store) {
   if (Status st = MineFirst(ctx, store); !st.ok()) return SendError(res, st);
-  auto pattern = storage::PatternStore(store, [&ctx] { return ctx.patterns ? ctx.patterns->Now() : 0; })
-                     .Get(req.matches[1]);
+  auto pattern =
+      storage::PatternStore(store, [&ctx] { return ctx.patterns ? ctx.patterns->Now() : 0; }).Get(req.matches[1]);
   if (!pattern.ok()) return SendError(res, pattern.status());
   SendJson(res, 200, CataloguePatternToJson(*pattern, true));
 }
@@ -78,8 +78,7 @@ Result<std::map<std::string, std::string>> AnnotationFields(const json& body) {
   return fields;
 }
 
-void AnnotateCompatGap(ServerContext& ctx, const httplib::Request& req, httplib::Response& res,
-                       storage::Store& store) {
+void AnnotateCompatGap(ServerContext& ctx, const httplib::Request& req, httplib::Response& res, storage::Store& store) {
   auto body = ParseJsonBody(req);
   if (!body.ok()) return SendError(res, body.status());
   auto fields = AnnotationFields(*body);

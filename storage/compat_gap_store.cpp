@@ -17,14 +17,22 @@ constexpr const char* kNoRemovalRule = "compat-gap-no-removal";
 
 // The annotatable fields of an annotation or a record, by API name.
 std::vector<std::pair<const char*, std::string*>> Fields(analyzer::GapAnnotation& a) {
-  return {{"scope", &a.scope},   {"removal", &a.removal}, {"issue", &a.issue},
-          {"reproduction", &a.reproduction}, {"origin", &a.origin}, {"forwarded", &a.forwarded},
+  return {{"scope", &a.scope},
+          {"removal", &a.removal},
+          {"issue", &a.issue},
+          {"reproduction", &a.reproduction},
+          {"origin", &a.origin},
+          {"forwarded", &a.forwarded},
           {"applied_upstream", &a.applied_upstream}};
 }
 
 std::vector<std::pair<const char*, std::string*>> Fields(CompatGapRecord& r) {
-  return {{"scope", &r.scope},   {"removal", &r.removal}, {"issue", &r.issue},
-          {"reproduction", &r.reproduction}, {"origin", &r.origin}, {"forwarded", &r.forwarded},
+  return {{"scope", &r.scope},
+          {"removal", &r.removal},
+          {"issue", &r.issue},
+          {"reproduction", &r.reproduction},
+          {"origin", &r.origin},
+          {"forwarded", &r.forwarded},
           {"applied_upstream", &r.applied_upstream}};
 }
 
@@ -95,11 +103,12 @@ Result<std::vector<CompatGapRecord>> CompatGapStore::List(const CompatGapFilter&
   Transaction snapshot(db_, TransactionMode::kDeferred);
   FS_RETURN_IF_ERROR(snapshot.status());
   FS_ASSIGN_OR_RETURN(auto annotations, LoadAnnotations(db_, ""));
-  FS_ASSIGN_OR_RETURN(Statement stmt,
-                      db_.Prepare(std::string(internal::kCurrentAnalyses) +
-                                  "SELECT c.fork, c.analysis_id, g.path, g.line, g.api, g.bridge, g.scope, g.removal,"
-                                  " g.issue, g.reproduction, g.origin, g.forwarded, g.applied_upstream FROM current c"
-                                  " JOIN compat_gaps g ON g.analysis_id = c.analysis_id ORDER BY c.fork, g.path, g.line"));
+  FS_ASSIGN_OR_RETURN(
+      Statement stmt,
+      db_.Prepare(std::string(internal::kCurrentAnalyses) +
+                  "SELECT c.fork, c.analysis_id, g.path, g.line, g.api, g.bridge, g.scope, g.removal,"
+                  " g.issue, g.reproduction, g.origin, g.forwarded, g.applied_upstream FROM current c"
+                  " JOIN compat_gaps g ON g.analysis_id = c.analysis_id ORDER BY c.fork, g.path, g.line"));
   std::vector<CompatGapRecord> out;
   std::map<std::string, size_t> index;
   FS_RETURN_IF_ERROR(ForEachRow(stmt, [&](Statement& row) {
@@ -144,8 +153,8 @@ std::vector<CompatGapRank> CompatGapStore::Rank(const std::vector<CompatGapRecor
       list->erase(std::unique(list->begin(), list->end()), list->end());
     }
     const auto& s = spellings[key];
-    rank.api = std::max_element(s.begin(), s.end(), [](const auto& a, const auto& b) { return a.second < b.second; })
-                   ->first;
+    rank.api =
+        std::max_element(s.begin(), s.end(), [](const auto& a, const auto& b) { return a.second < b.second; })->first;
     out.push_back(std::move(rank));
   }
   std::sort(out.begin(), out.end(), [](const CompatGapRank& a, const CompatGapRank& b) {

@@ -21,14 +21,14 @@
 namespace forkscope::storage {
 
 struct CompatGapRecord {
-  std::string id;                // stable: fork + path + api_key
+  std::string id;  // stable: fork + path + api_key
   std::string fork;
   int64_t analysis_id = 0;
   std::string path;
-  int line = 0;                  // the first place in the file
-  std::vector<int> lines;        // every place in the file bridging the same API
-  std::string api;               // as the marker or the diff spells it
-  std::string api_key;           // the spelling-independent name ranked across forks
+  int line = 0;            // the first place in the file
+  std::vector<int> lines;  // every place in the file bridging the same API
+  std::string api;         // as the marker or the diff spells it
+  std::string api_key;     // the spelling-independent name ranked across forks
   std::string bridge;
   std::string scope;
   std::string removal;
@@ -44,11 +44,11 @@ struct CompatGapRecord {
 // How often one missing API is bridged across forks.
 struct CompatGapRank {
   std::string api_key;
-  std::string api;                    // its most common spelling
-  std::vector<std::string> forks;     // sorted
-  int occurrences = 0;                // records
-  std::vector<std::string> bridges;   // distinct, sorted
-  std::vector<std::string> issues;    // distinct, sorted
+  std::string api;                   // its most common spelling
+  std::vector<std::string> forks;    // sorted
+  int occurrences = 0;               // records
+  std::vector<std::string> bridges;  // distinct, sorted
+  std::vector<std::string> issues;   // distinct, sorted
 };
 
 struct CompatGapFilter {
@@ -57,8 +57,8 @@ struct CompatGapFilter {
 };
 
 // The annotatable fields, in API order.
-inline constexpr const char* kGapAnnotationFields[] = {"scope",        "removal", "issue",           "reproduction",
-                                                       "origin",       "forwarded", "applied_upstream"};
+inline constexpr const char* kGapAnnotationFields[] = {"scope",  "removal",   "issue",           "reproduction",
+                                                       "origin", "forwarded", "applied_upstream"};
 
 class CompatGapStore {
  public:

@@ -44,14 +44,18 @@ struct Row {
 
 // Every occurrence of named (kind == kNamed) or mined patterns in current analyses, optionally of one id.
 Result<std::vector<Row>> Occurrences(Database& db, PatternKind kind, const std::string& only_id) {
-  const std::string join = kind == PatternKind::kNamed
-                               ? " JOIN hunk_patterns x ON x.hunk_id = h.id"
-                               : " JOIN hunk_fingerprints hf ON hf.hunk_id = h.id JOIN fingerprints x ON x.hash = hf.hash";
+  const std::string join =
+      kind == PatternKind::kNamed
+          ? " JOIN hunk_patterns x ON x.hunk_id = h.id"
+          : " JOIN hunk_fingerprints hf ON hf.hunk_id = h.id JOIN fingerprints x ON x.hash = hf.hash";
   const std::string hash = kind == PatternKind::kNamed ? "''" : "x.hash";
-  std::string sql = std::string(internal::kCurrentAnalyses) + "SELECT x.pattern_id, c.fork, c.analysis_id, fi.path, h.idx, "
-                    "h.new_start, h.layer, h.id, " + hash + " FROM current c"
-                    " JOIN files fi ON fi.analysis_id = c.analysis_id JOIN hunks h ON h.file_id = fi.id" + join +
-                    (only_id.empty() ? "" : " WHERE x.pattern_id = ?1") + " ORDER BY c.fork, fi.idx, h.idx";
+  std::string sql = std::string(internal::kCurrentAnalyses) +
+                    "SELECT x.pattern_id, c.fork, c.analysis_id, fi.path, h.idx, "
+                    "h.new_start, h.layer, h.id, " +
+                    hash +
+                    " FROM current c"
+                    " JOIN files fi ON fi.analysis_id = c.analysis_id JOIN hunks h ON h.file_id = fi.id" +
+                    join + (only_id.empty() ? "" : " WHERE x.pattern_id = ?1") + " ORDER BY c.fork, fi.idx, h.idx";
   FS_ASSIGN_OR_RETURN(Statement stmt, db.Prepare(sql));
   if (!only_id.empty()) stmt.Bind(1, only_id);
   std::vector<Row> rows;
@@ -100,8 +104,8 @@ Result<std::map<std::string, Meta>> MinedMeta(Database& db) {
     seed.layer = analyzer::LayerFromName(r.ColumnText(1)).value_or(analyzer::Layer::kOther);
     seed.kind = analyzer::FileKindFromName(r.ColumnText(2));
     seed.tokens = analyzer::TokensFromText(r.ColumnText(3));
-    out[r.ColumnText(0)] = {r.ColumnText(1), r.ColumnText(2), analyzer::DescribeFingerprint(seed), r.ColumnText(4),
-                            r.ColumnInt64(5), r.ColumnInt64(6)};
+    out[r.ColumnText(0)] = {r.ColumnText(1), r.ColumnText(2),  analyzer::DescribeFingerprint(seed),
+                            r.ColumnText(4), r.ColumnInt64(5), r.ColumnInt64(6)};
     return Status::Ok();
   }));
   return out;
@@ -162,7 +166,8 @@ CataloguePattern Aggregate(const std::string& id, PatternKind kind, const Meta& 
   for (const Row* r : rows) per_fork[r->occurrence.fork_name] += 1;
   p.total = static_cast<int>(rows.size());
   p.per_fork.assign(per_fork.begin(), per_fork.end());
-  std::stable_sort(p.per_fork.begin(), p.per_fork.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::stable_sort(p.per_fork.begin(), p.per_fork.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
   return p;
 }
 

@@ -21,12 +21,12 @@
 namespace forkscope::storage {
 
 struct MiningReport {
-  int analyses = 0;          // analyses fingerprinted by this run
-  int hunks = 0;             // hunks fingerprinted (hunks below min_tokens are not)
+  int analyses = 0;  // analyses fingerprinted by this run
+  int hunks = 0;     // hunks fingerprinted (hunks below min_tokens are not)
   int new_fingerprints = 0;
   int new_patterns = 0;
-  int merged_patterns = 0;   // patterns absorbed into older ones
-  bool rebuilt = false;      // the mining options changed, so everything was mined again
+  int merged_patterns = 0;  // patterns absorbed into older ones
+  bool rebuilt = false;     // the mining options changed, so everything was mined again
 };
 
 enum class PatternKind { kNamed, kMined };
@@ -47,11 +47,11 @@ struct CataloguePattern {
   std::string id;
   PatternKind kind = PatternKind::kNamed;
   std::string layer;
-  std::string file_kind;    // mined: the file kind of its hunks ("py", "cxx", ...); named: ""
+  std::string file_kind;  // mined: the file kind of its hunks ("py", "cxx", ...); named: ""
   std::string description;
-  int total = 0;            // occurrences in current analyses
+  int total = 0;                                      // occurrences in current analyses
   std::vector<std::pair<std::string, int>> per_fork;  // most occurrences first
-  int64_t first_seen = 0;   // analysis times (unix seconds); 0 = never seen
+  int64_t first_seen = 0;                             // analysis times (unix seconds); 0 = never seen
   int64_t last_seen = 0;
   std::optional<PatternExample> example;
   std::vector<std::string> named;              // mined: named patterns carried by most of its hunks
@@ -60,8 +60,8 @@ struct CataloguePattern {
 };
 
 struct PatternFilter {
-  std::string layer;               // "" = any
-  std::optional<int> min_forks;    // unset: 1 for named patterns, 2 for mined ones (one fork's hunk is no pattern)
+  std::string layer;             // "" = any
+  std::optional<int> min_forks;  // unset: 1 for named patterns, 2 for mined ones (one fork's hunk is no pattern)
   std::optional<PatternKind> kind;
 };
 

@@ -14,13 +14,13 @@ namespace forkscope::storage {
 struct PlanRecord {
   std::string id;
   std::string upstream_url;
-  std::string branch;          // "" = the repository's default branch
-  std::string state;           // "queued", "running", "succeeded", "failed"
-  std::string error;           // why it failed; "" otherwise
+  std::string branch;  // "" = the repository's default branch
+  std::string state;   // "queued", "running", "succeeded", "failed"
+  std::string error;   // why it failed; "" otherwise
   int64_t created_at = 0;
-  int64_t started_at = 0;      // 0 = not started
-  int64_t finished_at = 0;     // 0 = not finished
-  std::string plan;            // JSON text of the plan once succeeded, else ""
+  int64_t started_at = 0;   // 0 = not started
+  int64_t finished_at = 0;  // 0 = not finished
+  std::string plan;         // JSON text of the plan once succeeded, else ""
 };
 
 class PlanStore {

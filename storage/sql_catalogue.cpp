@@ -31,15 +31,15 @@ Result<std::optional<std::string>> SqlCatalogue::PatternOf(const std::string& ha
 }
 
 Result<std::vector<analyzer::CatalogueCandidate>> SqlCatalogue::Candidates(const std::string& scope,
-                                                                        const std::vector<uint64_t>& buckets) {
+                                                                           const std::vector<uint64_t>& buckets) {
   std::vector<analyzer::CatalogueCandidate> out;
   std::set<std::string> seen;
   for (size_t band = 0; band < buckets.size(); ++band) {
     candidates_->Bind(1, scope).Bind(2, static_cast<int64_t>(band)).Bind(3, static_cast<int64_t>(buckets[band]));
     FS_RETURN_IF_ERROR(ForEachRow(*candidates_, [&](Statement& row) {
       if (seen.insert(row.ColumnText(0)).second)
-        out.push_back({row.ColumnText(0), row.ColumnText(1), row.ColumnInt64(2),
-                       analyzer::TokensFromText(row.ColumnText(3))});
+        out.push_back(
+            {row.ColumnText(0), row.ColumnText(1), row.ColumnInt64(2), analyzer::TokensFromText(row.ColumnText(3))});
       return Status::Ok();
     }));
   }
@@ -47,7 +47,7 @@ Result<std::vector<analyzer::CatalogueCandidate>> SqlCatalogue::Candidates(const
 }
 
 Status SqlCatalogue::Add(const analyzer::HunkFingerprint& fp, const std::vector<uint64_t>& buckets,
-                       const std::string& pattern_id, bool new_pattern) {
+                         const std::string& pattern_id, bool new_pattern) {
   const char* layer = analyzer::LayerName(fp.layer);
   const char* kind = analyzer::FileKindName(fp.kind);
   if (new_pattern) {

@@ -18,7 +18,7 @@ class SqlCatalogue : public analyzer::FingerprintCatalogue {
 
   Result<std::optional<std::string>> PatternOf(const std::string& hash) override;
   Result<std::vector<analyzer::CatalogueCandidate>> Candidates(const std::string& scope,
-                                                              const std::vector<uint64_t>& buckets) override;
+                                                               const std::vector<uint64_t>& buckets) override;
   Status Add(const analyzer::HunkFingerprint& fp, const std::vector<uint64_t>& buckets, const std::string& pattern_id,
              bool new_pattern) override;
   Status Merge(const std::string& into, const std::string& from) override;

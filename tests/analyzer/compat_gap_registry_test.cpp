@@ -15,13 +15,14 @@ using testing::MakeHunk;
 
 Analysis WithUnboundedGap() {
   Analysis a;
-  a.files = {Classified(MakeFile("csrc/bindings.cpp", {MakeHunk(5, 5,
-                                                                "   dst.copy_(src, /*non_blocking=*/true);\n"
-                                                                "-  src.record_stream(stream);\n"
-                                                                "+  // Compat-Gap: at::Tensor::record_stream\n"
-                                                                "+  // Reproduction: python repro_record_stream.py\n"
-                                                                "+  paddle::experimental::record_stream(src._PD_GetInner(), stream);\n"
-                                                                " }")}))};
+  a.files = {Classified(
+      MakeFile("csrc/bindings.cpp", {MakeHunk(5, 5,
+                                              "   dst.copy_(src, /*non_blocking=*/true);\n"
+                                              "-  src.record_stream(stream);\n"
+                                              "+  // Compat-Gap: at::Tensor::record_stream\n"
+                                              "+  // Reproduction: python repro_record_stream.py\n"
+                                              "+  paddle::experimental::record_stream(src._PD_GetInner(), stream);\n"
+                                              " }")}))};
   LintAnalysis(DefaultRules(), a);
   return a;
 }

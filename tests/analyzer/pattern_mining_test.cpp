@@ -1,10 +1,11 @@
 // Hunk normalisation, fingerprints, shingle similarity, MinHash/LSH and the grouping step of mining
 // (AssignPattern over the in-memory catalogue), and the rules file's "mining" section.
+#include "analyzer/pattern_mining.h"
+
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
 #include "analyzer/pattern_catalogue.h"
-#include "analyzer/pattern_mining.h"
 #include "analyzer/rules_data.h"
 #include "tests/analyzer/classifier_fixture.h"
 
@@ -21,8 +22,10 @@ std::string Text(std::string_view path, std::string_view body) { return Fp(path,
 
 TEST_CASE("normalisation abstracts names and literals, keeps the framework vocabulary", "[analyzer][mining]") {
   SECTION("identifiers outside the vocabulary become $ID, framework names stay") {
-    CHECK(Text("csrc/b.cpp", "-  src.record_stream(stream);\n+  paddle::experimental::record_stream(src._PD_GetInner(), stream);") ==
-          "@- $ID . record_stream ( $ID ) ;\n@+ paddle :: experimental :: record_stream ( $ID . _PD_GetInner ( ) , $ID ) ;");
+    CHECK(Text("csrc/b.cpp",
+               "-  src.record_stream(stream);\n+  paddle::experimental::record_stream(src._PD_GetInner(), stream);") ==
+          "@- $ID . record_stream ( $ID ) ;\n@+ paddle :: experimental :: record_stream ( $ID . _PD_GetInner ( ) , $ID "
+          ") ;");
   }
   SECTION("string literals keep the vocabulary words they carry, numbers are $NUM") {
     CHECK(Text("pyproject.toml", "-    \"torch>=2.1\",\n+    \"paddlepaddle-gpu>=3.0\",") ==
@@ -35,15 +38,15 @@ TEST_CASE("normalisation abstracts names and literals, keeps the framework vocab
           "@+ import paddle\n@+ paddle . enable_compat ( )");
     CHECK(Text("k.cu", "+  x = 1; // why\n+  /* block */ y = 2;\n+ * doc line") == "@+ $ID = $NUM ;\n@+ $ID = $NUM ;");
   }
-  SECTION("prose keeps its words") {
-    CHECK(Text("README.md", "+> Runs on Paddle now") == "@+ > runs on paddle now");
-  }
+  SECTION("prose keeps its words") { CHECK(Text("README.md", "+> Runs on Paddle now") == "@+ > runs on paddle now"); }
 }
 
 TEST_CASE("fingerprints match across names and spacing, and keep layer and kind apart", "[analyzer][mining]") {
-  const char* fastops = "-  src.record_stream(stream);\n+  paddle::experimental::record_stream(src._PD_GetInner(), stream);";
-  const char* sparsekit = "-  grad.record_stream( s );\n+  // Compat-Gap: at::Tensor::record_stream\n"
-                          "+  paddle::experimental::record_stream(grad._PD_GetInner(),s);";
+  const char* fastops =
+      "-  src.record_stream(stream);\n+  paddle::experimental::record_stream(src._PD_GetInner(), stream);";
+  const char* sparsekit =
+      "-  grad.record_stream( s );\n+  // Compat-Gap: at::Tensor::record_stream\n"
+      "+  paddle::experimental::record_stream(grad._PD_GetInner(),s);";
   const HunkFingerprint a = Fp("csrc/bindings.cpp", Layer::kCppCompat, fastops);
   const HunkFingerprint b = Fp("src/ext_bindings.cu", Layer::kCppCompat, sparsekit);
   REQUIRE(a.hash.size() == 16);
@@ -94,8 +97,8 @@ HunkFingerprint Synthetic(const std::string& hash, std::vector<std::string> toke
 
 TEST_CASE("shingle Jaccard, MinHash and LSH buckets", "[analyzer][mining]") {
   const MiningOptions options;
-  const auto a = Shingles(options, Seq(0, 20));   // 18 shingles
-  const auto b = Shingles(options, Seq(0, 28));   // 26, 18 shared with a
+  const auto a = Shingles(options, Seq(0, 20));  // 18 shingles
+  const auto b = Shingles(options, Seq(0, 28));  // 26, 18 shared with a
   const auto c = Shingles(options, Seq(100, 120));
   CHECK(a.size() == 18);
   CHECK(Jaccard(a, a) == 1.0);
@@ -127,8 +130,8 @@ TEST_CASE("AssignPattern groups exact and near matches and merges into the oldes
     return *a;
   };
   const HunkFingerprint first = Synthetic("aaaaaaaaaaaaaaaa", Seq(0, 20));
-  const HunkFingerprint far = Synthetic("bbbbbbbbbbbbbbbb", Seq(8, 28));    // Jaccard 10/26 with first
-  const HunkFingerprint bridge = Synthetic("cccccccccccccccc", Seq(0, 28)); // 18/26 with each
+  const HunkFingerprint far = Synthetic("bbbbbbbbbbbbbbbb", Seq(8, 28));     // Jaccard 10/26 with first
+  const HunkFingerprint bridge = Synthetic("cccccccccccccccc", Seq(0, 28));  // 18/26 with each
   const Assignment a1 = assign(first);
   CHECK(a1.new_pattern);
   CHECK(a1.pattern_id == "mined.python.aaaaaaaaaaaa");

@@ -1,9 +1,10 @@
 // The planner on in-memory libraries: touchpoints with file, line, layer and pattern; the keep list;
 // the validation path and its recipe; the compat-gap strategy and similar forks from given experience.
+#include "analyzer/planner.h"
+
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "analyzer/planner.h"
 #include "tests/analyzer/classifier_fixture.h"
 
 namespace forkscope::analyzer {
@@ -14,11 +15,13 @@ using testing::DefaultRules;
 std::vector<SourceFile> Library(bool with_conftest) {
   std::vector<SourceFile> files = {
       {"setup.py",
-       "import os\nfrom setuptools import setup\nfrom torch.utils.cpp_extension import BuildExtension, CUDAExtension\n\n"
+       "import os\nfrom setuptools import setup\nfrom torch.utils.cpp_extension import BuildExtension, "
+       "CUDAExtension\n\n"
        "setup(\n    name=\"normkit\",\n    ext_modules=[CUDAExtension(\"normkit._C\", [\"csrc/norm.cu\"], "
        "extra_compile_args={\"nvcc\": [\"-O3\"]})],\n)\n"},
-      {"pyproject.toml", "[project]\nname = \"normkit\"\ndescription = \"A torch extension\"\n"
-                         "dependencies = [\n    \"torch>=2.1\",\n    \"numpy\",\n]\n"},
+      {"pyproject.toml",
+       "[project]\nname = \"normkit\"\ndescription = \"A torch extension\"\n"
+       "dependencies = [\n    \"torch>=2.1\",\n    \"numpy\",\n]\n"},
       {"csrc/norm.cu",
        "#include <torch/extension.h>\n\n__global__ void norm_kernel(float* y) {}\n\n"
        "void norm(at::Tensor& y) {\n  auto s = at::cuda::getCurrentCUDAStream();\n  y.record_stream(s);\n}\n\n"
@@ -29,8 +32,9 @@ std::vector<SourceFile> Library(bool with_conftest) {
       {"normkit/ops.py",
        "import torch\n\n\ndef norm(x):\n    torch.ops.normkit.norm(x)\n    return x\n\n\n"
        "@torch.compile\ndef fused(x):\n    return x\n\n\ndef stream():\n    return torch.cuda.current_stream()\n"},
-      {"tests/test_norm.py", "import pytest\nimport torch\n\nimport normkit\n\n\ndef test_norm():\n"
-                             "    x = torch.ones(4, device=\"cuda\")\n    normkit.norm(x)\n"},
+      {"tests/test_norm.py",
+       "import pytest\nimport torch\n\nimport normkit\n\n\ndef test_norm():\n"
+       "    x = torch.ones(4, device=\"cuda\")\n    normkit.norm(x)\n"},
       {"tests/test_shapes.py", "import normkit\n\n\ndef test_import():\n    assert normkit\n"},
       {"docs/index.md", "import torch\n"},
       {"third_party/cutlass/include/cutlass.h", "#include <torch/extension.h>\nat::cuda::getCurrentCUDAStream();\n"},
@@ -117,7 +121,8 @@ TEST_CASE("the validation path is inferred from the repository and written as a 
   CHECK(toml.find("[stages.smoke]") != std::string::npos);
 
   SECTION("a CMake-only library builds with CMake and has no package to import") {
-    const MigrationPlan cmake = PlanMigration(DefaultRules(), {{"CMakeLists.txt", "find_package(Torch REQUIRED)\n"}}, {});
+    const MigrationPlan cmake =
+        PlanMigration(DefaultRules(), {{"CMakeLists.txt", "find_package(Torch REQUIRED)\n"}}, {});
     REQUIRE(cmake.validation.size() == 1);
     CHECK(cmake.validation[0].run.rfind("cmake -S . -B build", 0) == 0);
     CHECK(Find(cmake, "CMakeLists.txt", "build.flags-edit")->line == 1);
@@ -134,8 +139,12 @@ Experience TwoForks() {
   ForkProfile native{"nativelib", 8, {1, 1, 3, 6, 0}, {}};
   native.uses = {{"python.native-rewrite", "paddle_x/ops.py", 4, 8, Layer::kPython}};
   e.forks = {native, compat};
-  e.bridged = {{"record_stream", "at::Tensor::record_stream", {"compatlib", "otherlib"}, 3,
-                {"paddle::experimental::record_stream"}, {"https://github.com/PaddlePaddle/Paddle/issues/70001"}}};
+  e.bridged = {{"record_stream",
+                "at::Tensor::record_stream",
+                {"compatlib", "otherlib"},
+                3,
+                {"paddle::experimental::record_stream"},
+                {"https://github.com/PaddlePaddle/Paddle/issues/70001"}}};
   return e;
 }
 
@@ -164,8 +173,8 @@ TEST_CASE("experience: bridged APIs make the compat-gap strategy, similar forks 
   CHECK(setup->examples[0].path == "setup.py");
 
   const nlohmann::json j = PlanToJson(plan);
-  for (const char* key : {"upstream", "package", "summary", "touchpoints", "keep", "validation", "compat_gaps",
-                          "similar_forks", "notes"})
+  for (const char* key :
+       {"upstream", "package", "summary", "touchpoints", "keep", "validation", "compat_gaps", "similar_forks", "notes"})
     CHECK(j.contains(key));
   CHECK(j["touchpoints"][0].contains("pattern"));
   CHECK(j["keep"][0].contains("reason"));

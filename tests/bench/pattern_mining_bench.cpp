@@ -83,8 +83,8 @@ int main() {
     }
     std::map<std::string, size_t> index;
     for (const auto& [id, members] : catalogue.Patterns())
-      for (const auto& hash : members) pattern_of[std::stoul(hash.substr(0, hash.find('-'))) * 5 +
-                                                  std::stoul(hash.substr(hash.find('-') + 1))] = id;
+      for (const auto& hash : members)
+        pattern_of[std::stoul(hash.substr(0, hash.find('-'))) * 5 + std::stoul(hash.substr(hash.find('-') + 1))] = id;
     const double lsh_ms = Ms(std::chrono::steady_clock::now() - start);
     std::vector<size_t> lsh_group;
     for (const auto& id : pattern_of) lsh_group.push_back(index.emplace(id, index.size()).first->second);
@@ -103,12 +103,12 @@ int main() {
     const auto a = Canonical(lsh_group), b = Canonical(exact_group);
     size_t same = 0;
     for (size_t i = 0; i < n; ++i) same += a[i] == b[i];
-    std::printf("mining n=%zu hunks: lsh %.1f ms, all-pairs %.1f ms, ratio %.1fx, same grouping %.1f%% of hunks, "
-                "groups %zu vs %zu\n",
-                n, lsh_ms, pairs_ms, pairs_ms / std::max(lsh_ms, 0.001), 100.0 * same / n, catalogue.Patterns().size(),
-                static_cast<size_t>(std::count_if(b.begin(), b.end(), [&, i = size_t{0}](size_t g) mutable {
-                  return g == i++;
-                })));
+    std::printf(
+        "mining n=%zu hunks: lsh %.1f ms, all-pairs %.1f ms, ratio %.1fx, same grouping %.1f%% of hunks, "
+        "groups %zu vs %zu\n",
+        n, lsh_ms, pairs_ms, pairs_ms / std::max(lsh_ms, 0.001), 100.0 * same / n, catalogue.Patterns().size(),
+        static_cast<size_t>(
+            std::count_if(b.begin(), b.end(), [&, i = size_t{0}](size_t g) mutable { return g == i++; })));
   }
   return 0;
 }

@@ -2,9 +2,8 @@
 // compat-gap registry with annotations (the lint counts them), and plans run on the worker. Every
 // response is validated against docs/openapi.yaml. Also the `patterns` and `plan` commands.
 #include <catch2/catch.hpp>
-#include <nlohmann/json.hpp>
-
 #include <chrono>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
 
@@ -130,8 +129,8 @@ TEST_CASE("daemon: pattern catalogue, compat-gap registry and plans", "[server][
   CHECK_API(bad_field);
   auto not_string = Call(*c, "PATCH", gap, "/api/v1/compat-gaps/{id}", json{{"removal", 1}}.dump(), kAdmin);
   CHECK(not_string.status == 400);
-  auto unknown_gap = Call(*c, "PATCH", "/api/v1/compat-gaps/g000000000000", "/api/v1/compat-gaps/{id}", removal.dump(),
-                          kAdmin);
+  auto unknown_gap =
+      Call(*c, "PATCH", "/api/v1/compat-gaps/g000000000000", "/api/v1/compat-gaps/{id}", removal.dump(), kAdmin);
   CHECK(unknown_gap.status == 404);
   CHECK_API(unknown_gap);
 
@@ -173,7 +172,8 @@ TEST_CASE("daemon: pattern catalogue, compat-gap registry and plans", "[server][
   CHECK(Get(*c, "/api/v1/compat-gaps", "/api/v1/compat-gaps")["ranking"][0]["forks_count"] == 3);
 
   // --- plans ---
-  auto no_token = Call(*c, "POST", "/api/v1/plans", "/api/v1/plans", json{{"upstream_url", env.unported.path()}}.dump());
+  auto no_token =
+      Call(*c, "POST", "/api/v1/plans", "/api/v1/plans", json{{"upstream_url", env.unported.path()}}.dump());
   CHECK(no_token.status == 401);
   auto bad_body = Call(*c, "POST", "/api/v1/plans", "/api/v1/plans", json{{"url", "x"}}.dump(), kAdmin);
   CHECK(bad_body.status == 400);

@@ -4,7 +4,6 @@
 // the fork really changed, layer by layer. Precision and recall per layer are printed (as Catch
 // warnings, so they show in every run) and recorded in docs/planner.md; a floor is asserted.
 #include <catch2/catch.hpp>
-
 #include <iomanip>
 #include <map>
 #include <set>
@@ -134,7 +133,8 @@ std::string Table(const char* title, const std::vector<std::pair<std::string, Pa
         << c.Recall() << "\n";
   };
   for (const auto& [name, score] : rows) {
-    for (Layer layer : kScored) line(name, analyzer::LayerName(layer), (migration ? score.migration : score.all).at(layer));
+    for (Layer layer : kScored)
+      line(name, analyzer::LayerName(layer), (migration ? score.migration : score.all).at(layer));
     if (!migration) line(name, "any (files)", score.files);
   }
   return out.str();

@@ -1,14 +1,14 @@
 // Pattern mining and the compat-gap registry over a real SQLite file and real git repositories: the
 // synthetic corpus of tests/support/pattern_corpus.h (four libraries and their Paddle forks).
-#include <catch2/catch.hpp>
+#include "storage/pattern_store.h"
 
+#include <catch2/catch.hpp>
 #include <map>
 #include <set>
 
 #include "analyzer/rules_data.h"
 #include "storage/compat_gap_store.h"
 #include "storage/db.h"
-#include "storage/pattern_store.h"
 #include "tests/support/pattern_corpus.h"
 
 namespace forkscope::storage {
@@ -139,8 +139,9 @@ TEST_CASE("mining groups the shared migration hunks across forks, exactly", "[st
     CHECK(got->layer == "cpp_compat");
     CHECK(got->file_kind == "cxx");
     CHECK(got->id.rfind("mined.cpp_compat.", 0) == 0);
-    CHECK(got->description == "cpp_compat (cxx): adds `paddle::experimental::record_stream($ID._PD_GetInner(),$ID);`; "
-                              "removes `$ID.record_stream($ID);`");
+    CHECK(got->description ==
+          "cpp_compat (cxx): adds `paddle::experimental::record_stream($ID._PD_GetInner(),$ID);`; "
+          "removes `$ID.record_stream($ID);`");
     CHECK(got->named == std::vector<std::string>{"cpp_compat.pd-bridge"});
     CHECK(got->first_seen > 0);
     CHECK(got->last_seen >= got->first_seen);
@@ -210,7 +211,8 @@ TEST_CASE("re-mining after one more sync changes only what it should", "[storage
   auto after = MinedGroups(c);
   // The bridge pattern keeps its id and gains quickattn.
   REQUIRE(after.count(bridge));
-  CHECK(after[bridge] == Group{"fastops:csrc/bindings.cpp", "quickattn:csrc/attn_bindings.cpp", "sparsekit:src/ext_bindings.cpp"});
+  CHECK(after[bridge] ==
+        Group{"fastops:csrc/bindings.cpp", "quickattn:csrc/attn_bindings.cpp", "sparsekit:src/ext_bindings.cpp"});
   // quickattn's superseded analysis stops counting: its README banner is gone, so the banner is one
   // fork's hunk now, and no pattern counts quickattn twice.
   CHECK_FALSE(after.count(readme));
@@ -260,15 +262,13 @@ TEST_CASE("the compat-gap registry: records, the no-removal lint, ranking across
   CHECK(gaps.List({"", "sparsekit"})->size() == 1);
 
   {  // bad annotations are refused and change nothing
-    CHECK(gaps.Annotate(sparsekit.id, {{"line", "3"}}).status().code() ==
-          StatusCode::kInvalidArgument);
-    CHECK(gaps.Annotate("g000000000000", {{"removal", "x"}}).status().code() ==
-          StatusCode::kNotFound);
+    CHECK(gaps.Annotate(sparsekit.id, {{"line", "3"}}).status().code() == StatusCode::kInvalidArgument);
+    CHECK(gaps.Annotate("g000000000000", {{"removal", "x"}}).status().code() == StatusCode::kNotFound);
     CHECK(gaps.Annotations("sparsekit")->empty());
   }
   {  // an annotation clears the violation in the registry at once and in every later analysis
-    auto annotated = gaps.Annotate(sparsekit.id,
-                                   {{"removal", "Paddle implements Tensor::record_stream"}, {"forwarded", "yes"}});
+    auto annotated =
+        gaps.Annotate(sparsekit.id, {{"removal", "Paddle implements Tensor::record_stream"}, {"forwarded", "yes"}});
     INFO(annotated.status().ToString());
     REQUIRE(annotated.ok());
     CHECK(annotated->violations.empty());
@@ -297,7 +297,8 @@ TEST_CASE("the compat-gap registry: records, the no-removal lint, ranking across
     CHECK(reanalysed->compat_gaps[0].line == 1);  // the gap's hunk now opens with the licence
     for (const auto& v : reanalysed->violations) CHECK(v.rule != "compat-gap-no-removal");
     for (const auto& f : reanalysed->files)
-      for (const auto& h : f.hunks) CHECK(std::count(h.violations.begin(), h.violations.end(), "compat-gap-no-removal") == 0);
+      for (const auto& h : f.hunks)
+        CHECK(std::count(h.violations.begin(), h.violations.end(), "compat-gap-no-removal") == 0);
     CHECK(reanalysed->compat_gaps[0].removal.empty());  // the analysis holds what the markers say
     auto listed = gaps.List({"", "sparsekit"});
     REQUIRE(listed->size() == 1);

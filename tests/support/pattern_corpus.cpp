@@ -1,7 +1,6 @@
 #include "tests/support/pattern_corpus.h"
 
 #include <catch2/catch.hpp>
-
 #include <map>
 
 #include "server/analysis_service.h"
@@ -10,9 +9,9 @@ namespace forkscope::testing {
 namespace {
 
 std::string Fill(std::string text, const LibrarySpec& s) {
-  const std::map<std::string, std::string> vars = {
-      {"{PKG}", s.pkg},         {"{OP}", s.op},   {"{CSRC}", s.csrc}, {"{BIND}", s.bindings},
-      {"{TESTS}", s.tests},     {"{DST}", s.dst}, {"{SRC}", s.src},   {"{STREAM}", s.stream}};
+  const std::map<std::string, std::string> vars = {{"{PKG}", s.pkg},       {"{OP}", s.op},        {"{CSRC}", s.csrc},
+                                                   {"{BIND}", s.bindings}, {"{TESTS}", s.tests},  {"{DST}", s.dst},
+                                                   {"{SRC}", s.src},       {"{STREAM}", s.stream}};
   for (const auto& [key, value] : vars)
     for (size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + value.size()))
       text.replace(at, key.size(), value);
@@ -116,7 +115,8 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
 }
 )SRC";
 
-const char* kInit = "from {PKG}.ops import {OP}\nfrom {PKG}.utils import ceil_div\n\n__all__ = [\"{OP}\", \"ceil_div\"]\n";
+const char* kInit =
+    "from {PKG}.ops import {OP}\nfrom {PKG}.utils import ceil_div\n\n__all__ = [\"{OP}\", \"ceil_div\"]\n";
 
 const char* kOps = R"SRC(import torch
 
@@ -191,7 +191,8 @@ Tree UpstreamTree(const LibrarySpec& s) {
       {s.tests + "/test_" + s.op + ".py", Fill(kTestOp, s)},
       {s.tests + "/test_utils.py", Fill(kTestUtils, s)},
   };
-  t[s.requirements_txt ? "requirements.txt" : "pyproject.toml"] = s.requirements_txt ? kRequirements : Fill(kPyproject, s);
+  t[s.requirements_txt ? "requirements.txt" : "pyproject.toml"] =
+      s.requirements_txt ? kRequirements : Fill(kPyproject, s);
   if (s.ci_workflow) t[".github/workflows/test.yml"] = kWorkflow;
   return t;
 }
@@ -199,10 +200,11 @@ Tree UpstreamTree(const LibrarySpec& s) {
 std::string Bridge(const LibrarySpec& s, bool with_removal) {
   std::string markers = "  // Compat-Gap: at::Tensor::record_stream\n  // Scope: copy_async only\n";
   if (with_removal)
-    markers += "  // Remove-When: Paddle's compat layer implements Tensor::record_stream\n"
-               "  // Paddle-Issue: https://github.com/PaddlePaddle/Paddle/issues/70001\n"
-               "  // Reproduction: python -c \"import paddle; paddle.enable_compat(); import torch; "
-               "torch.ones(1).cuda().record_stream(torch.cuda.current_stream())\"\n";
+    markers +=
+        "  // Remove-When: Paddle's compat layer implements Tensor::record_stream\n"
+        "  // Paddle-Issue: https://github.com/PaddlePaddle/Paddle/issues/70001\n"
+        "  // Reproduction: python -c \"import paddle; paddle.enable_compat(); import torch; "
+        "torch.ones(1).cuda().record_stream(torch.cuda.current_stream())\"\n";
   return markers + Fill("  paddle::experimental::record_stream({SRC}._PD_GetInner(), {STREAM});\n", s);
 }
 
@@ -215,8 +217,9 @@ std::string WriteTree(GitRepo& repo, const Tree& tree, const std::string& messag
 Tree ForkTree(const LibrarySpec& s) {
   Tree t = UpstreamTree(s);
   const bool fastops = s.pkg == "fastops", quickattn = s.pkg == "quickattn", sparsekit = s.pkg == "sparsekit";
-  const std::string compat = sparsekit ? "# Paddle: the torch proxy serves cpp_extension\nimport paddle\npaddle.enable_compat()\n"
-                                       : "import paddle\npaddle.enable_compat()\n";
+  const std::string compat =
+      sparsekit ? "# Paddle: the torch proxy serves cpp_extension\nimport paddle\npaddle.enable_compat()\n"
+                : "import paddle\npaddle.enable_compat()\n";
   t["setup.py"] = Replace(t["setup.py"], "from torch.utils.cpp_extension", compat + "from torch.utils.cpp_extension");
   const std::string scoped = Fill("import paddle\npaddle.enable_compat(scope={\"{PKG}\"})\n", s);
   const std::string test_op = s.tests + "/test_" + s.op + ".py";
@@ -224,8 +227,9 @@ Tree ForkTree(const LibrarySpec& s) {
   if (!fastops && !quickattn) t[s.tests + "/test_utils.py"] = scoped + t[s.tests + "/test_utils.py"];
   if (!s.requirements_txt) {
     std::string& py = t["pyproject.toml"];
-    py = Replace(py, "\"wheel\", \"torch>=2.1\"",
-                 sparsekit ? "\"wheel\", \"ninja\", \"paddlepaddle-gpu>=3.0\"" : "\"wheel\", \"paddlepaddle-gpu>=3.0\"");
+    py =
+        Replace(py, "\"wheel\", \"torch>=2.1\"",
+                sparsekit ? "\"wheel\", \"ninja\", \"paddlepaddle-gpu>=3.0\"" : "\"wheel\", \"paddlepaddle-gpu>=3.0\"");
     py = Replace(py, "    \"torch>=2.1\",\n", "    \"paddlepaddle-gpu>=3.0\",\n");
   } else {
     t["requirements.txt"] = Replace(t["requirements.txt"], "torch>=2.2", "paddlepaddle-gpu>=3.0");
@@ -246,7 +250,8 @@ Tree ForkTree(const LibrarySpec& s) {
                          "    out[i] = __fmul_rn(in[i], 2.0f);\n");
   if (sparsekit) t["sparsekit/_paddle.py"] = "import paddle\n\n\ndef place_of(x):\n    return x.place\n";
   if (fastops || quickattn)
-    t["README.md"] = Replace(t["README.md"], "\n\nFused", Fill("\n\n> Runs on Paddle: `paddle.enable_compat(scope={\"{PKG}\"})`.\n\nFused", s));
+    t["README.md"] = Replace(t["README.md"], "\n\nFused",
+                             Fill("\n\n> Runs on Paddle: `paddle.enable_compat(scope={\"{PKG}\"})`.\n\nFused", s));
   return t;
 }
 

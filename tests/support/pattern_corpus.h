@@ -26,14 +26,14 @@
 namespace forkscope::testing {
 
 struct LibrarySpec {
-  std::string pkg;        // Python package and fork name: "fastops"
-  std::string op;         // the op: "silu_and_mul"
-  std::string csrc;       // C++ directory: "csrc"
-  std::string bindings;   // pybind11 file in csrc: "bindings.cpp"
-  std::string tests;      // test directory: "tests"
-  std::string dst, src, stream;  // identifiers of the copy helper in the bindings
-  bool requirements_txt = false; // dependencies in requirements.txt instead of pyproject.toml
-  bool ci_workflow = false;      // upstream has a CI workflow that installs torch
+  std::string pkg;                // Python package and fork name: "fastops"
+  std::string op;                 // the op: "silu_and_mul"
+  std::string csrc;               // C++ directory: "csrc"
+  std::string bindings;           // pybind11 file in csrc: "bindings.cpp"
+  std::string tests;              // test directory: "tests"
+  std::string dst, src, stream;   // identifiers of the copy helper in the bindings
+  bool requirements_txt = false;  // dependencies in requirements.txt instead of pyproject.toml
+  bool ci_workflow = false;       // upstream has a CI workflow that installs torch
 };
 
 struct SyntheticPair {
