@@ -13,7 +13,7 @@ using Markers = std::map<std::string, std::string>;  // lower-case key -> value
 const RE2& MarkerRegex() {
   static const RE2 kMarker(
       "(?i)(?://+|#+|/\\*+|^\\s*\\*+)\\s*(compat-gap|scope|remove-when|removal|paddle-issue|origin|forwarded|"
-      "applied-upstream)\\s*:\\s*(.*?)\\s*(?:\\*+/)?\\s*$");
+      "applied-upstream|reproduction|repro)\\s*:\\s*(.*?)\\s*(?:\\*+/)?\\s*$");
   return kMarker;
 }
 
@@ -27,6 +27,7 @@ void ReadMarker(const std::string& text, Markers& markers) {
   if (!RE2::PartialMatch(text, MarkerRegex(), &key, &value) || value.empty()) return;
   key = Lower(key);
   if (key == "removal") key = "remove-when";
+  if (key == "repro") key = "reproduction";
   markers.emplace(key, value);  // the first statement of a key wins
 }
 
@@ -126,6 +127,7 @@ std::optional<CompatGap> FindCompatGap(const RulesData& rules, const FileChange&
   gap.scope = Take(markers, "scope");
   gap.removal = Take(markers, "remove-when");
   gap.issue = Take(markers, "paddle-issue");
+  gap.reproduction = Take(markers, "reproduction");
   gap.origin = Take(markers, "origin");
   gap.forwarded = Take(markers, "forwarded");
   gap.applied_upstream = Take(markers, "applied-upstream");

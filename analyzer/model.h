@@ -47,6 +47,7 @@ struct CompatGap {
   std::string scope;        // from the marker comment, if stated
   std::string removal;      // removal condition, if stated
   std::string issue;        // Paddle issue link, if stated
+  std::string reproduction; // minimal reproduction for that issue (a command, a snippet or a link), if stated
   std::string origin;       // DEP-3 style provenance, if stated
   std::string forwarded;
   std::string applied_upstream;

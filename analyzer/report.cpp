@@ -248,6 +248,7 @@ json CompatGapToJson(const CompatGap& gap) {
   j["scope"] = NullIfEmpty(gap.scope);
   j["removal"] = NullIfEmpty(gap.removal);
   j["issue"] = NullIfEmpty(gap.issue);
+  j["reproduction"] = NullIfEmpty(gap.reproduction);
   j["origin"] = NullIfEmpty(gap.origin);
   j["forwarded"] = NullIfEmpty(gap.forwarded);
   j["applied_upstream"] = NullIfEmpty(gap.applied_upstream);
@@ -527,7 +528,7 @@ Status ReadFindings(const json& doc, Analysis& a) {
     FS_RETURN_IF_ERROR(ReadInt(o, at, "line", g.line));
     const std::pair<const char*, std::string*> fields[] = {
         {"path", &g.path},     {"api", &g.api},       {"bridge", &g.bridge},
-        {"scope", &g.scope},   {"removal", &g.removal}, {"issue", &g.issue},
+        {"scope", &g.scope},   {"removal", &g.removal}, {"issue", &g.issue}, {"reproduction", &g.reproduction},
         {"origin", &g.origin}, {"forwarded", &g.forwarded}, {"applied_upstream", &g.applied_upstream}};
     for (const auto& [key, field] : fields) FS_RETURN_IF_ERROR(ReadNullableString(o, at, key, *field));
     return Status::Ok();

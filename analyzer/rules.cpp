@@ -388,7 +388,8 @@ Status RulesParser::Style(const json& doc, RulesData& data) const {
 
 Status RulesParser::Parse(const json& doc, RulesData& data) {
   FS_RETURN_IF_ERROR(CheckKeys(
-      doc, "", {"schema", "path_sets", "path_rules", "hunk_rules", "patterns", "violations", "compat_gaps", "style"}));
+      doc, "", {"schema", "path_sets", "path_rules", "hunk_rules", "patterns", "violations", "compat_gaps", "style",
+                "mining"}));
   if (doc.contains("schema") && doc["schema"] != 1) return Fail("schema", "unsupported version (want 1)");
   FS_RETURN_IF_ERROR(PathSetsOf(doc));
   FS_RETURN_IF_ERROR(PathRules(doc, data));
@@ -396,6 +397,7 @@ Status RulesParser::Parse(const json& doc, RulesData& data) {
   FS_RETURN_IF_ERROR(Patterns(doc, data));
   FS_RETURN_IF_ERROR(Violations(doc, data));
   FS_RETURN_IF_ERROR(CompatGaps(doc, data));
+  if (auto it = doc.find("mining"); it != doc.end()) FS_RETURN_IF_ERROR(ParseMiningOptions(*it, origin_, data.mining));
   return Style(doc, data);
 }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "analyzer/model.h"
+#include "analyzer/pattern_mining.h"
 
 namespace forkscope::analyzer {
 
@@ -111,6 +112,7 @@ struct RulesData {
   std::vector<ViolationRule> violations;
   CompatGapRules compat_gaps;
   StyleRules style;
+  MiningOptions mining;  // the "mining" section; defaults when absent
 
   const PatternRule* FindPattern(std::string_view id) const;
 };

@@ -2,6 +2,9 @@
 
 #include <spdlog/spdlog.h>
 
+#include "analyzer/rules_data.h"
+#include "storage/compat_gap_store.h"
+
 namespace forkscope::server {
 
 analyzer::AnalyzeRequest RequestFor(const storage::ForkRecord& fork) {
@@ -28,10 +31,14 @@ Result<AnalysisOutcome> RunAnalysis(const analyzer::AnalyzeRequest& request, con
     cached.ahead = h.ahead;
     cached.behind = h.behind;
     cached.cached = true;
+    // A stored analysis is never rewritten; annotations made since count in what is returned.
+    FS_RETURN_IF_ERROR(storage::CompatGapStore(store, {}).ApplyAnnotations(rules.data(), fork_id, cached).status());
     if (fork_id) FS_RETURN_IF_ERROR(store.SetLatestAnalysis(*fork_id, *cached_id));
     return AnalysisOutcome{std::move(cached), *cached_id, pair.fork_mirror, pair.upstream_mirror};
   }
   FS_ASSIGN_OR_RETURN(analyzer::Analysis analysis, analyzer::AnalyzeResolved(pair, rules, request.diff));
+  // Compat-gap annotations stored through the API count like marker comments (see compat_gap_store.h).
+  FS_RETURN_IF_ERROR(storage::CompatGapStore(store, {}).ApplyAnnotations(rules.data(), fork_id, analysis).status());
   FS_ASSIGN_OR_RETURN(int64_t id, store.SaveAnalysis(key, analysis, fork_id));
   spdlog::info("analysis stored id={} fork_sha={} files={} ms={}", id, analysis.fork.sha.substr(0, 12),
                analysis.files.size(), analysis.duration_ms);

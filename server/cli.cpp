@@ -47,6 +47,8 @@ int RunCli(int argc, char** argv) {
       AddDriftCommand(app),
       AddJobCommand(app),
       AddTraceDiffCommand(app),
+      AddPatternsCommand(app),
+      AddPlanCommand(app),
   };
   try {
     app.parse(argc, argv);

@@ -31,6 +31,8 @@ Command AddCheckCommand(CLI::App& app);
 Command AddDriftCommand(CLI::App& app);
 Command AddJobCommand(CLI::App& app);        // server/cli_job.cpp
 Command AddTraceDiffCommand(CLI::App& app);  // server/cli_trace_diff.cpp
+Command AddPatternsCommand(CLI::App& app);
+Command AddPlanCommand(CLI::App& app);
 
 int RunCli(int argc, char** argv);
 

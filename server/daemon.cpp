@@ -15,6 +15,7 @@
 #include "server/job_service.h"
 #include "server/paths.h"
 #include "server/scheduler.h"
+#include "server/pattern_service.h"
 #include "server/sync_service.h"
 #include "server/webhooks.h"
 
@@ -86,6 +87,7 @@ int RunDaemon(ServeOptions options) {
   AlertEngine alerts(AlertOptionsFromConfig(c), SystemClock());
   DeliveryWorker delivery({c.database, c.webhooks, c.alerts.delivery}, SystemClock());
   alerts.SetDeliveryNotifier([&delivery] { delivery.Wake(); });
+  PatternService patterns({c.data_dir, c.database, c.security.allow_foreign_owner, {}}, *rules);
   SyncOptions so{c.data_dir, c.database, c.workers, c.security.allow_foreign_owner, {}};
   SyncService sync(so, *rules);
   Scheduler scheduler({c.database, 10, c.sync_backoff_max_s, c.sync_timeout_s, 0}, SystemClock(), sync, alerts);
@@ -95,6 +97,7 @@ int RunDaemon(ServeOptions options) {
                                    Status st = alerts.OnDrift(store, fork, report);
                                    if (!st.ok()) spdlog::warn("alerts fork={} error={}", fork, st.message());
                                  }));
+  sync.AddSyncHook(patterns.Hook());
   auto jobs = CreateJobService(c, *rules);
   if (!jobs.ok()) {
     spdlog::error("jobs: {}", jobs.status().message());
@@ -114,22 +117,21 @@ int RunDaemon(ServeOptions options) {
     spdlog::error("database: {}", st.message());
     return kExitError;
   }
-  if (Status st = (*jobs)->Start(); !st.ok()) {
-    spdlog::error("database: {}", st.message());
-    sync.Shutdown();
-    return kExitError;
-  }
-  if (Status st = delivery.Start(); !st.ok()) {
-    spdlog::error("database: {}", st.message());
+  // Every service stops on any exit from here on: producers first, the webhook outbox last.
+  auto stop_all = [&] {
+    scheduler.Stop();
+    patterns.Shutdown();
     (*jobs)->Shutdown();
     sync.Shutdown();
-    return kExitError;
-  }
-  if (Status st = c.scheduler ? scheduler.Start() : Status::Ok(); !st.ok()) {
-    spdlog::error("database: {}", st.message());
     delivery.Stop();
-    (*jobs)->Shutdown();
-    sync.Shutdown();
+  };
+  Status started = patterns.Start();
+  if (started.ok()) started = (*jobs)->Start();
+  if (started.ok()) started = delivery.Start();
+  if (started.ok() && c.scheduler) started = scheduler.Start();
+  if (!started.ok()) {
+    spdlog::error("start-up: {}", started.message());
+    stop_all();
     return kExitError;
   }
   ServerContext ctx;
@@ -139,14 +141,12 @@ int RunDaemon(ServeOptions options) {
   ctx.sync = &sync;
   ctx.alerts = &alerts;
   ctx.jobs = jobs->get();
+  ctx.patterns = &patterns;
   HttpServer http(ctx);
   auto port = http.Bind();
   if (!port.ok()) {
     spdlog::error("{}", port.status().message());
-    scheduler.Stop();
-    delivery.Stop();
-    sync.Shutdown();
-    (*jobs)->Shutdown();
+    stop_all();
     return kExitError;
   }
   std::string host = c.http.listen.substr(0, c.http.listen.rfind(':'));
@@ -161,11 +161,7 @@ int RunDaemon(ServeOptions options) {
     http.Stop();
   });
   http.Serve();
-  // Producers first (they raise alerts), the webhook outbox last; pending deliveries survive a stop.
-  scheduler.Stop();
-  (*jobs)->Shutdown();
-  sync.Shutdown();
-  delivery.Stop();
+  stop_all();
   // The signal thread is still waiting when the server stopped for another reason.
   pthread_kill(signal_thread.native_handle(), SIGTERM);
   signal_thread.join();

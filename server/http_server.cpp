@@ -19,6 +19,7 @@
 #include "server/job_routes.h"
 #include "server/json_codec.h"
 #include "server/router.h"
+#include "server/routes_patterns.h"
 
 namespace forkscope::server {
 
@@ -167,8 +168,7 @@ class Routes {
     Add("GET", R"(/api/v1/forks/([^/]+)/files)", Read(), [](auto& q, auto& r, auto& st) { Files(q, r, st); });
     Add("GET", R"(/api/v1/forks/([^/]+)/files/(.+)/hunks)", Read(),
         [](auto& q, auto& r, auto& st) { Hunks(q, r, st); });
-    Add("GET", "/api/v1/patterns", Read(), [](auto& q, auto& r, auto& st) { Patterns(q, r, st); });
-    Add("GET", R"(/api/v1/patterns/([^/]+))", Read(), [](auto& q, auto& r, auto& st) { Pattern(q, r, st); });
+    InstallPatternRoutes(router_);
     Add("POST", "/api/v1/check", TokenScope::kWrite, [this](auto& q, auto& r, auto& st) { Check(q, r, st); });
     InstallAlertRoutes(router_);
     InstallDriftRoutes(router_);
@@ -325,31 +325,6 @@ class Routes {
     view.files.push_back(std::move(*file));
     json f = analyzer::AnalysisToJson(view, true)["files"][0];
     SendJson(res, 200, f);
-  }
-
-  static void Patterns(const httplib::Request&, httplib::Response& res, storage::Store& store) {
-    auto patterns = store.ListPatterns();
-    if (!patterns.ok()) return SendError(res, patterns.status());
-    json out = json::array();
-    for (const auto& p : *patterns) {
-      json per_fork = json::object();
-      for (const auto& [fork, n] : p.per_fork) per_fork[fork] = n;
-      out.push_back({{"id", p.id}, {"layer", p.layer}, {"description", p.description}, {"total", p.total},
-                     {"forks", per_fork}});
-    }
-    SendJson(res, 200, json{{"patterns", out}});
-  }
-
-  static void Pattern(const httplib::Request& req, httplib::Response& res, storage::Store& store) {
-    std::string id = req.matches[1];
-    auto occ = store.PatternOccurrences(id);
-    if (!occ.ok()) return SendError(res, occ.status());
-    if (occ->empty()) return SendError(res, NotFound("no occurrences of pattern '" + id + "'"));
-    json out = json::array();
-    for (const auto& o : *occ)
-      out.push_back({{"fork", o.fork_name}, {"analysis_id", o.analysis_id}, {"path", o.path},
-                     {"hunk_index", o.hunk_index}, {"new_start", o.new_start}, {"layer", o.layer}});
-    SendJson(res, 200, json{{"id", id}, {"layer", (*occ)[0].layer}, {"occurrences", out}});
   }
 
   void Check(const httplib::Request& req, httplib::Response& res, storage::Store& store) {

@@ -16,6 +16,7 @@ namespace forkscope::server {
 
 class AlertEngine;
 class JobService;
+class PatternService;
 
 // Everything the handlers need; outlives the HttpServer.
 struct ServerContext {
@@ -27,6 +28,7 @@ struct ServerContext {
   ResponseCache responses;  // rendered analyses by id and format
   AlertEngine* alerts = nullptr;  // alert lifecycle (acks); null when not running
   JobService* jobs = nullptr;      // build jobs (server/job_routes.cpp); null when not running
+  PatternService* patterns = nullptr;  // mining and plans (server/pattern_service.h)
 };
 
 class HttpServer {

@@ -407,13 +407,13 @@ Status Store::Impl::InsertViolations(int64_t analysis_id, const Analysis& analys
 Status Store::Impl::InsertCompatGaps(int64_t analysis_id, const Analysis& analysis) {
   FS_ASSIGN_OR_RETURN(StatementLease stmt,
                       Lease("INSERT INTO compat_gaps (analysis_id, idx, path, line, api, bridge, scope, removal, "
-                            "issue, origin, forwarded, applied_upstream) "
-                            "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"));
+                            "issue, origin, forwarded, applied_upstream, reproduction) "
+                            "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"));
   for (size_t i = 0; i < analysis.compat_gaps.size(); ++i) {
     const auto& g = analysis.compat_gaps[i];
     stmt->Bind(1, analysis_id).Bind(2, static_cast<int64_t>(i)).Bind(3, g.path).Bind(4, g.line);
     stmt->Bind(5, g.api).Bind(6, g.bridge).Bind(7, g.scope).Bind(8, g.removal).Bind(9, g.issue);
-    stmt->Bind(10, g.origin).Bind(11, g.forwarded).Bind(12, g.applied_upstream);
+    stmt->Bind(10, g.origin).Bind(11, g.forwarded).Bind(12, g.applied_upstream).Bind(13, g.reproduction);
     FS_RETURN_IF_ERROR(stmt->Run());
   }
   return Status::Ok();
@@ -587,7 +587,7 @@ Status Store::Impl::LoadAnalysisLists(int64_t analysis_id, Analysis& a) {
   }
   FS_ASSIGN_OR_RETURN(StatementLease gaps,
                       Lease("SELECT path, line, api, bridge, scope, removal, issue, origin, forwarded, "
-                            "applied_upstream FROM compat_gaps WHERE analysis_id = ?1 ORDER BY idx"));
+                            "applied_upstream, reproduction FROM compat_gaps WHERE analysis_id = ?1 ORDER BY idx"));
   gaps->Bind(1, analysis_id);
   while (true) {
     FS_ASSIGN_OR_RETURN(bool row, gaps->Step());
@@ -603,6 +603,7 @@ Status Store::Impl::LoadAnalysisLists(int64_t analysis_id, Analysis& a) {
     g.origin = gaps->ColumnText(7);
     g.forwarded = gaps->ColumnText(8);
     g.applied_upstream = gaps->ColumnText(9);
+    g.reproduction = gaps->ColumnText(10);
     a.compat_gaps.push_back(std::move(g));
   }
   return Status::Ok();

@@ -389,6 +389,7 @@ Result<TreeDistance> PairRepo::Distance(const std::string& a, const std::string&
 namespace {
 
 struct BlobFilter {
+  bool all;  // every blob, ignoring names and oids
   const std::unordered_set<std::string>* names;
   std::vector<git_oid> oids;  // sorted, for binary search
   std::vector<std::pair<std::string, std::string>>* out;
@@ -399,7 +400,7 @@ int CollectMatchingBlob(const char* root, const git_tree_entry* entry, void* pay
   auto* f = static_cast<BlobFilter*>(payload);
   const git_oid* id = git_tree_entry_id(entry);
   const char* name = git_tree_entry_name(entry);
-  bool by_id = std::binary_search(f->oids.begin(), f->oids.end(), *id,
+  bool by_id = f->all || std::binary_search(f->oids.begin(), f->oids.end(), *id,
                                   [](const git_oid& a, const git_oid& b) { return git_oid_cmp(&a, &b) < 0; });
   if (by_id || f->names->count(name)) f->out->emplace_back(std::string(root) + name, OidHex(*id));
   return 0;
@@ -407,12 +408,21 @@ int CollectMatchingBlob(const char* root, const git_tree_entry* entry, void* pay
 
 }  // namespace
 
+Result<std::vector<std::pair<std::string, std::string>>> PairRepo::TreeBlobs(const std::string& commit) const {
+  FS_ASSIGN_OR_RETURN(TreePtr tree, CommitTree(impl_->fork.get(), commit));
+  std::vector<std::pair<std::string, std::string>> out;
+  const std::unordered_set<std::string> no_names;
+  BlobFilter filter{true, &no_names, {}, &out};
+  FS_RETURN_IF_ERROR(FromGit(git_tree_walk(tree.get(), GIT_TREEWALK_PRE, CollectMatchingBlob, &filter), "tree walk"));
+  return out;
+}
+
 Result<std::vector<std::pair<std::string, std::string>>> PairRepo::TreeBlobsMatching(
     const std::string& commit, const std::unordered_set<std::string>& names,
     const std::unordered_set<std::string>& oids) const {
   FS_ASSIGN_OR_RETURN(TreePtr tree, CommitTree(impl_->fork.get(), commit));
   std::vector<std::pair<std::string, std::string>> out;
-  BlobFilter filter{&names, {}, &out};
+  BlobFilter filter{false, &names, {}, &out};
   for (const auto& hex : oids) {
     git_oid oid;
     if (git_oid_fromstr(&oid, hex.c_str()) == 0) filter.oids.push_back(oid);

@@ -106,6 +106,8 @@ class PairRepo {
   Result<int> FilesDistance(const std::string& a, const std::string& b) const;
   // Files and changed lines between two commits' trees.
   Result<TreeDistance> Distance(const std::string& a, const std::string& b) const;
+  // Every blob of a commit's tree: (path, blob id).
+  Result<std::vector<std::pair<std::string, std::string>>> TreeBlobs(const std::string& commit) const;
   // The blobs of a commit's tree (path, blob id) whose file name is in names or whose id is in oids
   // (a filtered walk: big trees are read, but only the matches are copied out).
   Result<std::vector<std::pair<std::string, std::string>>> TreeBlobsMatching(

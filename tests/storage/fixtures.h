@@ -161,7 +161,7 @@ inline az::Analysis MakeAnalysis(const std::string& fork_sha = std::string(40, '
   gap.forwarded = "no";
   gap.applied_upstream = "";
   a.compat_gaps.push_back(gap);
-  a.compat_gaps.push_back(az::CompatGap{"csrc/other.cu", 7, "at::foo", "", "", "", "", "", "", ""});
+  a.compat_gaps.push_back(az::CompatGap{"csrc/other.cu", 7, "at::foo", "", "", "", "", "", "", "", ""});
   a.moves = {{"copy", "tests/", "tests_paddle/", 10, 7, 3}, {"move", "torch_x/", "paddle_x/", 4, 1, 3}};
   a.notices = {"branch \"paddle\" not found; using default branch", "上游分支自动检测: main"};
   a.migration_branches = {"paddle", "paddle-legacy"};

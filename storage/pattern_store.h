@@ -1,0 +1,91 @@
+// The pattern catalogue over the analyses in the database: named patterns (the rules' ids, tagged by
+// the classifier) and mined ones (hunks grouped by fingerprint across forks, analyzer/pattern_mining.h),
+// with incremental mining whose state lives in the v6 tables (storage/pattern_store.cpp). Occurrence
+// counts are over current analyses (storage/pattern_sql.h); first/last seen are history.
+// Thread contract: construct over a Store on the thread that uses it; mining from two threads of one
+// process must be serialised by the caller (server/pattern_service.h does), two processes are
+// serialised per analysis by SQLite's write lock.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analyzer/pattern_mining.h"
+#include "analyzer/planner.h"
+#include "storage/store.h"
+
+namespace forkscope::storage {
+
+struct MiningReport {
+  int analyses = 0;  // analyses fingerprinted by this run
+  int hunks = 0;     // hunks fingerprinted (hunks below min_tokens are not)
+  int new_fingerprints = 0;
+  int new_patterns = 0;
+  int merged_patterns = 0;  // patterns absorbed into older ones
+  bool rebuilt = false;     // the mining options changed, so everything was mined again
+};
+
+enum class PatternKind { kNamed, kMined };
+const char* PatternKindName(PatternKind kind);  // "named" | "mined"
+
+// A hunk shown as a pattern's representative.
+struct PatternExample {
+  std::string fork;
+  int64_t analysis_id = 0;
+  std::string path;
+  int hunk_index = 0;
+  int new_start = 0;
+  std::vector<std::string> lines;  // origin character + text; at most kExampleLines
+};
+inline constexpr size_t kExampleLines = 40;
+
+struct CataloguePattern {
+  std::string id;
+  PatternKind kind = PatternKind::kNamed;
+  std::string layer;
+  std::string file_kind;  // mined: the file kind of its hunks ("py", "cxx", ...); named: ""
+  std::string description;
+  int total = 0;                                      // occurrences in current analyses
+  std::vector<std::pair<std::string, int>> per_fork;  // most occurrences first
+  int64_t first_seen = 0;                             // analysis times (unix seconds); 0 = never seen
+  int64_t last_seen = 0;
+  std::optional<PatternExample> example;
+  std::vector<std::string> named;              // mined: named patterns carried by most of its hunks
+  std::vector<PatternOccurrence> occurrences;  // filled by Get() only
+  int forks_count() const { return static_cast<int>(per_fork.size()); }
+};
+
+struct PatternFilter {
+  std::string layer;             // "" = any
+  std::optional<int> min_forks;  // unset: 1 for named patterns, 2 for mined ones (one fork's hunk is no pattern)
+  std::optional<PatternKind> kind;
+};
+
+class PatternStore {
+ public:
+  PatternStore(Store& store, std::function<int64_t()> now_s);
+
+  // Fingerprints every current analysis not mined yet (oldest first, one transaction each) and
+  // groups the new fingerprints into patterns.
+  Result<MiningReport> Mine(const analyzer::MiningOptions& options);
+  // The catalogue, most occurrences first; named and mined patterns alike.
+  Result<std::vector<CataloguePattern>> List(const PatternFilter& filter);
+  // One pattern with its occurrences; NotFound when no catalogue knows the id.
+  Result<CataloguePattern> Get(const std::string& id);
+  // What each current fork's migration looks like, for the planner.
+  Result<std::vector<analyzer::ForkProfile>> ForkProfiles();
+
+ private:
+  Status CheckVersion(const analyzer::MiningOptions& options, MiningReport& report);
+  Result<std::vector<int64_t>> Unmined();
+  Status MineAnalysis(const analyzer::MiningOptions& options, int64_t analysis_id, MiningReport& report);
+
+  Database& db_;
+  std::function<int64_t()> now_s_;
+};
+
+}  // namespace forkscope::storage
