@@ -14,12 +14,15 @@ JOBS       ?= $(shell nproc)
 DEB_PACKAGES = build-essential cmake ninja-build pkg-config git \
   libgit2-dev libcpp-httplib-dev nlohmann-json3-dev libsqlite3-dev libspdlog-dev catch2 \
   libcli11-dev libtomlplusplus-dev libre2-dev libssl-dev \
-  sqlite3 python3 python3-yaml clang libclang-rt-14-dev
+  sqlite3 python3 python3-yaml clang libclang-rt-14-dev chromium
+# The dashboard's build and browser tests need node and npm; a node already on PATH (with its npm) is kept.
+NODE_PACKAGES = nodejs npm
 
 .PHONY: deps build test run bench fuzz install clean
 
 deps:
-	@missing=$$(for p in $(DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	@missing=$$(for p in $(DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done; \
+	  command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || echo $(NODE_PACKAGES)); \
 	if [ -n "$$missing" ]; then \
 	  echo "installing: $$missing"; \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \

@@ -11,6 +11,7 @@
 #include "analyzer/report.h"
 #include "analyzer/sarif.h"
 #include "analyzer/unified_diff.h"
+#include "server/dashboard_routes.h"
 #include "server/json_codec.h"
 #include "server/router.h"
 
@@ -164,6 +165,7 @@ class Routes {
     Add("GET", "/api/v1/patterns", Read(), [](auto& q, auto& r, auto& st) { Patterns(q, r, st); });
     Add("GET", R"(/api/v1/patterns/([^/]+))", Read(), [](auto& q, auto& r, auto& st) { Pattern(q, r, st); });
     Add("POST", "/api/v1/check", TokenScope::kWrite, [this](auto& q, auto& r, auto& st) { Check(q, r, st); });
+    InstallDashboardRoutes(router_);
   }
 
  private:

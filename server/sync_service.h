@@ -62,6 +62,8 @@ class SyncService {
   // DeadlineExceeded when it is still running then (it goes on; its task id is in the message).
   Result<analyzer::Analysis> RunCheck(const analyzer::AnalyzeRequest& request, int timeout_s);
   Result<storage::TaskRecord> GetTask(const std::string& id);
+  // Every queued or running task, oldest first (the dashboard's live sync progress).
+  std::vector<storage::TaskRecord> ActiveTasks() const;
   SyncStats Stats() const;
   // Stops accepting, cancels running fetches, marks every unfinished task failed, joins the workers.
   void Shutdown();
