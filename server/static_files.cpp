@@ -46,6 +46,20 @@ bool SafeSegments(std::string_view relative) {
   return true;
 }
 
+// Any "." or ".." segment, backslash or NUL anywhere in a URL path (routes included).
+bool ClimbsOut(std::string_view path) {
+  if (path.find('\\') != std::string_view::npos || path.find('\0') != std::string_view::npos) return true;
+  size_t start = 0;
+  while (start <= path.size()) {
+    size_t end = path.find('/', start);
+    if (end == std::string_view::npos) end = path.size();
+    std::string_view part = path.substr(start, end - start);
+    if (part == "." || part == "..") return true;
+    start = end + 1;
+  }
+  return false;
+}
+
 }  // namespace
 
 Result<std::string> FindWebDir(const std::string& configured) {
@@ -95,6 +109,7 @@ StaticFiles::StaticFiles(std::string root) : root_(std::move(root)) {}
 
 Result<StaticAsset> StaticFiles::Load(const std::string& url_path) const {
   if (root_.empty()) return NotFound("dashboard assets not found; build them (make build) or pass --web-dir");
+  if (ClimbsOut(url_path)) return InvalidArgument("path must not hold '.' or '..' segments");
   if (IsDashboardRoute(url_path)) return ReadAsset(kIndex);
   if (url_path.rfind(kAssetPrefix, 0) != 0) return NotFound("no such page " + url_path);
   std::string relative = url_path.substr(1);

@@ -127,8 +127,10 @@ export function createTable({ id, caption, columns, rows = [], pageSize = 50, so
   render();
   return {
     el,
+    // New rows (a filter changed): back to the first page.
     setRows(newRows) {
       state.rows = newRows;
+      state.page = 0;
       render();
     },
     refresh: render,

@@ -48,13 +48,24 @@ export class Daemon {
     return { status: res.status, json, text };
   }
 
-  // Until every registered fork has an analysis and no sync is running.
+  // Until every registered fork has an analysis and no sync is running. A fork still without one
+  // when nothing runs is synced again (twice at most): the port file is written just before the
+  // daemon queues the first syncs.
   async waitForSyncs(limitMs = SYNC_LIMIT_MS) {
+    const retries = new Map();
     await waitFor('the first syncs', limitMs, async () => {
       const forks = await this.api('GET', '/api/v1/forks');
       const tasks = await this.api('GET', '/api/v1/tasks');
-      return forks.status === 200 && forks.json.forks.length > 0 && forks.json.forks.every((f) => f.latest_analysis_id !== null) &&
-        tasks.status === 200 && tasks.json.tasks.length === 0;
+      if (forks.status !== 200 || tasks.status !== 200 || forks.json.forks.length === 0) return false;
+      if (tasks.json.tasks.length > 0) return false;
+      const unsynced = forks.json.forks.filter((f) => f.latest_analysis_id === null);
+      for (const f of unsynced) {
+        const n = retries.get(f.name) || 0;
+        if (n >= 2) throw new Error(`the sync of ${f.name} keeps failing:\n${this.log()}`);
+        retries.set(f.name, n + 1);
+        await this.api('POST', `/api/v1/forks/${encodeURIComponent(f.name)}/sync`);
+      }
+      return unsynced.length === 0;
     });
   }
 
@@ -91,7 +102,10 @@ export async function startDaemon({ demo = true, args = [], waitForSyncs = demo 
   const portFile = join(dataDir, 'port');
   const logPath = join(dataDir, 'daemon.log');
   const log = openSync(logPath, 'a');
-  const argv = ['serve', '--listen', '127.0.0.1:0', '--port-file', portFile, '--data-dir', dataDir, ...(demo ? ['--demo'] : []), ...args];
+  // One sync worker: two first syncs of forks sharing an upstream race to create its mirror on this
+  // branch's sync service (the loser fails and leaves a broken mirror behind).
+  const argv = ['serve', '--listen', '127.0.0.1:0', '--port-file', portFile, '--data-dir', dataDir, '--workers', '1',
+    ...(demo ? ['--demo'] : []), ...args];
   const child = spawn(binary, argv, { env: { ...process.env, FORKSCOPE_ADMIN_TOKEN: ADMIN_TOKEN }, stdio: ['ignore', log, log] });
   closeSync(log);
   const exited = new Promise((r) => child.once('exit', (code) => r(code)));
