@@ -10,11 +10,12 @@ FUZZ_SECONDS ?= 30
 JOBS       ?= $(shell nproc)
 
 # Debian 12 packages: build tools, the fixed libraries, the ones we added (README explains each),
-# and what the tests drive for real (git, sqlite3, python3-yaml for the OpenAPI check, clang for libFuzzer).
+# and what the tests drive for real (git, sqlite3, python3-yaml for the OpenAPI check, clang for libFuzzer,
+# chromium and a CJK font for the dashboard's browser tests and their screenshots).
 DEB_PACKAGES = build-essential cmake ninja-build pkg-config git \
   libgit2-dev libcpp-httplib-dev nlohmann-json3-dev libsqlite3-dev libspdlog-dev catch2 \
   libcli11-dev libtomlplusplus-dev libre2-dev libssl-dev \
-  sqlite3 python3 python3-yaml clang libclang-rt-14-dev chromium
+  sqlite3 python3 python3-yaml clang libclang-rt-14-dev chromium fonts-wqy-microhei
 # The dashboard's build and browser tests need node and npm; a node already on PATH (with its npm) is kept.
 NODE_PACKAGES = nodejs npm
 
