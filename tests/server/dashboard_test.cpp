@@ -13,6 +13,7 @@
 #include <future>
 #include <thread>
 
+#include "server/config.h"
 #include "server/daemon.h"
 #include "server/demo.h"
 #include "server/paths.h"
@@ -110,6 +111,15 @@ TEST_CASE("a configured web_dir must hold index.html", "[server][dashboard]") {
                       " --web-dir " + tmp.Sub("nowhere") + " 2>&1");
   CHECK(r.status == 2);
   CHECK(r.out.find("holds no index.html") != std::string::npos);
+}
+
+TEST_CASE("http.web_dir is read from the config file", "[server][dashboard]") {
+  auto config = server::ParseConfig("[http]\nweb_dir = \"/srv/forkscope/web\"\n", "forkscope.toml");
+  REQUIRE(config.ok());
+  CHECK(config->http.web_dir == "/srv/forkscope/web");
+  CHECK(server::Config{}.http.web_dir.empty());
+  auto wrong = server::ParseConfig("[http]\nweb_dir = 3\n", "forkscope.toml");
+  CHECK(wrong.status().message() == "forkscope.toml: http.web_dir: expected a string, got an integer");
 }
 
 TEST_CASE("the daemon serves the dashboard with validators and refuses traversal over HTTP", "[server][dashboard]") {
