@@ -1,21 +1,42 @@
 // A sortable, paginated table: only the current page is in the DOM, so 2,000 files or 200 forks stay
 // quick. Header buttons sort (aria-sort says how); rows with an href open on click or Enter.
-import { h, clear } from './dom.js';
+// Redraws touch only what changed: the header and pager keep their elements, and a row's <tr> is
+// reused until rowVersion(row) changes, so a click is never lost to a redraw in the middle of it.
+import { h } from './dom.js';
 import { t } from './i18n.js';
 import { navigate } from './router.js';
 
 const PAGE_SIZES = [25, 50, 100, 200];
 
 // columns: [{key, label: () => text, value: row => sortable, render: row => node|text, numeric}]
-export function createTable({ id, caption, columns, rows = [], pageSize = 50, sort = null, rowHref = null, empty }) {
-  const state = { rows, page: 0, pageSize, sort, columns };
-  const table = h('table', { class: 'data', id });
-  const nav = h('div', { class: 'pager', role: 'navigation', 'aria-label': t('table.pages') });
+export function createTable({ id, caption, columns, rows = [], pageSize = 50, sort = null, rowHref = null, rowVersion = () => 0, empty }) {
+  const state = { rows, page: 0, pageSize, sort };
+  const rendered = new WeakMap();  // row -> {version, tr}
+  const thead = h('thead');
+  const tbody = h('tbody');
+  const table = h('table', { class: 'data', id }, caption ? h('caption', {}, caption()) : null, thead, tbody);
+  const prev = h('button', { type: 'button', class: 'page-prev', onclick: () => go(-1) }, t('table.previous'));
+  const next = h('button', { type: 'button', class: 'page-next', onclick: () => go(1) }, t('table.next'));
+  const info = h('span', { class: 'page-info', 'aria-live': 'polite' });
+  const sizeId = `${id}-page-size`;
+  const size = h(
+    'select',
+    {
+      id: sizeId,
+      onchange: (e) => {
+        state.pageSize = Number(e.target.value);
+        state.page = 0;
+        render();
+      },
+    },
+    PAGE_SIZES.map((n) => h('option', { value: n, selected: n === state.pageSize }, n)),
+  );
+  const nav = h('div', { class: 'pager', role: 'navigation', 'aria-label': t('table.pages') }, prev, info, next, h('label', { for: sizeId }, t('table.page_size')), size);
   const el = h('div', { class: 'table-wrap' }, table, nav);
 
   function sortedRows() {
     if (!state.sort) return state.rows;
-    const col = state.columns.find((c) => c.key === state.sort.key);
+    const col = columns.find((c) => c.key === state.sort.key);
     if (!col || !col.value) return state.rows;
     const dir = state.sort.dir === 'desc' ? -1 : 1;
     return [...state.rows].sort((a, b) => {
@@ -29,9 +50,9 @@ export function createTable({ id, caption, columns, rows = [], pageSize = 50, so
     });
   }
 
-  function header() {
+  function drawHeader() {
     const tr = h('tr');
-    for (const col of state.columns) {
+    for (const col of columns) {
       const active = state.sort && state.sort.key === col.key;
       const ariaSort = active ? (state.sort.dir === 'desc' ? 'descending' : 'ascending') : col.value ? 'none' : null;
       const label = col.label();
@@ -44,9 +65,9 @@ export function createTable({ id, caption, columns, rows = [], pageSize = 50, so
               'data-sort': col.key,
               'aria-label': t('table.sort_by', { column: label }),
               onclick: () => {
-                const dir = active && state.sort.dir === 'asc' ? 'desc' : 'asc';
-                state.sort = { key: col.key, dir };
+                state.sort = { key: col.key, dir: active && state.sort.dir === 'asc' ? 'desc' : 'asc' };
                 state.page = 0;
+                drawHeader();
                 render();
                 table.querySelector(`button[data-sort="${col.key}"]`)?.focus();
               },
@@ -57,73 +78,58 @@ export function createTable({ id, caption, columns, rows = [], pageSize = 50, so
         : label;
       tr.append(h('th', { scope: 'col', 'aria-sort': ariaSort, class: col.numeric ? 'num' : null }, content));
     }
-    return h('thead', {}, tr);
+    thead.replaceChildren(tr);
   }
 
-  function body(pageRows) {
-    const tbody = h('tbody');
-    if (pageRows.length === 0) {
-      tbody.append(h('tr', {}, h('td', { colspan: state.columns.length, class: 'empty' }, empty ? empty() : t('table.empty'))));
+  function rowElement(row) {
+    const version = rowVersion(row);
+    const cached = rendered.get(row);
+    if (cached && cached.version === version) return cached.tr;
+    const href = rowHref ? rowHref(row) : null;
+    const tr = h('tr', href ? { tabindex: '0', class: 'clickable', 'data-href': href } : {});
+    if (href) {
+      tr.addEventListener('click', (e) => {
+        if (!e.target.closest('a, button, input, select')) navigate(href);
+      });
+      tr.addEventListener('keydown', (e) => {
+        if (e.key === 'Enter' && e.target === tr) navigate(href);
+      });
     }
-    for (const row of pageRows) {
-      const href = rowHref ? rowHref(row) : null;
-      const tr = h('tr', href ? { tabindex: '0', class: 'clickable', 'data-href': href } : {});
-      if (href) {
-        tr.addEventListener('click', (e) => {
-          if (!e.target.closest('a, button, input, select')) navigate(href);
-        });
-        tr.addEventListener('keydown', (e) => {
-          if (e.key === 'Enter' && e.target === tr) navigate(href);
-        });
-      }
-      for (const col of state.columns) tr.append(h('td', { class: col.numeric ? 'num' : col.class || null }, col.render(row)));
-      tbody.append(tr);
-    }
-    return tbody;
+    for (const col of columns) tr.append(h('td', { class: col.numeric ? 'num' : col.class || null }, col.render(row)));
+    rendered.set(row, { version, tr });
+    return tr;
   }
 
-  function pager(total) {
-    clear(nav);
+  function drawBody(pageRows) {
+    const nodes = pageRows.length
+      ? pageRows.map(rowElement)
+      : [h('tr', {}, h('td', { colspan: columns.length, class: 'empty' }, empty ? empty() : t('table.empty')))];
+    const same = nodes.length === tbody.children.length && nodes.every((n, i) => tbody.children[i] === n);
+    if (!same) tbody.replaceChildren(...nodes);
+  }
+
+  function drawPager(total) {
     const pages = Math.max(1, Math.ceil(total / state.pageSize));
-    state.page = Math.min(state.page, pages - 1);
+    state.page = Math.max(0, Math.min(state.page, pages - 1));
     const first = total === 0 ? 0 : state.page * state.pageSize + 1;
     const last = Math.min(total, (state.page + 1) * state.pageSize);
-    const sizeId = `${id}-page-size`;
-    nav.append(
-      h('button', { type: 'button', class: 'page-prev', disabled: state.page === 0, onclick: () => go(-1) }, t('table.previous')),
-      h('span', { class: 'page-info', 'aria-live': 'polite' }, t('table.page_info', { page: state.page + 1, pages, first, last, total })),
-      h('button', { type: 'button', class: 'page-next', disabled: state.page >= pages - 1, onclick: () => go(1) }, t('table.next')),
-      h('label', { for: sizeId }, t('table.page_size')),
-      h(
-        'select',
-        {
-          id: sizeId,
-          onchange: (e) => {
-            state.pageSize = Number(e.target.value);
-            state.page = 0;
-            render();
-          },
-        },
-        PAGE_SIZES.map((n) => h('option', { value: n, selected: n === state.pageSize }, n)),
-      ),
-    );
+    prev.disabled = state.page === 0;
+    next.disabled = state.page >= pages - 1;
+    info.textContent = t('table.page_info', { page: state.page + 1, pages, first, last, total });
   }
 
   function go(delta) {
     state.page += delta;
     render();
-    nav.querySelector(delta < 0 ? '.page-prev' : '.page-next')?.focus();
   }
 
   function render() {
     const all = sortedRows();
-    pager(all.length);
-    const pageRows = all.slice(state.page * state.pageSize, (state.page + 1) * state.pageSize);
-    clear(table);
-    if (caption) table.append(h('caption', {}, caption()));
-    table.append(header(), body(pageRows));
+    drawPager(all.length);
+    drawBody(all.slice(state.page * state.pageSize, (state.page + 1) * state.pageSize));
   }
 
+  drawHeader();
   render();
   return {
     el,
@@ -133,6 +139,7 @@ export function createTable({ id, caption, columns, rows = [], pageSize = 50, so
       state.page = 0;
       render();
     },
+    // Rows changed in place (bump rowVersion for the ones to redraw).
     refresh: render,
   };
 }

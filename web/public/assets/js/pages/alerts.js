@@ -45,7 +45,7 @@ export async function alertsPage(main, _params, params) {
     button.disabled = true;
     try {
       const updated = await postJson(`/api/v1/alerts/${encodeURIComponent(alert.id)}/ack`, {}, { token });
-      Object.assign(alert, updated);
+      Object.assign(alert, updated, { version: (alert.version || 0) + 1 });
       status.replaceChildren(notice('info', t('alerts.acked', { id: alert.id, by: alert.acked_by || '' })));
       table.refresh();
     } catch (err) {
@@ -87,6 +87,7 @@ export async function alertsPage(main, _params, params) {
     ],
     rows: result.data.alerts,
     sort: { key: 'opened', dir: 'desc' },
+    rowVersion: (a) => a.version || 0,
     empty: () => t('alerts.none'),
   });
   main.append(table.el, detail);

@@ -33,7 +33,7 @@ function inHunk(hunk, line) {
   return (line >= hunk.new_start && line <= newEnd) || (hunk.new_lines === 0 && line >= hunk.old_start && line <= oldEnd);
 }
 
-function hunkSection(file, hunk, index, analysis, fork) {
+function hunkSection(file, hunk, index, analysis) {
   const violations = (analysis?.violations || []).filter((v) => v.path === file.path && (hunk.violations.includes(v.rule) && (v.line === 0 || inHunk(hunk, v.line))));
   const gaps = (analysis?.compat_gaps || []).filter((g) => g.path === file.path && inHunk(hunk, g.line));
   const marks = h(
@@ -82,5 +82,5 @@ export async function filePage(main, { name, path }) {
       ` · ${t('file.hunks', { n: file.hunks.length })}`));
   if (file.binary) main.append(notice('info', t('file.binary')));
   if (file.truncated) main.append(notice('info', t('file.truncated')));
-  file.hunks.forEach((hunk, i) => main.append(hunkSection(file, hunk, i, analysis, name)));
+  file.hunks.forEach((hunk, i) => main.append(hunkSection(file, hunk, i, analysis)));
 }

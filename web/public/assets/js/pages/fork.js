@@ -1,7 +1,7 @@
 // A fork's page: what was compared, the layer summary as a chart (and as a table), the changed
 // files filterable by layer, pattern and violation, and the Markdown report to download.
 import { getAnalysis, getJson, getText, query } from '../api.js';
-import { fileHref, forkHref, formatNumber, formatTime, h, notice, shortSha } from '../dom.js';
+import { fileHref, formatNumber, formatTime, h, notice, shortSha } from '../dom.js';
 import { t } from '../i18n.js';
 import { LAYERS, LAYER_COLORS, layerBadge, layerName } from '../layers.js';
 import { createTable } from '../table.js';

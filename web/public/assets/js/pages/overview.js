@@ -1,7 +1,7 @@
 // The forks overview: one row per fork with its sync state (live while a sync runs), drift, a layer
 // bar of its changes, violations, open alerts and last job. Sortable; filterable by label and name.
 import { getAnalysis, getJson, mapLimited, postJson, ApiError } from '../api.js';
-import { formatAgo, formatDays, formatNumber, forkHref, h, notice, clear } from '../dom.js';
+import { formatAgo, formatDays, formatNumber, forkHref, h, notice } from '../dom.js';
 import { t } from '../i18n.js';
 import { layerBar } from '../layers.js';
 import { createTable } from '../table.js';
@@ -101,6 +101,7 @@ export async function overviewPage(main, _params, query) {
     if (!prev || String(j.created_at) > String(prev.created_at)) jobBy.set(j.fork, j);
   }
   const rows = forks.map((fork) => ({
+    version: 0,
     fork,
     analysis: null,
     drift: driftBy.get(fork.name) || null,
@@ -126,6 +127,7 @@ export async function overviewPage(main, _params, query) {
     try {
       const { task } = await postJson(`/api/v1/forks/${encodeURIComponent(row.fork.name)}/sync`);
       row.task = { id: task, fork: row.fork.name, state: 'queued', progress: { percent: 0, stage: 'queued' } };
+      row.version++;
       table.refresh();
       schedulePoll();
     } catch (err) {
@@ -142,6 +144,7 @@ export async function overviewPage(main, _params, query) {
     pageSize: 50,
     sort: { key: 'name', dir: 'asc' },
     rowHref: (r) => forkHref(r.fork.name),
+    rowVersion: (r) => r.version,
     empty: () => (forks.length ? t('overview.no_match') : t('overview.no_forks')),
   });
 
@@ -190,6 +193,7 @@ export async function overviewPage(main, _params, query) {
     } catch (err) {
       row.error = err;
     }
+    row.version++;
     refresh();
   }
   mapLimited(rows, 4, loadAnalysis);
@@ -206,6 +210,7 @@ export async function overviewPage(main, _params, query) {
       if (row.task && !next) {
         const done = await getJson(`/api/v1/tasks/${encodeURIComponent(row.task.id)}`).catch(() => null);
         row.task = null;
+        row.version++;
         if (done && done.state === 'failed') status.replaceChildren(notice('error', t('overview.sync_failed', { fork: row.fork.name, message: done.error || '' })));
         try {
           row.fork = await getJson(`/api/v1/forks/${encodeURIComponent(row.fork.name)}`);
@@ -213,8 +218,9 @@ export async function overviewPage(main, _params, query) {
         } catch {
           // the fork was removed meanwhile
         }
-      } else {
+      } else if (JSON.stringify(row.task) !== JSON.stringify(next)) {
         row.task = next;
+        row.version++;
       }
     }
     table.refresh();
