@@ -38,6 +38,7 @@ build: deps $(BUILD)/build.ninja
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure --timeout 1800
+	@cat $(BUILD)/web-artifacts/PENDING_APIS_NOT_RUN.txt 2>/dev/null || true
 	bash tests/fuzz/run.sh $(BUILD)/fuzz $(FUZZ_SECONDS)
 
 fuzz: deps
