@@ -19,6 +19,7 @@ struct ServeArgs {
   std::string config_path;
   std::string listen;
   std::string data_dir;
+  std::string web_dir;
   int workers = 0;
   bool allow_local_repos = false;
   ServeOptions options;
@@ -37,6 +38,7 @@ int RunServe(ServeArgs& args) {
   Status st = ApplyEnvironment(config);
   if (!args.listen.empty()) config.http.listen = args.listen;
   if (!args.data_dir.empty()) config.data_dir = args.data_dir;
+  if (!args.web_dir.empty()) config.http.web_dir = args.web_dir;
   if (args.workers > 0) config.workers = args.workers;
   if (args.allow_local_repos) config.security.allow_local_repos = true;
   if (st.ok()) st = ValidateConfig(config);
@@ -92,6 +94,7 @@ Command AddServeCommand(CLI::App& app) {
   cmd->add_option("--config", args->config_path, "TOML configuration (see deploy/forkscope.example.toml)");
   cmd->add_option("--listen", args->listen, "HOST:PORT to listen on (default 127.0.0.1:8080; port 0 = any)");
   cmd->add_option("--data-dir", args->data_dir, "Mirrors and database live here");
+  cmd->add_option("--web-dir", args->web_dir, "Dashboard assets (default: the built or installed ones)");
   cmd->add_option("--workers", args->workers, "Parallel syncs (default 2)");
   cmd->add_flag("--allow-local-repos", args->allow_local_repos, "Allow file:// URLs and local paths as forks");
   cmd->add_flag("--demo", args->options.demo, "Create and register the demo forks (no network needed)");

@@ -221,7 +221,7 @@ class TableReader {
 Status ReadHttp(const toml::table& table, HttpConfig& http) {
   TableReader r(table, "http");
   FS_RETURN_IF_ERROR(r.CheckKnown({"listen", "threads", "max_body_bytes", "read_timeout_s", "write_timeout_s",
-                                   "keep_alive_max", "listen_backlog", "open_reads"}));
+                                   "keep_alive_max", "listen_backlog", "open_reads", "web_dir"}));
   FS_RETURN_IF_ERROR(r.String("listen", http.listen));
   FS_RETURN_IF_ERROR(r.Integer("threads", kThreadsRange, http.threads));
   FS_RETURN_IF_ERROR(r.Integer("max_body_bytes", kBodyBytesRange, http.max_body_bytes));
@@ -229,6 +229,7 @@ Status ReadHttp(const toml::table& table, HttpConfig& http) {
   FS_RETURN_IF_ERROR(r.Integer("write_timeout_s", kPositiveIntRange, http.write_timeout_s));
   FS_RETURN_IF_ERROR(r.Integer("keep_alive_max", kPositiveIntRange, http.keep_alive_max));
   FS_RETURN_IF_ERROR(r.Integer("listen_backlog", kPositiveIntRange, http.listen_backlog));
+  FS_RETURN_IF_ERROR(r.String("web_dir", http.web_dir));
   return r.Bool("open_reads", http.open_reads);
 }
 

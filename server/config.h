@@ -40,6 +40,7 @@ struct HttpConfig {
   int keep_alive_max = 100;               // requests per keep-alive connection
   int listen_backlog = 128;
   bool open_reads = true;                 // GETs without a token; false: reads need a read token
+  std::string web_dir;                    // dashboard assets; "" = the built or installed ones
 };
 
 // Alert rule thresholds (docs/alerts.md). [alerts] sets the defaults; [forks.alerts] overrides them for one

@@ -16,6 +16,7 @@
 #include "server/paths.h"
 #include "server/scheduler.h"
 #include "server/pattern_service.h"
+#include "server/static_files.h"
 #include "server/sync_service.h"
 #include "server/webhooks.h"
 
@@ -52,6 +53,8 @@ Status PrepareConfig(ServeOptions& options) {
   std::filesystem::create_directories(c.data_dir, ec);
   if (ec) return Unavailable("cannot create data directory " + c.data_dir + ": " + ec.message());
   if (c.database.empty()) c.database = DatabasePath(c.data_dir);
+  FS_ASSIGN_OR_RETURN(c.http.web_dir, FindWebDir(c.http.web_dir));
+  if (c.http.web_dir.empty()) spdlog::warn("dashboard assets not found (make build, or --web-dir); serving the API only");
   if (options.demo) {
     FS_ASSIGN_OR_RETURN(auto demo, CreateDemoRepositories(c.data_dir));
     for (auto& f : demo) {

@@ -17,6 +17,7 @@
 #include "server/alert_routes.h"
 #include "server/drift_routes.h"
 #include "server/job_routes.h"
+#include "server/dashboard_routes.h"
 #include "server/json_codec.h"
 #include "server/router.h"
 #include "server/routes_patterns.h"
@@ -173,6 +174,7 @@ class Routes {
     InstallAlertRoutes(router_);
     InstallDriftRoutes(router_);
     InstallJobRoutes(router_);
+    InstallDashboardRoutes(router_);
   }
 
  private:

@@ -111,6 +111,13 @@ Result<storage::TaskRecord> SyncService::GetTask(const std::string& id) {
   return *task;
 }
 
+std::vector<storage::TaskRecord> SyncService::ActiveTasks() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<storage::TaskRecord> tasks;
+  for (const auto& [id, task] : unfinished_) tasks.push_back(task);  // ids grow with time: oldest first
+  return tasks;
+}
+
 SyncStats SyncService::Stats() const {
   std::lock_guard<std::mutex> lock(mu_);
   return stats_;

@@ -69,6 +69,8 @@ class SyncService {
   // produces is dropped without running the hooks. Until that worker returns, EnqueueSync of the fork
   // answers Unavailable (two fetches never share a mirror). NotFound when no such sync is unfinished.
   Status Abandon(const std::string& task_id, const std::string& reason);
+  // Every queued or running task, oldest first (the dashboard's live sync progress).
+  std::vector<storage::TaskRecord> ActiveTasks() const;
   SyncStats Stats() const;
   // Stops accepting, cancels running fetches, marks every unfinished task failed, joins the workers.
   void Shutdown();

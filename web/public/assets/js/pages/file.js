@@ -1,0 +1,86 @@
+// One changed file: each hunk as a diff rendered by diff2html (from unified-diff text rebuilt from the
+// hunk's lines), marked with its layer, patterns, violations and compat gaps.
+import { getAnalysis, getJson } from '../api.js';
+import { encodePath, forkHref, h, notice } from '../dom.js';
+import { t } from '../i18n.js';
+import { layerBadge } from '../layers.js';
+import { errorNotice, isAnalysisMissing, pageHeader } from './common.js';
+
+// The unified diff of one hunk, as `git diff` would print it.
+export function hunkDiffText(file, hunk) {
+  const oldPath = file.old_path || file.path;
+  const from = file.status === 'added' ? '/dev/null' : `a/${oldPath}`;
+  const to = file.status === 'deleted' ? '/dev/null' : `b/${file.path}`;
+  const header = `@@ -${hunk.old_start},${hunk.old_lines} +${hunk.new_start},${hunk.new_lines} @@${hunk.header ? ` ${hunk.header.trimStart()}` : ''}`;
+  return [`diff --git a/${oldPath} b/${file.path}`, `--- ${from}`, `+++ ${to}`, header, ...(hunk.lines || [])].join('\n') + '\n';
+}
+
+function renderDiff(text) {
+  const box = h('div', { class: 'diff' });
+  if (window.Diff2Html) {
+    // diff2html escapes the diff's content itself; its output is its own markup.
+    box.innerHTML = window.Diff2Html.html(text, { drawFileList: false, matching: 'lines', outputFormat: 'line-by-line', colorScheme: 'light' });
+  } else {
+    box.append(h('pre', {}, text));
+  }
+  return box;
+}
+
+// Inclusive new-side (or old-side, for deletions) line range of a hunk.
+function inHunk(hunk, line) {
+  const newEnd = hunk.new_start + Math.max(hunk.new_lines, 1) - 1;
+  const oldEnd = hunk.old_start + Math.max(hunk.old_lines, 1) - 1;
+  return (line >= hunk.new_start && line <= newEnd) || (hunk.new_lines === 0 && line >= hunk.old_start && line <= oldEnd);
+}
+
+function hunkSection(file, hunk, index, analysis) {
+  const violations = (analysis?.violations || []).filter((v) => v.path === file.path && (hunk.violations.includes(v.rule) && (v.line === 0 || inHunk(hunk, v.line))));
+  const gaps = (analysis?.compat_gaps || []).filter((g) => g.path === file.path && inHunk(hunk, g.line));
+  const marks = h(
+    'div',
+    { class: 'hunk-marks' },
+    h('span', { class: 'mark-label' }, t('col.layer')), layerBadge(hunk.layer),
+    hunk.context ? [h('span', { class: 'mark-label' }, t('hunk.context')), h('code', {}, hunk.context)] : null,
+    hunk.patterns.length ? [h('span', { class: 'mark-label' }, t('col.patterns')), hunk.patterns.map((p) => h('a', { class: 'badge pattern', href: `/patterns/${encodeURIComponent(p)}` }, p))] : null,
+    hunk.violations.length ? [h('span', { class: 'mark-label' }, t('col.violations')), hunk.violations.map((r) => h('span', { class: 'badge violation' }, r))] : null,
+  );
+  const details = [
+    ...violations.map((v) => h('li', { class: 'violation-detail' }, h('code', {}, v.rule), ` ${v.message}`)),
+    ...gaps.map((g) => h('li', { class: 'gap-detail' }, `${t('hunk.compat_gap')}: ${g.api || '?'} → ${g.bridge || '?'}`, g.scope ? ` · ${t('gap.scope')}: ${g.scope}` : '', g.removal ? ` · ${t('gap.removal')}: ${g.removal}` : '', g.issue ? ` · ${g.issue}` : '')),
+  ];
+  return h(
+    'section',
+    { class: 'hunk', id: `hunk-${index}`, tabindex: '-1', 'data-layer': hunk.layer, 'aria-labelledby': `hunk-${index}-title` },
+    h('h2', { id: `hunk-${index}-title` }, h('a', { href: `${location.pathname}#hunk-${index}` }, t('hunk.title', { n: index + 1 })), h('code', { class: 'hunk-range' }, ` @@ -${hunk.old_start},${hunk.old_lines} +${hunk.new_start},${hunk.new_lines} @@`)),
+    marks,
+    details.length ? h('ul', { class: 'hunk-details' }, details) : null,
+    renderDiff(hunkDiffText(file, hunk)),
+  );
+}
+
+export async function filePage(main, { name, path }) {
+  const fork = await getJson(`/api/v1/forks/${encodeURIComponent(name)}`);
+  main.append(h('p', { class: 'crumbs' }, h('a', { href: '/' }, t('nav.forks')), ' › ', h('a', { href: forkHref(name) }, name), ' › ', path), pageHeader(path));
+  let file;
+  let analysis = null;
+  try {
+    [file, analysis] = await Promise.all([
+      getJson(`/api/v1/forks/${encodeURIComponent(name)}/files/${encodePath(path)}/hunks`),
+      getAnalysis(fork).catch(() => null),
+    ]);
+  } catch (err) {
+    main.append(isAnalysisMissing(err) ? notice('empty', t('file.not_found', { path, fork: name })) : errorNotice(err));
+    return;
+  }
+  main.append(
+    h('p', { class: 'file-meta' },
+      layerBadge(file.layer), ' ', t(`status.${file.status}`),
+      file.old_path ? ` · ${t('file.from', { path: file.old_path })}` : '',
+      file.similarity != null ? ` · ${file.similarity}%` : '',
+      file.moved_from ? ` · ${t('file.moved_from', { path: file.moved_from })}` : '',
+      ' · ', h('span', { class: 'add' }, `+${file.additions}`), ' ', h('span', { class: 'del' }, `−${file.deletions}`),
+      ` · ${t('file.hunks', { n: file.hunks.length })}`));
+  if (file.binary) main.append(notice('info', t('file.binary')));
+  if (file.truncated) main.append(notice('info', t('file.truncated')));
+  file.hunks.forEach((hunk, i) => main.append(hunkSection(file, hunk, i, analysis)));
+}

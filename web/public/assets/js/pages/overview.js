@@ -1,0 +1,238 @@
+// The forks overview: one row per fork with its sync state (live while a sync runs), drift, a layer
+// bar of its changes, violations, open alerts and last job. Sortable; filterable by label and name.
+import { getAnalysis, getJson, mapLimited, postJson, ApiError } from '../api.js';
+import { formatAgo, formatDays, formatNumber, forkHref, h, notice } from '../dom.js';
+import { t } from '../i18n.js';
+import { layerBar } from '../layers.js';
+import { createTable } from '../table.js';
+import { requireToken, setToken } from '../token.js';
+import { optionalJson, selectFilter, setQueryParam, stateBadge, errorNotice, pageHeader } from './common.js';
+
+const POLL_MS = 1500;
+
+function upstreamLabel(fork) {
+  const url = fork.upstream_url.replace(/\/+$/, '').replace(/\.git$/, '');
+  const name = url.split('/').slice(-2).join('/');
+  return `${name}${fork.upstream_branch ? `@${fork.upstream_branch}` : ''}`;
+}
+
+function lastJobCell(job) {
+  if (!job) return '—';
+  return h('a', { href: `/jobs/${encodeURIComponent(job.id)}` }, stateBadge(job.state));
+}
+
+function syncCell(row) {
+  if (row.task) {
+    const pct = row.task.progress?.percent ?? 0;
+    return h(
+      'span',
+      { class: 'sync-progress', 'data-task': row.task.id },
+      h('progress', { max: 100, value: pct, 'aria-label': t('overview.sync_progress', { fork: row.fork.name }) }),
+      ` ${t(`task.${row.task.state}`)} · ${row.task.progress?.stage || ''} ${pct}%`,
+    );
+  }
+  if (row.error) return h('span', { class: 'muted' }, t('overview.analysis_error'));
+  if (!row.fork.latest_analysis_id) return h('span', { class: 'muted' }, t('overview.never_synced'));
+  if (!row.analysis) return h('span', { class: 'muted' }, '…');
+  return h('time', { datetime: row.analysis.created_at, title: row.analysis.created_at }, formatAgo(row.analysis.created_at));
+}
+
+function columns(onSync) {
+  return [
+    {
+      key: 'name',
+      label: () => t('col.fork'),
+      value: (r) => r.fork.name,
+      render: (r) => h('span', {}, h('a', { href: forkHref(r.fork.name), class: 'fork-link' }, r.fork.name),
+        r.fork.labels.length ? h('span', { class: 'labels' }, r.fork.labels.map((l) => h('span', { class: 'label' }, l))) : null),
+    },
+    { key: 'upstream', label: () => t('col.upstream'), value: (r) => upstreamLabel(r.fork), render: (r) => h('span', { title: r.fork.upstream_url }, upstreamLabel(r.fork)) },
+    {
+      key: 'branch',
+      label: () => t('col.migration_branch'),
+      value: (r) => r.analysis?.fork?.branch || r.fork.branch || null,
+      render: (r) => h('code', {}, r.analysis?.fork?.branch || r.fork.branch || 'paddle'),
+    },
+    { key: 'synced', label: () => t('col.last_sync'), value: (r) => r.analysis?.created_at ?? null, render: syncCell },
+    {
+      key: 'behind',
+      label: () => t('col.behind_ahead'),
+      numeric: true,
+      value: (r) => r.analysis?.behind ?? null,
+      render: (r) => (r.analysis ? h('span', { class: 'behind-ahead' }, `${r.analysis.behind} / ${r.analysis.ahead}`) : '—'),
+    },
+    { key: 'age', label: () => t('col.merge_base_age'), numeric: true, value: (r) => r.drift?.merge_base_age_days ?? null, render: (r) => formatDays(r.drift?.merge_base_age_days) },
+    {
+      key: 'layers',
+      label: () => t('col.layers'),
+      value: (r) => r.analysis?.summary?.files ?? null,
+      render: (r) => (r.analysis ? layerBar(r.analysis.summary) : '—'),
+    },
+    { key: 'violations', label: () => t('col.violations'), numeric: true, value: (r) => r.analysis?.violations?.length ?? null, render: (r) => formatNumber(r.analysis?.violations?.length) },
+    { key: 'alerts', label: () => t('col.open_alerts'), numeric: true, value: (r) => r.alerts ?? null, render: (r) => (r.alerts == null ? '—' : h('a', { href: '/alerts?state=open' }, formatNumber(r.alerts))) },
+    { key: 'job', label: () => t('col.last_job'), value: (r) => r.job?.state ?? null, render: (r) => lastJobCell(r.job) },
+    {
+      key: 'actions',
+      label: () => t('col.actions'),
+      render: (r) => h('button', { type: 'button', class: 'sync-button', 'aria-label': t('overview.sync_fork', { fork: r.fork.name }), disabled: !!r.task, onclick: () => onSync(r) }, t('overview.sync')),
+    },
+  ];
+}
+
+export async function overviewPage(main, _params, query) {
+  main.append(pageHeader(t('overview.title')));
+  const status = h('div', { class: 'status-line', role: 'status' });
+  const controls = h('div', { class: 'controls' });
+  main.append(controls, status);
+
+  const forks = (await getJson('/api/v1/forks')).forks;
+  const [drift, alerts, jobs, tasks] = await Promise.all([
+    optionalJson('/api/v1/drift'),
+    optionalJson('/api/v1/alerts?state=open'),
+    optionalJson('/api/v1/jobs'),
+    optionalJson('/api/v1/tasks'),
+  ]);
+  const driftBy = new Map((drift.data?.drift || []).map((d) => [d.fork, d]));
+  const alertsBy = new Map();
+  for (const a of alerts.data?.alerts || []) alertsBy.set(a.fork, (alertsBy.get(a.fork) || 0) + 1);
+  const jobBy = new Map();
+  for (const j of jobs.data?.jobs || []) {
+    const prev = jobBy.get(j.fork);
+    if (!prev || String(j.created_at) > String(prev.created_at)) jobBy.set(j.fork, j);
+  }
+  const rows = forks.map((fork) => ({
+    version: 0,
+    fork,
+    analysis: null,
+    drift: driftBy.get(fork.name) || null,
+    alerts: alerts.data ? alertsBy.get(fork.name) || 0 : null,
+    job: jobBy.get(fork.name) || null,
+    task: (tasks.data?.tasks || []).find((tk) => tk.fork === fork.name) || null,
+  }));
+  const missing = [drift.missing && t('feature.drift'), alerts.missing && t('feature.alerts'), jobs.missing && t('feature.jobs')].filter(Boolean);
+  if (missing.length) status.append(notice('unavailable', t('overview.partial', { features: missing.join(', ') })));
+
+  const labels = [...new Set(forks.flatMap((f) => f.labels))].sort();
+  let label = query.get('label') || '';
+  let nameFilter = query.get('q') || '';
+  let stopped = false;
+  let pollTimer = null;
+
+  const filtered = () =>
+    rows.filter((r) => (!label || r.fork.labels.includes(label)) && (!nameFilter || r.fork.name.toLowerCase().includes(nameFilter.toLowerCase())));
+
+  async function onSync(row) {
+    const token = await requireToken(t('token.help_sync'));
+    if (!token) return;
+    try {
+      const { task } = await postJson(`/api/v1/forks/${encodeURIComponent(row.fork.name)}/sync`);
+      row.task = { id: task, fork: row.fork.name, state: 'queued', progress: { percent: 0, stage: 'queued' } };
+      row.version++;
+      table.refresh();
+      schedulePoll();
+    } catch (err) {
+      if (err instanceof ApiError && (err.status === 401 || err.status === 403)) setToken('');
+      status.replaceChildren(errorNotice(err));
+    }
+  }
+
+  const table = createTable({
+    id: 'forks-table',
+    caption: () => t('overview.caption', { n: forks.length }),
+    columns: columns(onSync),
+    rows: filtered(),
+    pageSize: 50,
+    sort: { key: 'name', dir: 'asc' },
+    rowHref: (r) => forkHref(r.fork.name),
+    rowVersion: (r) => r.version,
+    empty: () => (forks.length ? t('overview.no_match') : t('overview.no_forks')),
+  });
+
+  controls.append(
+    selectFilter({
+      id: 'label-filter',
+      label: t('overview.filter_label'),
+      options: [['', t('overview.all_labels')], ...labels.map((l) => [l, l])],
+      value: label,
+      onchange: (v) => {
+        label = v;
+        setQueryParam('label', v);
+        table.setRows(filtered());
+      },
+    }),
+    h('span', { class: 'filter' },
+      h('label', { for: 'name-filter' }, t('overview.filter_name')),
+      h('input', {
+        id: 'name-filter',
+        type: 'search',
+        value: nameFilter,
+        oninput: (e) => {
+          nameFilter = e.target.value;
+          setQueryParam('q', nameFilter);
+          table.setRows(filtered());
+        },
+      })),
+  );
+  main.append(table.el);
+
+  // Analyses arrive in the background (a few at a time); the table redraws at most once a frame.
+  let redraw = false;
+  const refresh = () => {
+    if (redraw || stopped) return;
+    redraw = true;
+    requestAnimationFrame(() => {
+      redraw = false;
+      if (!stopped) table.refresh();
+    });
+  };
+  async function loadAnalysis(row) {
+    if (!row.fork.latest_analysis_id) return;
+    try {
+      row.analysis = await getAnalysis(row.fork);
+      row.error = null;
+    } catch (err) {
+      row.error = err;
+    }
+    row.version++;
+    refresh();
+  }
+  mapLimited(rows, 4, loadAnalysis);
+
+  // While syncs run, poll their tasks; when one finishes, reload that fork's analysis.
+  async function poll() {
+    pollTimer = null;
+    if (stopped) return;
+    const active = await optionalJson('/api/v1/tasks');
+    if (stopped) return;
+    const byFork = new Map((active.data?.tasks || []).map((tk) => [tk.fork, tk]));
+    for (const row of rows) {
+      const next = byFork.get(row.fork.name) || null;
+      if (row.task && !next) {
+        const done = await getJson(`/api/v1/tasks/${encodeURIComponent(row.task.id)}`).catch(() => null);
+        row.task = null;
+        row.version++;
+        if (done && done.state === 'failed') status.replaceChildren(notice('error', t('overview.sync_failed', { fork: row.fork.name, message: done.error || '' })));
+        try {
+          row.fork = await getJson(`/api/v1/forks/${encodeURIComponent(row.fork.name)}`);
+          await loadAnalysis(row);
+        } catch {
+          // the fork was removed meanwhile
+        }
+      } else if (JSON.stringify(row.task) !== JSON.stringify(next)) {
+        row.task = next;
+        row.version++;
+      }
+    }
+    table.refresh();
+    schedulePoll();
+  }
+  function schedulePoll() {
+    if (!stopped && !pollTimer && rows.some((r) => r.task)) pollTimer = setTimeout(poll, POLL_MS);
+  }
+  schedulePoll();
+
+  return () => {
+    stopped = true;
+    if (pollTimer) clearTimeout(pollTimer);
+  };
+}
