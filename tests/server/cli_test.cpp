@@ -84,3 +84,44 @@ TEST_CASE("demo lays out real repositories and analyses them", "[server][cli]") 
 
 }  // namespace
 }  // namespace forkscope::testing
+
+namespace forkscope::testing {
+namespace {
+
+TEST_CASE("check gates a CI checkout: exit 1 with violations, SARIF, exit 0 when clean, 2 on errors",
+          "[server][cli]") {
+  TempDir tmp;
+  GitRepo up = BuildUpstream(tmp.Sub("upstream"));
+  GitRepo fork = BuildCompatFork(up.path(), tmp.Sub("fork"));
+  // A CI checkout: the fork's branch with upstream fetched as a remote.
+  fork.Git("remote add upstream " + ShellQuote(up.path()));
+  fork.Git("fetch -q upstream");
+  std::string base = "check --repo " + fork.path() + " --upstream upstream/main";
+
+  auto text = RunCommand(std::string(FORKSCOPE_BINARY) + " " + base + " 2>/dev/null");
+  CHECK(text.status == 1);
+  CHECK(text.out.find("verdict: fail") != std::string::npos);
+
+  auto sarif = RunCommand(std::string(FORKSCOPE_BINARY) + " " + base + " --format sarif 2>/dev/null");
+  CHECK(sarif.status == 1);
+  json s = json::parse(sarif.out, nullptr, false);
+  REQUIRE_FALSE(s.is_discarded());
+  CHECK(s["version"] == "2.1.0");
+  CHECK_FALSE(s["runs"][0]["results"].empty());
+
+  // Only the build-layer compat hunk on top of upstream: nothing to flag.
+  fork.Checkout("clean", true);
+  fork.Git("reset -q --hard upstream/main");
+  fork.Write("setup.py", "import paddle\npaddle.enable_compat()\n" + ReadFile(fork.path() + "/setup.py"));
+  fork.Commit("compat only");
+  auto clean = RunCommand(std::string(FORKSCOPE_BINARY) + " " + base + " --format json 2>/dev/null");
+  CHECK(clean.status == 0);
+  CHECK(json::parse(clean.out, nullptr, false)["verdict"] == "pass");
+
+  auto bad = RunCommand(std::string(FORKSCOPE_BINARY) + " check --repo " + fork.path() +
+                        " --upstream no/such-ref 2>/dev/null");
+  CHECK(bad.status == 2);
+}
+
+}  // namespace
+}  // namespace forkscope::testing
