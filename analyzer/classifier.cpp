@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analyzer/rules_data.h"
+#include "analyzer/text.h"
 
 namespace forkscope::analyzer {
 namespace {
@@ -30,19 +31,6 @@ Language LanguageOf(std::string_view path) {
   return std::find(kCxx.begin(), kCxx.end(), ext) != kCxx.end() ? Language::kCxx : Language::kOther;
 }
 
-std::vector<std::string_view> SplitLines(std::string_view text) {
-  std::vector<std::string_view> lines;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(start, end - start);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    lines.push_back(line);
-    start = end + 1;
-  }
-  return lines;
-}
 
 std::string_view Trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);

@@ -31,6 +31,7 @@
 // rounded to 0.01. A conflict is certain manual work, a touching commit likely work, a redundant hunk
 // a patch to drop; distance and age grow slowly (log, capped) so they only order otherwise equal forks.
 #include "analyzer/drift.h"
+#include "analyzer/text.h"
 
 #include <spdlog/spdlog.h>
 
@@ -190,19 +191,6 @@ Status PredictConflicts(const git::PairRepo& repo, const Analysis& analysis, con
   return Status::Ok();
 }
 
-std::vector<std::string_view> SplitLines(std::string_view text) {
-  std::vector<std::string_view> out;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(start, end - start);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    out.push_back(line);
-    start = end + 1;
-  }
-  return out;
-}
 
 bool ContainsRun(const std::vector<std::string_view>& text, const std::vector<std::string_view>& run) {
   return std::search(text.begin(), text.end(), run.begin(), run.end()) != text.end();

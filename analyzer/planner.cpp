@@ -12,6 +12,7 @@
 
 #include "analyzer/classifier.h"
 #include "analyzer/planner_internal.h"
+#include "analyzer/text.h"
 
 namespace forkscope::analyzer {
 namespace {
@@ -113,17 +114,6 @@ const std::vector<std::unique_ptr<RE2>>& CompiledProbes() {
   return kCompiled;
 }
 
-std::vector<std::string_view> Lines(std::string_view text) {
-  std::vector<std::string_view> lines;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    lines.push_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  return lines;
-}
 
 bool IsCommentLine(std::string_view line, FileRole role) {
   const size_t i = line.find_first_not_of(" \t");
@@ -162,7 +152,7 @@ class Scanner {
     for (const auto& f : files) {
       const FileRole role = planner::RoleOf(f.path);
       if (role == FileRole::kSkip) continue;
-      const std::vector<std::string_view> lines = Lines(f.text);
+      const std::vector<std::string_view> lines = SplitLines(f.text);
       const size_t before = plan_.touchpoints.size();
       RunProbes(f, role, lines);
       if (role == FileRole::kTestScript) EntryScript(f, lines);

@@ -197,23 +197,6 @@ Hunk HunkFrom(const git_diff_hunk& h) {
   return hunk;
 }
 
-Status ReadHunkLines(git_patch* patch, size_t index, size_t count, Hunk& hunk) {
-  for (size_t l = 0; l < count; ++l) {
-    const git_diff_line* gl = nullptr;
-    FS_RETURN_IF_ERROR(FromGit(git_patch_get_line_in_hunk(&gl, patch, index, l), "line"));
-    if (gl->origin != GIT_DIFF_LINE_ADDITION && gl->origin != GIT_DIFF_LINE_DELETION &&
-        gl->origin != GIT_DIFF_LINE_CONTEXT)
-      continue;  // "\ No newline at end of file" markers
-    DiffLine line;
-    line.origin = gl->origin;
-    line.text.assign(gl->content, gl->content_len);
-    while (!line.text.empty() && (line.text.back() == '\n' || line.text.back() == '\r')) line.text.pop_back();
-    line.old_lineno = gl->old_lineno;
-    line.new_lineno = gl->new_lineno;
-    hunk.lines.push_back(std::move(line));
-  }
-  return Status::Ok();
-}
 
 }  // namespace
 

@@ -7,6 +7,9 @@
 
 namespace forkscope::analyzer::git {
 
+// Appends the +, - and context lines of hunk index of patch (count lines) to hunk.
+Status ReadHunkLines(git_patch* patch, size_t index, size_t count, Hunk& hunk);
+
 struct PairRepo::Impl {
   RepoPtr fork;      // sees upstream objects through an alternate
   RepoPtr upstream;
