@@ -654,6 +654,15 @@ Result<std::optional<RemoteLocation>> SplitRepositoryUrl(const std::string& url)
 // toml++ 3.3.0 (Debian 12) hits undefined behaviour on a non-ASCII byte outside a string or comment,
 // or right after a line-ending backslash in a """ string (marzer/tomlplusplus#295, fixed after 3.3).
 // TOML allows neither there, so refuse such input before the parser sees it.
+// Whether a string literal may begin at text[i]: after '=', '[', ',', '{', '.' (dotted keys) or at the
+// start of a line, spaces aside.
+bool StringMayStart(const std::string& text, size_t i) {
+  while (i > 0 && (text[i - 1] == ' ' || text[i - 1] == '\t')) --i;
+  if (i == 0) return true;
+  char prev = text[i - 1];
+  return prev == '=' || prev == '[' || prev == ',' || prev == '{' || prev == '.' || prev == '\n' || prev == '\r';
+}
+
 Status CheckNonAsciiPlacement(const std::string& text, const std::string& origin) {
   enum class In { kCode, kComment, kBasic, kLiteral, kMlBasic, kMlLiteral } in = In::kCode;
   int line = 1;
@@ -664,11 +673,20 @@ Status CheckNonAsciiPlacement(const std::string& text, const std::string& origin
     switch (in) {
       case In::kCode:
         if (c >= 0x80) return InvalidArgument(origin + ":" + std::to_string(line) + ": non-ASCII character outside a string");
-        if (c == '#') in = In::kComment;
-        else if (at(i, "\"\"\"")) in = In::kMlBasic, i += 2;
-        else if (at(i, "'''")) in = In::kMlLiteral, i += 2;
-        else if (c == '"') in = In::kBasic;
-        else if (c == '\'') in = In::kLiteral;
+        if (c == '#') {
+          in = In::kComment;
+        } else if ((c == '"' || c == '\'') && !StringMayStart(text, i)) {
+          // A quote where no string can begin (e.g. right after a number): toml++ does not read a
+          // string here either, so what follows is checked as code.
+        } else if (at(i, "\"\"\"")) {
+          in = In::kMlBasic, i += 2;
+        } else if (at(i, "'''")) {
+          in = In::kMlLiteral, i += 2;
+        } else if (c == '"') {
+          in = In::kBasic;
+        } else if (c == '\'') {
+          in = In::kLiteral;
+        }
         break;
       case In::kComment:
         if (c == '\n') in = In::kCode;
