@@ -663,13 +663,15 @@ bool StringMayStart(const std::string& text, size_t i) {
   return prev == '=' || prev == '[' || prev == ',' || prev == '{' || prev == '.' || prev == '\n' || prev == '\r';
 }
 
-Status CheckNonAsciiPlacement(const std::string& text, const std::string& origin) {
+Status CheckNonAsciiPlacement(const std::string& text, const std::string& origin, std::string& masked) {
+  masked = text;
   enum class In { kCode, kComment, kBasic, kLiteral, kMlBasic, kMlLiteral } in = In::kCode;
   int line = 1;
   auto at = [&](size_t i, const char* s) { return text.compare(i, std::strlen(s), s) == 0; };
   for (size_t i = 0; i < text.size(); ++i) {
     unsigned char c = static_cast<unsigned char>(text[i]);
     if (c == '\n') ++line;
+    if (c >= 0x80 && in != In::kCode) masked[i] = 'x';
     switch (in) {
       case In::kCode:
         if (c >= 0x80) return InvalidArgument(origin + ":" + std::to_string(line) + ": non-ASCII character outside a string");
@@ -718,8 +720,40 @@ Status CheckNonAsciiPlacement(const std::string& text, const std::string& origin
   return Status::Ok();
 }
 
+// Whether every non-ASCII byte of text belongs to a well-formed UTF-8 sequence.
+bool ValidUtf8(const std::string& text) {
+  size_t i = 0;
+  while (i < text.size()) {
+    unsigned char c = static_cast<unsigned char>(text[i]);
+    size_t n = 0;  // continuation bytes that follow
+    if (c >= 0x80) {
+      if ((c >> 5) == 0x6) n = 1;
+      else if ((c >> 4) == 0xE) n = 2;
+      else if ((c >> 3) == 0x1E) n = 3;
+      else return false;
+    }
+    if (i + n >= text.size()) return n == 0;
+    for (size_t k = 1; k <= n; ++k)
+      if ((static_cast<unsigned char>(text[i + k]) >> 6) != 0x2) return false;
+    i += n + 1;
+  }
+  return true;
+}
+
+// The non-ASCII guard, then a first parse with every non-ASCII byte (only allowed inside strings and
+// comments) masked as ASCII: any syntax error is found by a parse that cannot reach toml++ 3.3.0's
+// undefined behaviour; only a well-formed document is parsed as it is.
+Status CheckTomlTextImpl(const std::string& text, const std::string& origin) {
+  std::string masked;
+  FS_RETURN_IF_ERROR(CheckNonAsciiPlacement(text, origin, masked));
+  if (masked == text) return Status::Ok();
+  FS_RETURN_IF_ERROR(ParseToml(masked, origin).status());
+  if (!ValidUtf8(text)) return InvalidArgument(origin + ": text is not valid UTF-8");
+  return Status::Ok();
+}
+
 Result<Config> ParseConfigText(const std::string& toml_text, const std::string& origin) {
-  FS_RETURN_IF_ERROR(CheckNonAsciiPlacement(toml_text, origin));
+  FS_RETURN_IF_ERROR(CheckTomlTextImpl(toml_text, origin));
   FS_ASSIGN_OR_RETURN(toml::table root, ParseToml(toml_text, origin));
   Config config;
   FS_RETURN_IF_ERROR(WithOrigin(origin, ReadRoot(root, config)));
@@ -856,7 +890,7 @@ AlertRulesConfig ResolveAlertRules(const AlertRulesConfig& defaults, const Alert
   return r;
 }
 
-Status CheckTomlText(const std::string& text, const std::string& origin) { return CheckNonAsciiPlacement(text, origin); }
+Status CheckTomlText(const std::string& text, const std::string& origin) { return CheckTomlTextImpl(text, origin); }
 
 bool IsValidForkName(std::string_view name) {
   auto alnum = [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };

@@ -491,3 +491,26 @@ TEST_CASE("config files: the shipped example and missing files", "[server][confi
 
 }  // namespace
 }  // namespace forkscope::server
+
+namespace forkscope::server {
+namespace {
+
+TEST_CASE("non-ASCII text: allowed in strings and comments, refused elsewhere without reaching toml++",
+          "[server][config]") {
+  auto ok = ParseConfig("# 分叉配置\n[[forks]]\nname = \"flashinfer\"\nfork_url = \"https://github.com/PFCCLab/flashinfer\"\n"
+                        "upstream_url = \"https://github.com/flashinfer-ai/flashinfer\"\nlabels = [\"注意力\", 'kernels']\n",
+                        "c.toml");
+  REQUIRE(ok.ok());
+  CHECK(ok->forks[0].labels == std::vector<std::string>{"注意力", "kernels"});
+  // Shapes the fuzzer found: a quote after a number is no string, so what follows is code.
+  for (const std::string& bad : {std::string("data_dir =1\"/v\x01='''0\"\xd1\xa0ib\"\n"), std::string("a = 1 \xc3\xa9\n"),
+                                std::string("data_dir = \"\xff\xfe\"\n")}) {
+    auto r = ParseConfig(bad, "bad.toml");
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.status().code() == StatusCode::kInvalidArgument);
+    CHECK(r.status().message().rfind("bad.toml", 0) == 0);
+  }
+}
+
+}  // namespace
+}  // namespace forkscope::server
