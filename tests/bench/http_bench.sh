@@ -11,7 +11,7 @@ for tool in wrk nginx; do
   command -v $tool >/dev/null || { echo "installing $tool"; apt-get install -y -qq $tool >/dev/null; }
 done
 work=$(mktemp -d)
-cleanup() { [ -n "${fs_pid:-}" ] && kill "$fs_pid" 2>/dev/null; [ -f "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null; rm -rf "$work"; }
+cleanup() { [ -n "${fs_pid:-}" ] && kill "$fs_pid" 2>/dev/null && wait "$fs_pid" 2>/dev/null; [ -f "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null; rm -rf "$work"; }
 trap cleanup EXIT
 
 FORKSCOPE_ADMIN_TOKEN=bench "$bin" -q serve --demo --data-dir "$work/data" --listen 127.0.0.1:0 --port-file "$work/port" &
