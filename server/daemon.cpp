@@ -155,7 +155,7 @@ int RunDaemon(ServeOptions options) {
   std::string host = c.http.listen.substr(0, c.http.listen.rfind(':'));
   spdlog::info("listening url=http://{}:{} data_dir={} database={}", host, *port, c.data_dir, c.database);
   if (!options.port_file.empty()) std::ofstream(options.port_file) << *port << "\n";
-  if (Status st = SyncForksWithoutDrift(c.database, sync); !st.ok()) spdlog::warn("start-up syncs: {}", st.message());
+  if (Status st = SyncForksMissingData(c.database, sync); !st.ok()) spdlog::warn("start-up syncs: {}", st.message());
 
   std::thread signal_thread([&http, signals] {
     int sig = 0;

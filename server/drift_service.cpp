@@ -26,7 +26,7 @@ analyzer::Analysis HeaderOf(const analyzer::Analysis& a) {
 
 }  // namespace
 
-Status SyncForksWithoutDrift(const std::string& database, SyncService& sync) {
+Status SyncForksMissingData(const std::string& database, SyncService& sync) {
   FS_ASSIGN_OR_RETURN(auto store, storage::Store::Open(database));
   FS_ASSIGN_OR_RETURN(auto forks, store->ListForks());
   storage::DriftStore drift(store->db());

@@ -32,12 +32,24 @@ def peak_rss_mb(cmd):
     return usage.ru_maxrss / 1024.0
 
 
+def instructions(cmd, work):
+    """Instructions one run executes (valgrind --tool=callgrind): repeatable on a busy machine."""
+    out = os.path.join(work, "callgrind.out")
+    subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *cmd],
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    for line in open(out):
+        if line.startswith("summary:") or line.startswith("totals:"):
+            return int(line.split()[1])
+    sys.exit("callgrind wrote no totals")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("binary")
     ap.add_argument("--files", type=int, default=30000)
     ap.add_argument("--changed", type=int, default=400)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--callgrind", action="store_true", help="also count instructions (valgrind)")
     a = ap.parse_args()
     work = tempfile.mkdtemp(prefix="forkscope-bench-")
     try:
@@ -72,6 +84,15 @@ def main():
         print(f"forkscope warm analysis (--no-fetch)  : {w:8.3f} s   {100 * w / c:5.1f}% of cold")
         print(f"forkscope warm analysis with fetch    : {warm_fetch:8.3f} s")
         print(f"forkscope cold peak RSS               : {rss_cold:8.1f} MB")
+        if a.callgrind:
+            os.remove(os.path.join(data, "forkscope.db"))
+            ours = instructions(base + ["--no-fetch"], work)
+            mb = subprocess.run(["git", "-C", repo, "merge-base", "main", "paddle"], stdout=subprocess.PIPE,
+                                check=True).stdout.decode().strip()
+            theirs = instructions(["git", "-C", repo, "merge-base", "main", "paddle"], work) + instructions(
+                ["git", "-C", repo, "diff", "-M", "--numstat", mb, "paddle"], work)
+            print(f"instructions, cold analysis vs git CLI: {ours / 1e6:.0f} M vs {theirs / 1e6:.0f} M "
+                  f"({ours / theirs:.2f}x)")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

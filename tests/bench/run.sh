@@ -4,7 +4,7 @@ set -euo pipefail
 build=${1:-build}
 here=$(cd "$(dirname "$0")" && pwd)
 echo "== analysis: forkscope vs git CLI"
-python3 "$here/analysis_bench.py" "$build/forkscope"
+python3 "$here/analysis_bench.py" "$build/forkscope" --callgrind
 echo "== HTTP: forkscope vs nginx (wrk)"
 bash "$here/http_bench.sh" "$build"
 echo "== drift: conflict prediction vs git merge-tree, sweep vs a shell loop of git commands"

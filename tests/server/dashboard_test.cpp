@@ -208,6 +208,14 @@ TEST_CASE("ActiveTasks lists queued and running syncs and forgets finished ones"
   CHECK(active[1].id == *second);
   CHECK(active[1].fork_name == "fastops-paddle");
   CHECK(active[1].state == "queued");
+  // Asking again for a fork whose sync is queued (or running) coalesces into that task.
+  auto again = sync.EnqueueSync(*(*store)->GetFork("fastops-paddle"));
+  REQUIRE(again.ok());
+  CHECK(*again == *second);
+  auto running_again = sync.EnqueueSync(*(*store)->GetFork("fastops-native"));
+  REQUIRE(running_again.ok());
+  CHECK(*running_again == *first);
+  CHECK(sync.ActiveTasks().size() == 2);
   releaser.Now();
   for (int i = 0; i < 3000 && !sync.ActiveTasks().empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   CHECK(sync.ActiveTasks().empty());
