@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/status.h"
+#include "base/status.h"
 #include "storage/store.h"
 
 namespace forkscope::storage {

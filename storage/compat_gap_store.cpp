@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <set>
 
-#include "analyzer/rules_data.h"
+#include "analyzer/classify/rules_data.h"
 #include "storage/db.h"
 #include "storage/pattern_sql.h"
 

@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/compat_gap.h"
-#include "analyzer/planner.h"
-#include "analyzer/rules.h"
+#include "analyzer/classify/compat_gap.h"
+#include "analyzer/planner/planner.h"
+#include "analyzer/classify/rules.h"
 #include "storage/store.h"
 
 namespace forkscope::storage {

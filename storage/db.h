@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-#include "analyzer/status.h"
+#include "base/status.h"
 
 struct sqlite3;
 struct sqlite3_stmt;

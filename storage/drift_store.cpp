@@ -5,7 +5,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "analyzer/drift_json.h"
+#include "analyzer/render/drift_json.h"
 #include "storage/db.h"
 #include "storage/schema_parts.h"
 

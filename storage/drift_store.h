@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/drift.h"
-#include "analyzer/status.h"
+#include "analyzer/drift/drift.h"
+#include "base/status.h"
 
 namespace forkscope::storage {
 

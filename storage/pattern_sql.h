@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-#include "analyzer/model.h"
+#include "analyzer/model/model.h"
 #include "storage/db.h"
 
 namespace forkscope::storage::internal {

@@ -7,7 +7,7 @@
 #include <map>
 #include <set>
 
-#include "analyzer/pattern_catalogue.h"
+#include "analyzer/patterns/pattern_catalogue.h"
 #include "storage/sql_catalogue.h"
 #include "storage/pattern_sql.h"
 #include "storage/schema_parts.h"

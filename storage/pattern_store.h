@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/pattern_mining.h"
-#include "analyzer/planner.h"
+#include "analyzer/patterns/pattern_mining.h"
+#include "analyzer/planner/planner.h"
 #include "storage/store.h"
 
 namespace forkscope::storage {

@@ -7,7 +7,7 @@
 #include <span>
 #include <string_view>
 
-#include "analyzer/status.h"
+#include "base/status.h"
 #include "storage/db.h"
 
 namespace forkscope::storage {

@@ -5,7 +5,7 @@
 
 #include <optional>
 
-#include "analyzer/pattern_catalogue.h"
+#include "analyzer/patterns/pattern_catalogue.h"
 #include "storage/db.h"
 
 namespace forkscope::storage::internal {

@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "analyzer/status.h"
+#include "base/status.h"
 
 namespace forkscope::analyzer::git {
 

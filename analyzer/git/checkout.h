@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "analyzer/status.h"
+#include "base/status.h"
 
 namespace forkscope::analyzer::git {
 

@@ -7,7 +7,8 @@
 #include <memory>
 #include <string>
 
-#include "analyzer/status.h"
+#include "analyzer/git/global.h"
+#include "base/status.h"
 
 namespace forkscope::analyzer::git {
 
@@ -32,9 +33,6 @@ using BlobPtr = Handle<git_blob, git_blob_free>;
 using OdbPtr = Handle<git_odb, git_odb_free>;
 using IndexPtr = Handle<git_index, git_index_free>;
 using StatsPtr = Handle<git_diff_stats, git_diff_stats_free>;
-
-// Keeps libgit2 initialised for the life of the process (call once from main or a test).
-void GlobalInit();
 
 // Converts a libgit2 return code into a Status with the thread's last error message, prefixed by what.
 Status FromGit(int rc, const std::string& what);

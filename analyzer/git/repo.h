@@ -10,8 +10,8 @@
 #include <unordered_set>
 #include <vector>
 
-#include "analyzer/model.h"
-#include "analyzer/status.h"
+#include "analyzer/model/model.h"
+#include "base/status.h"
 
 namespace forkscope::analyzer::git {
 

@@ -8,9 +8,9 @@
 #include <string_view>
 #include <vector>
 
-#include "analyzer/classifier.h"
-#include "analyzer/model.h"
-#include "analyzer/rules.h"
+#include "analyzer/classify/classifier.h"
+#include "analyzer/model/model.h"
+#include "analyzer/classify/rules.h"
 
 namespace forkscope::analyzer::testing {
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/pattern_catalogue.h"
+#include "analyzer/patterns/pattern_catalogue.h"
 
 namespace {
 

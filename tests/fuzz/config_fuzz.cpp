@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "server/config.h"
+#include "server/config/config.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);

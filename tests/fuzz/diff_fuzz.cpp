@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "analyzer/unified_diff.h"
+#include "analyzer/diff/unified_diff.h"
 
 namespace {
 

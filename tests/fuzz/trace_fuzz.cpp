@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "analyzer/trace_diff.h"
+#include "analyzer/trace/trace_diff.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/model.h"
+#include "analyzer/model/model.h"
 #include "storage/db.h"
 
 namespace forkscope::storage::testing {

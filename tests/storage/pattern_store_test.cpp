@@ -6,7 +6,7 @@
 #include <map>
 #include <set>
 
-#include "analyzer/rules_data.h"
+#include "analyzer/classify/rules_data.h"
 #include "storage/compat_gap_store.h"
 #include "storage/db.h"
 #include "tests/support/pattern_corpus.h"

@@ -2,7 +2,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "server/demo_corpus.h"
+#include "server/app/demo_corpus.h"
 
 namespace forkscope::testing {
 namespace {

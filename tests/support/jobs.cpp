@@ -7,7 +7,7 @@
 #include <fstream>
 #include <thread>
 
-#include "server/executors/local_executor.h"
+#include "server/jobs/executors/local_executor.h"
 
 namespace forkscope::testing {
 namespace fs = std::filesystem;

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "server/executors/executor.h"
-#include "server/job_recipe.h"
-#include "server/job_runner.h"
+#include "server/jobs/executors/executor.h"
+#include "server/jobs/job_recipe.h"
+#include "server/jobs/job_runner.h"
 #include "storage/job_store.h"
 #include "storage/store.h"
 #include "tests/support/fixtures.h"

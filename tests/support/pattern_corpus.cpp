@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 #include <map>
 
-#include "server/analysis_service.h"
+#include "server/services/analysis_service.h"
 
 namespace forkscope::testing {
 namespace {

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/rules.h"
+#include "analyzer/classify/rules.h"
 #include "storage/store.h"
 #include "tests/support/fixtures.h"
 

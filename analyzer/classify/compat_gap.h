@@ -1,0 +1,51 @@
+// Compat-gap workarounds: a hunk that bridges one missing torch/ATen API (through _PD_GetInner(),
+// paddle::experimental:: ...) or carries a DEP-3 style marker comment becomes a CompatGap, with
+// its fields read from the markers or inferred from the removed and added lines. Pure functions.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analyzer/model/model.h"
+#include "analyzer/classify/rules_data.h"
+
+namespace forkscope::analyzer {
+
+// Marker keys (case-insensitive, in any comment style: //, #, /* */, a leading * of a block):
+//   Compat-Gap: <api>   Scope: ...   Remove-When: ... (or Removal: ...)   Paddle-Issue: <url>
+//   Reproduction: ... (or Repro: ...)   Origin: ...   Forwarded: ...   Applied-Upstream: ...
+// Added lines are read first; context lines above the first changed line fill missing keys.
+// Returns a gap when the hunk has one of rules.patterns or a Compat-Gap marker on an added line.
+std::optional<CompatGap> FindCompatGap(const RulesData& rules, const FileChange& file, const Hunk& hunk, int line);
+
+// --- the registry's view of a gap (server API /api/v1/compat-gaps, storage/compat_gap_store.h) ---
+
+// The name a gap is known by whatever the spelling: the last component of its API with call parens
+// and template arguments dropped ("at::Tensor::record_stream", ".record_stream()" -> "record_stream");
+// the bridge's when the API is unknown; "unknown" when neither is.
+std::string CompatGapApiKey(const CompatGap& gap);
+// A gap's stable id: "g" + 12 hex digits of fork, path and API key. Line numbers are not part of
+// it, so an annotation keyed by it survives re-analysis of the same gap.
+std::string CompatGapId(const std::string& fork, const std::string& path, const std::string& api_key);
+
+// What a maintainer stated about a gap through the API; "" = not stated (the marker applies).
+struct GapAnnotation {
+  std::string id;
+  std::string scope;
+  std::string removal;
+  std::string issue;
+  std::string reproduction;
+  std::string origin;
+  std::string forwarded;
+  std::string applied_upstream;
+};
+
+// Makes annotations count for the lint: drops the compat-gap-no-removal violations — from
+// analysis.violations and from each hunk's violations — of fork's gaps that an annotation gives a
+// removal condition. The gaps themselves keep what the marker comments say (the registry merges the
+// annotations when it lists). Returns the number of violations dropped.
+int ApplyGapAnnotations(const RulesData& rules, const std::string& fork, const std::vector<GapAnnotation>& annotations,
+                        Analysis& analysis);
+
+}  // namespace forkscope::analyzer

@@ -1,0 +1,35 @@
+// Classification rules: path rules, hunk content rules, named patterns and violation rules,
+// loaded from a JSON data file shipped with the binary (analyzer/rules/default_rules.json) and
+// overridable by the user. A loaded Rules value is immutable and safe to share between threads.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "analyzer/model/model.h"
+#include "base/status.h"
+
+namespace forkscope::analyzer {
+
+struct RulesData;  // compiled rules (RE2 programs etc.), defined in rules.cpp
+
+class Rules {
+ public:
+  // Parses rules from JSON text; errors name the offending key.
+  static Result<Rules> FromJson(const std::string& text, const std::string& origin);
+  // Loads a rules file from disk.
+  static Result<Rules> Load(const std::string& path);
+  // The default rules: $FORKSCOPE_RULES if set, else the installed or source-tree default_rules.json.
+  static Result<Rules> LoadDefault();
+  // Where LoadDefault() looks, in order (for --help and errors).
+  static std::string DefaultPath();
+
+  // A short stable hash of the rules content: part of the analysis cache key.
+  const std::string& version() const;
+  const RulesData& data() const { return *data_; }
+
+ private:
+  std::shared_ptr<const RulesData> data_;
+};
+
+}  // namespace forkscope::analyzer

@@ -1,0 +1,211 @@
+#include "analyzer/diff/analysis.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <filesystem>
+#include <unordered_set>
+
+#include "analyzer/classify/classifier.h"
+#include "analyzer/classify/moves.h"
+
+namespace forkscope::analyzer {
+namespace {
+
+constexpr const char* kDefaultMigrationBranch = "paddle";
+
+Status ResolveForkBranch(const git::PairRepo& repo, const AnalyzeRequest& req, Analysis& a) {
+  for (const auto& b : repo.ForkBranches())
+    if (b.find("paddle") != std::string::npos) a.migration_branches.push_back(b);
+  std::sort(a.migration_branches.begin(), a.migration_branches.end());
+  std::string branch = req.branch;
+  if (branch.empty()) {
+    branch = kDefaultMigrationBranch;
+    if (!repo.ForkBranchSha(branch).ok()) {
+      branch = repo.ForkDefaultBranch();
+      if (branch.empty()) return NotFound("fork has no 'paddle' branch and no default branch");
+      a.notices.push_back("fork has no 'paddle' branch; analysing its default branch '" + branch + "'");
+    }
+  }
+  a.fork.branch = branch;
+  if (!req.head.empty()) {
+    FS_ASSIGN_OR_RETURN(a.fork.sha, repo.ResolveCommit(req.head));
+    return Status::Ok();
+  }
+  FS_ASSIGN_OR_RETURN(a.fork.sha, repo.ForkBranchSha(branch));
+  return Status::Ok();
+}
+
+// The upstream branch whose merge-base with the fork leaves the smallest fork-side diff.
+Result<std::string> AutoUpstreamBranch(const git::PairRepo& repo, const std::string& fork_sha, int limit,
+                                       std::string& note) {
+  std::string best;
+  git::TreeDistance best_d{INT_MAX, INT_MAX};
+  std::string def = repo.UpstreamDefaultBranch();
+  int def_files = -1, tried = 0;
+  for (const auto& branch : repo.UpstreamBranches()) {
+    if (tried++ >= limit) break;
+    FS_ASSIGN_OR_RETURN(std::string sha, repo.UpstreamBranchSha(branch));
+    FS_ASSIGN_OR_RETURN(auto mb, repo.MergeBase(sha, fork_sha));
+    if (!mb) continue;
+    FS_ASSIGN_OR_RETURN(git::TreeDistance d, repo.Distance(*mb, fork_sha));
+    if (branch == def) def_files = d.files;
+    bool better = d.files < best_d.files || (d.files == best_d.files && d.lines < best_d.lines) ||
+                  (d.files == best_d.files && d.lines == best_d.lines && branch == def);
+    if (better) best = branch, best_d = d;
+  }
+  if (best.empty()) return FailedPrecondition("no upstream branch shares history with the fork");
+  note = "upstream branch '" + best + "' chosen automatically: the fork-side diff from its merge-base has " +
+         std::to_string(best_d.files) + " files";
+  if (!def.empty() && def != best && def_files >= 0)
+    note += " (against default '" + def + "': " + std::to_string(def_files) + " files)";
+  return best;
+}
+
+Status ResolveUpstreamBranch(const git::PairRepo& repo, const AnalyzeRequest& req, Analysis& a) {
+  if (req.upstream_branch == "auto") {
+    std::string note;
+    FS_ASSIGN_OR_RETURN(a.upstream.branch, AutoUpstreamBranch(repo, a.fork.sha, req.auto_branch_limit, note));
+    a.upstream_branch_choice = "auto";
+    a.notices.push_back(note);
+  } else if (!req.upstream_branch.empty()) {
+    a.upstream.branch = req.upstream_branch;
+    a.upstream_branch_choice = "given";
+  } else {
+    a.upstream.branch = repo.UpstreamDefaultBranch();
+    a.upstream_branch_choice = "default";
+    if (a.upstream.branch.empty()) return NotFound("upstream has no default branch; pass --upstream-branch");
+  }
+  FS_ASSIGN_OR_RETURN(a.upstream.sha, repo.UpstreamBranchSha(a.upstream.branch));
+  return Status::Ok();
+}
+
+// Upstream commit whose tree is closest to the fork head: fewest differing files, then lines.
+Status SearchBase(const git::PairRepo& repo, int limit, Analysis& a) {
+  FS_ASSIGN_OR_RETURN(auto history, repo.History(a.upstream.sha, limit));
+  int best_files = INT_MAX;
+  std::vector<std::string> best;
+  for (const auto& sha : history) {
+    FS_ASSIGN_OR_RETURN(int files, repo.FilesDistance(sha, a.fork.sha));
+    if (files < best_files) best_files = files, best.clear();
+    if (files == best_files && best.size() < 16) best.push_back(sha);
+  }
+  if (best.empty()) return NotFound("upstream branch has no commits to search");
+  BaseDistance bd{INT_MAX, INT_MAX, static_cast<int>(history.size())};
+  for (const auto& sha : best) {
+    FS_ASSIGN_OR_RETURN(git::TreeDistance d, repo.Distance(sha, a.fork.sha));
+    if (d.lines < bd.lines) bd.files = d.files, bd.lines = d.lines, a.merge_base = sha;
+  }
+  a.base_distance = bd;
+  a.base_source = "searched";
+  a.notices.push_back("fork and upstream share no history; closest upstream commit " + a.merge_base.substr(0, 12) +
+                      " differs in " + std::to_string(bd.files) + " files, " + std::to_string(bd.lines) +
+                      " lines (searched " + std::to_string(bd.commits_scanned) + " commits)");
+  return Status::Ok();
+}
+
+Status ResolveBase(const git::PairRepo& repo, const AnalyzeRequest& req, Analysis& a) {
+  if (!req.base.empty() && req.base != "auto") {
+    FS_ASSIGN_OR_RETURN(a.merge_base, repo.ResolveCommit(req.base));
+    a.base_source = "given";
+    return Status::Ok();
+  }
+  FS_ASSIGN_OR_RETURN(auto mb, repo.MergeBase(a.fork.sha, a.upstream.sha));
+  if (mb) {
+    a.merge_base = *mb;
+    a.base_source = "merge-base";
+    return Status::Ok();
+  }
+  if (req.base == "auto") return SearchBase(repo, req.base_search_limit, a);
+  return FailedPrecondition("fork '" + a.fork.branch + "' and upstream '" + a.upstream.branch +
+                            "' have unrelated histories (the fork was probably re-imported); pass --base REV to "
+                            "diff against an upstream commit, or --base auto to search for the closest one");
+}
+
+Result<std::string> Mirror(const std::string& location, const AnalyzeRequest& req) {
+  FS_ASSIGN_OR_RETURN(std::string url, git::NormalizeLocation(location));
+  git::MirrorOptions mo{req.data_dir, req.allow_foreign_owner, req.progress};
+  if (!req.fetch) {
+    std::string path = git::MirrorPathFor(req.data_dir, url);
+    if (std::filesystem::exists(path + "/HEAD")) return path;
+  }
+  FS_ASSIGN_OR_RETURN(git::MirrorResult m, git::SyncMirror(url, mo));
+  return m.path;
+}
+
+}  // namespace
+
+Result<ResolvedPair> ResolvePair(const AnalyzeRequest& req) {
+  if (req.data_dir.empty()) return InvalidArgument("data directory not set");
+  ResolvedPair pair;
+  Analysis& a = pair.header;
+  FS_ASSIGN_OR_RETURN(a.fork.url, git::NormalizeLocation(req.fork_location));
+  FS_ASSIGN_OR_RETURN(a.upstream.url, git::NormalizeLocation(req.upstream_location));
+  FS_ASSIGN_OR_RETURN(pair.fork_mirror, Mirror(req.fork_location, req));
+  FS_ASSIGN_OR_RETURN(pair.upstream_mirror, Mirror(req.upstream_location, req));
+  FS_ASSIGN_OR_RETURN(auto repo, git::PairRepo::Open(pair.fork_mirror, pair.upstream_mirror));
+  FS_RETURN_IF_ERROR(ResolveForkBranch(*repo, req, a));
+  FS_RETURN_IF_ERROR(ResolveUpstreamBranch(*repo, req, a));
+  FS_RETURN_IF_ERROR(ResolveBase(*repo, req, a));
+  FS_ASSIGN_OR_RETURN(auto ab, repo->AheadBehind(a.fork.sha, a.upstream.sha));
+  a.ahead = ab.first;
+  a.behind = ab.second;
+  return pair;
+}
+
+Result<ResolvedPair> ResolveLocal(const std::string& repo_dir, const std::string& head, const std::string& upstream) {
+  std::string git_dir = repo_dir;
+  if (std::filesystem::exists(std::filesystem::path(repo_dir) / ".git")) git_dir = repo_dir + "/.git";
+  ResolvedPair pair{git_dir, git_dir, {}};
+  FS_ASSIGN_OR_RETURN(auto repo, git::PairRepo::Open(git_dir, git_dir));
+  Analysis& a = pair.header;
+  a.fork = {repo_dir, head, ""};
+  a.upstream = {repo_dir, upstream, ""};
+  a.upstream_branch_choice = "given";
+  FS_ASSIGN_OR_RETURN(a.fork.sha, repo->ResolveCommit(head));
+  FS_ASSIGN_OR_RETURN(a.upstream.sha, repo->ResolveCommit(upstream));
+  AnalyzeRequest req;
+  FS_RETURN_IF_ERROR(ResolveBase(*repo, req, a));
+  FS_ASSIGN_OR_RETURN(auto ab, repo->AheadBehind(a.fork.sha, a.upstream.sha));
+  a.ahead = ab.first;
+  a.behind = ab.second;
+  return pair;
+}
+
+Result<Analysis> AnalyzeResolved(const ResolvedPair& pair, const Rules& rules, const git::DiffOptions& options,
+                                 base::Clock& clock) {
+  int64_t start = clock.NowMs();
+  FS_ASSIGN_OR_RETURN(auto repo, git::PairRepo::Open(pair.fork_mirror, pair.upstream_mirror));
+  Analysis a = pair.header;
+  FS_ASSIGN_OR_RETURN(auto diff, repo->Diff(a.merge_base, a.fork.sha, options));
+  bool has_added = std::any_of(diff.begin(), diff.end(),
+                               [](const auto& f) { return f.change.status == FileStatus::kAdded; });
+  if (has_added) {
+    // Copy candidates: base blobs with an added file's name or content.
+    std::unordered_set<std::string> names, oids;
+    for (const auto& f : diff) {
+      if (f.change.status != FileStatus::kAdded) continue;
+      names.insert(f.change.path.substr(f.change.path.rfind('/') + 1));
+      oids.insert(f.new_oid);
+    }
+    FS_ASSIGN_OR_RETURN(auto base_blobs, repo->TreeBlobsMatching(a.merge_base, names, oids));
+    auto load = [&repo](const std::string& oid) { return repo->BlobText(oid, 1 << 20); };
+    a.moves = DetectMovesAndCopies(base_blobs, load, diff);
+  }
+  a.files.reserve(diff.size());
+  for (auto& f : diff) {
+    ClassifyFile(rules, FileSource{f.old_text, f.new_text}, f.change);
+    a.files.push_back(std::move(f.change));
+  }
+  LintAnalysis(rules, a);
+  a.rules_version = rules.version();
+  const int64_t end = clock.NowMs();
+  a.created_at = end / 1000;
+  a.duration_ms = end - start;
+  spdlog::debug("analysis fork={} sha={} files={} ms={}", a.fork.url, a.fork.sha, a.files.size(), a.duration_ms);
+  return a;
+}
+
+}  // namespace forkscope::analyzer

@@ -1,0 +1,47 @@
+// One analysis of a fork's migration branch against upstream, in two steps so a caller can answer
+// from its store in between: ResolvePair (mirror both repositories, pick branches and the base) and
+// AnalyzeResolved (diff, classify, lint). Each call opens its own repositories: any thread may call.
+#pragma once
+
+#include <string>
+
+#include "analyzer/git/mirror.h"
+#include "analyzer/git/repo.h"
+#include "analyzer/model/model.h"
+#include "analyzer/classify/rules.h"
+#include "base/clock.h"
+#include "base/status.h"
+
+namespace forkscope::analyzer {
+
+struct AnalyzeRequest {
+  std::string fork_location;       // URL or local path
+  std::string branch;              // "" = "paddle", falling back to the fork's default branch
+  std::string upstream_location;
+  std::string upstream_branch;     // "" = upstream default branch, "auto" = the branch the fork was cut from
+  std::string base;                // "" = merge-base, a revision, or "auto" (search upstream history)
+  std::string head;                // optional: analyse this fork revision instead of the branch head
+  std::string data_dir;            // mirrors live under <data_dir>/mirrors
+  bool fetch = true;               // refresh mirrors that already exist
+  bool allow_foreign_owner = false;
+  git::ProgressFn progress;
+  git::DiffOptions diff;
+  int base_search_limit = 2000;    // commits of upstream history scanned by --base auto
+  int auto_branch_limit = 100;     // upstream branches tried by --upstream-branch auto
+};
+
+// Everything decided before the diff: the shas that key the analysis and the header fields.
+struct ResolvedPair {
+  std::string fork_mirror;
+  std::string upstream_mirror;
+  Analysis header;   // fork, upstream, merge_base, base_source, base_distance, ahead, behind, notices...
+};
+
+Result<ResolvedPair> ResolvePair(const AnalyzeRequest& request);
+// For a CI checkout: both sides live in one repository (a work tree or its .git directory); head and
+// upstream are revisions in it ("HEAD", "origin/main", a sha). No mirrors, no fetch.
+Result<ResolvedPair> ResolveLocal(const std::string& repo_dir, const std::string& head, const std::string& upstream);
+Result<Analysis> AnalyzeResolved(const ResolvedPair& pair, const Rules& rules, const git::DiffOptions& options,
+                                 base::Clock& clock = base::SystemClock());
+
+}  // namespace forkscope::analyzer

@@ -1,0 +1,61 @@
+#include "analyzer/model/model.h"
+
+namespace forkscope::analyzer {
+
+const char* LayerName(Layer layer) {
+  switch (layer) {
+    case Layer::kKernel: return "kernel";
+    case Layer::kBuild: return "build";
+    case Layer::kCppCompat: return "cpp_compat";
+    case Layer::kPython: return "python";
+    case Layer::kOther: return "other";
+  }
+  return "other";
+}
+
+std::optional<Layer> LayerFromName(const std::string& name) {
+  for (Layer l : kAllLayers)
+    if (name == LayerName(l)) return l;
+  return std::nullopt;
+}
+
+const char* FileStatusName(FileStatus status) {
+  switch (status) {
+    case FileStatus::kAdded: return "added";
+    case FileStatus::kModified: return "modified";
+    case FileStatus::kDeleted: return "deleted";
+    case FileStatus::kRenamed: return "renamed";
+    case FileStatus::kCopied: return "copied";
+  }
+  return "modified";
+}
+
+std::optional<FileStatus> FileStatusFromName(const std::string& name) {
+  for (FileStatus s : {FileStatus::kAdded, FileStatus::kModified, FileStatus::kDeleted, FileStatus::kRenamed,
+                       FileStatus::kCopied})
+    if (name == FileStatusName(s)) return s;
+  return std::nullopt;
+}
+
+const char* MigrationStyleName(MigrationStyle style) {
+  switch (style) {
+    case MigrationStyle::kCompat: return "compat";
+    case MigrationStyle::kNative: return "native";
+    case MigrationStyle::kNone: return "none";
+  }
+  return "none";
+}
+
+int Hunk::additions() const {
+  int n = 0;
+  for (const auto& l : lines) n += l.origin == '+';
+  return n;
+}
+
+int Hunk::deletions() const {
+  int n = 0;
+  for (const auto& l : lines) n += l.origin == '-';
+  return n;
+}
+
+}  // namespace forkscope::analyzer

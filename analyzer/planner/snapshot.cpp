@@ -1,0 +1,31 @@
+#include "analyzer/planner/snapshot.h"
+
+#include <algorithm>
+
+#include "analyzer/git/repo.h"
+
+namespace forkscope::analyzer {
+
+Result<RepositorySnapshot> SnapshotRepository(const SnapshotRequest& request) {
+  RepositorySnapshot snap;
+  FS_ASSIGN_OR_RETURN(snap.ref.url, git::NormalizeLocation(request.location));
+  git::MirrorOptions options{request.data_dir, request.allow_foreign_owner, request.progress};
+  FS_ASSIGN_OR_RETURN(git::MirrorResult mirror, git::SyncMirror(snap.ref.url, options));
+  FS_ASSIGN_OR_RETURN(std::unique_ptr<git::PairRepo> repo, git::PairRepo::Open(mirror.path, mirror.path));
+  snap.ref.branch = request.branch.empty() ? repo->UpstreamDefaultBranch() : request.branch;
+  if (snap.ref.branch.empty()) return NotFound("repository " + git::RedactUrl(snap.ref.url) + " has no default branch");
+  FS_ASSIGN_OR_RETURN(snap.ref.sha, repo->UpstreamBranchSha(snap.ref.branch));
+  FS_ASSIGN_OR_RETURN(auto blobs, repo->TreeBlobs(snap.ref.sha));
+  for (const auto& [path, oid] : blobs) {
+    std::string text = repo->BlobText(oid, request.max_file_bytes);
+    if (text.find('\0') != std::string::npos) {
+      ++snap.skipped;
+      continue;
+    }
+    snap.files.push_back({path, std::move(text)});
+  }
+  std::sort(snap.files.begin(), snap.files.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
+  return snap;
+}
+
+}  // namespace forkscope::analyzer

@@ -1,0 +1,183 @@
+// Renderers of a MigrationPlan: JSON (docs/planner.md), Markdown, and the validation path as a job
+// recipe in TOML.
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "analyzer/planner/planner.h"
+
+namespace forkscope::analyzer {
+namespace {
+
+using nlohmann::json;
+
+json Nullable(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
+
+double Round3(double x) { return std::round(x * 1000) / 1000; }
+
+json ExamplesJson(const std::vector<WorkedExample>& examples) {
+  json out = json::array();
+  for (const auto& e : examples)
+    out.push_back(
+        {{"fork", e.fork}, {"pattern", e.pattern}, {"path", e.path}, {"line", e.line}, {"analysis_id", e.analysis_id}});
+  return out;
+}
+
+json Strings(const std::vector<std::string>& v) { return json(v); }
+
+// A TOML basic string.
+std::string TomlString(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string Code(const std::string& s) { return "`" + s + "`"; }
+
+std::string Escape(std::string s) {
+  for (size_t i = 0; (i = s.find('|', i)) != std::string::npos; i += 2) s.replace(i, 1, "\\|");
+  return s;
+}
+
+void MarkdownTouchpoints(const MigrationPlan& plan, std::ostringstream& md) {
+  md << "## 1. Migration plan: where the first round of changes goes\n\n";
+  if (plan.touchpoints.empty()) {
+    md << "No touchpoint found.\n\n";
+    return;
+  }
+  md << "| layer | file:line | pattern | why | worked example |\n|---|---|---|---|---|\n";
+  for (const auto& t : plan.touchpoints) {
+    std::string example;
+    for (const auto& e : t.examples)
+      example += (example.empty() ? "" : "; ") + e.fork + " " + e.path + ":" + std::to_string(e.line);
+    md << "| " << LayerName(t.layer) << " | " << Code(t.path + ":" + std::to_string(t.line)) << " | "
+       << (t.pattern.empty() ? "" : Code(t.pattern)) << " | " << Escape(t.reason) << " | " << example << " |\n";
+  }
+  md << "\n";
+}
+
+void MarkdownKeep(const MigrationPlan& plan, std::ostringstream& md) {
+  md << "## 2. Minimal change boundary: what stays untouched\n\n";
+  for (const auto& k : plan.keep)
+    md << "- " << Code(k.path) << " (" << LayerName(k.layer) << ")" << (k.whole_file ? "" : " — partly") << ": "
+       << k.reason << "\n";
+  md << "\n";
+}
+
+void MarkdownValidation(const MigrationPlan& plan, std::ostringstream& md) {
+  md << "## 3. Validation path: build → import → minimal functional test\n\n";
+  for (const auto& s : plan.validation)
+    md << "- **" << s.stage << "**" << (s.gpu ? " (GPU)" : "") << ": " << Code(s.run) << " — " << s.why << "\n";
+  md << "\nAs a job recipe:\n\n```toml\n" << PlanRecipeToml(plan) << "```\n\n";
+}
+
+void MarkdownGaps(const MigrationPlan& plan, std::ostringstream& md) {
+  md << "## 4. Compat-gap strategy\n\n";
+  if (plan.gaps.empty()) md << "No C++ API used here has been bridged by a migrated fork.\n\n";
+  for (const auto& g : plan.gaps) {
+    md << "- " << Code(g.api) << " — bridged by " << g.forks.size() << " fork(s) (";
+    for (size_t i = 0; i < g.forks.size(); ++i) md << (i ? ", " : "") << g.forks[i];
+    md << ")";
+    if (!g.bridges.empty()) md << " with " << Code(g.bridges.front());
+    if (!g.issues.empty()) md << "; Paddle issue " << g.issues.front();
+    md << ". Used here at";
+    for (const auto& u : g.uses) md << " " << Code(u.path + ":" + std::to_string(u.line));
+    md << ".\n";
+  }
+  md << "\n";
+}
+
+void MarkdownSimilar(const MigrationPlan& plan, std::ostringstream& md) {
+  md << "## Most similar migrated forks\n\n";
+  if (plan.similar.empty()) md << "None analysed yet.\n";
+  for (const auto& s : plan.similar) {
+    md << "- **" << s.fork << "** (score " << Round3(s.score) << ": layers " << Round3(s.layer_similarity)
+       << ", patterns " << Round3(s.pattern_similarity) << ")\n";
+    for (const auto& e : s.examples)
+      md << "  - " << Code(e.pattern) << " at " << Code(e.path + ":" + std::to_string(e.line)) << "\n";
+  }
+}
+
+}  // namespace
+
+json PlanToJson(const MigrationPlan& plan) {
+  json doc = json::object();
+  doc["upstream"] = {{"url", plan.upstream.url}, {"branch", plan.upstream.branch}, {"sha", plan.upstream.sha}};
+  doc["package"] = Nullable(plan.package);
+  json per_layer = json::object();
+  for (Layer l : kAllLayers) per_layer[LayerName(l)] = 0;
+  for (const auto& t : plan.touchpoints) per_layer[LayerName(t.layer)] = per_layer[LayerName(t.layer)].get<int>() + 1;
+  doc["summary"] = {{"touchpoints", per_layer}, {"keep", plan.keep.size()}, {"compat_gaps", plan.gaps.size()}};
+  json& touchpoints = doc["touchpoints"] = json::array();
+  for (const auto& t : plan.touchpoints)
+    touchpoints.push_back({{"path", t.path},
+                           {"line", t.line},
+                           {"layer", LayerName(t.layer)},
+                           {"reason", t.reason},
+                           {"pattern", Nullable(t.pattern)},
+                           {"examples", ExamplesJson(t.examples)}});
+  json& keep = doc["keep"] = json::array();
+  for (const auto& k : plan.keep)
+    keep.push_back(
+        {{"path", k.path}, {"layer", LayerName(k.layer)}, {"reason", k.reason}, {"whole_file", k.whole_file}});
+  json steps = json::array();
+  for (const auto& s : plan.validation)
+    steps.push_back({{"stage", s.stage}, {"run", s.run}, {"why", s.why}, {"gpu", s.gpu}});
+  doc["validation"] = {{"steps", steps}, {"recipe_toml", PlanRecipeToml(plan)}};
+  json& gaps = doc["compat_gaps"] = json::array();
+  for (const auto& g : plan.gaps) {
+    json uses = json::array();
+    for (const auto& u : g.uses) uses.push_back({{"path", u.path}, {"line", u.line}});
+    gaps.push_back({{"api", g.api},
+                    {"api_key", g.api_key},
+                    {"uses", uses},
+                    {"forks", Strings(g.forks)},
+                    {"occurrences", g.occurrences},
+                    {"bridges", Strings(g.bridges)},
+                    {"issues", Strings(g.issues)}});
+  }
+  json& similar = doc["similar_forks"] = json::array();
+  for (const auto& s : plan.similar)
+    similar.push_back({{"fork", s.fork},
+                       {"score", Round3(s.score)},
+                       {"layer_similarity", Round3(s.layer_similarity)},
+                       {"pattern_similarity", Round3(s.pattern_similarity)},
+                       {"examples", ExamplesJson(s.examples)}});
+  doc["notes"] = Strings(plan.notes);
+  return doc;
+}
+
+std::string PlanRecipeToml(const MigrationPlan& plan) {
+  std::ostringstream toml;
+  toml << "# Validation path inferred by `forkscope plan` for " << plan.upstream.url << "\n"
+       << "# build -> import -> smoke. Add a [stages.compare] that runs the smoke test under PyTorch and\n"
+       << "# compares the outputs once the three pass.\n";
+  for (const auto& s : plan.validation)
+    toml << "\n[stages." << s.stage << "]\nrun = " << TomlString(s.run) << "\ngpu = " << (s.gpu ? "true" : "false")
+         << "\n";
+  return toml.str();
+}
+
+std::string PlanToMarkdown(const MigrationPlan& plan) {
+  std::ostringstream md;
+  md << "# Migration plan for " << plan.upstream.url;
+  if (!plan.upstream.branch.empty()) md << " (" << plan.upstream.branch << ")";
+  md << "\n\n";
+  if (!plan.package.empty()) md << "Python package: " << Code(plan.package) << ".\n\n";
+  for (const auto& n : plan.notes) md << "> " << n << "\n\n";
+  MarkdownTouchpoints(plan, md);
+  MarkdownKeep(plan, md);
+  MarkdownValidation(plan, md);
+  MarkdownGaps(plan, md);
+  MarkdownSimilar(plan, md);
+  return md.str();
+}
+
+}  // namespace forkscope::analyzer

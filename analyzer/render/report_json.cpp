@@ -1,0 +1,207 @@
+// AnalysisToJson (see report.h): the analysis JSON, documented field by field in docs/analysis-json.md;
+// change both together, and the reader in report_json_read.cpp with them. Pure functions over values;
+// thread-safe.
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "analyzer/render/report.h"
+#include "analyzer/render/report_internal.h"
+
+namespace forkscope::analyzer {
+
+using report_internal::ComputeTotals;
+using report_internal::FormatUtc;
+using report_internal::IsRenameOrCopy;
+using report_internal::SummaryOf;
+using report_internal::Totals;
+
+namespace {
+
+using nlohmann::json;
+
+// Length of the valid UTF-8 sequence starting at s[i], or 0 when the bytes there are not one.
+size_t Utf8SequenceLength(std::string_view s, size_t i) {
+  const auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char c = byte(i);
+  if (c < 0x80) return 1;
+  size_t n = 0;
+  unsigned char lo = 0x80, hi = 0xBF;  // allowed range of the second byte
+  if (c >= 0xC2 && c <= 0xDF) {
+    n = 2;
+  } else if (c == 0xE0) {
+    n = 3, lo = 0xA0;
+  } else if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) {
+    n = 3;
+  } else if (c == 0xED) {
+    n = 3, hi = 0x9F;
+  } else if (c == 0xF0) {
+    n = 4, lo = 0x90;
+  } else if (c >= 0xF1 && c <= 0xF3) {
+    n = 4;
+  } else if (c == 0xF4) {
+    n = 4, hi = 0x8F;
+  } else {
+    return 0;
+  }
+  if (i + n > s.size() || byte(i + 1) < lo || byte(i + 1) > hi) return 0;
+  for (size_t k = 2; k < n; ++k)
+    if (byte(i + k) < 0x80 || byte(i + k) > 0xBF) return 0;
+  return n;
+}
+
+// Diff text is not always UTF-8 (latin-1 sources, stray bytes); a JSON string must be, or
+// dumping the document would throw. Invalid bytes become U+FFFD.
+std::string ValidUtf8(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    const size_t n = Utf8SequenceLength(s, i);
+    if (n == 0) {
+      out += "\xEF\xBF\xBD";
+      ++i;
+    } else {
+      out.append(s.substr(i, n));
+      i += n;
+    }
+  }
+  return out;
+}
+
+json Str(const std::string& s) { return ValidUtf8(s); }
+json NullIfEmpty(const std::string& s) { return s.empty() ? json(nullptr) : Str(s); }
+
+json StringArray(const std::vector<std::string>& values) {
+  json arr = json::array();
+  for (const std::string& v : values) arr.push_back(Str(v));
+  return arr;
+}
+
+json RefToJson(const RefInfo& ref) {
+  json j = json::object();
+  j["url"] = Str(ref.url);
+  j["branch"] = Str(ref.branch);
+  j["sha"] = Str(ref.sha);
+  return j;
+}
+
+json HunkToJson(const Hunk& hunk, bool with_lines) {
+  json j = json::object();
+  j["old_start"] = hunk.old_start;
+  j["old_lines"] = hunk.old_lines;
+  j["new_start"] = hunk.new_start;
+  j["new_lines"] = hunk.new_lines;
+  j["header"] = Str(hunk.header);
+  j["layer"] = LayerName(hunk.layer);
+  j["context"] = Str(hunk.context);
+  j["patterns"] = StringArray(hunk.patterns);
+  j["violations"] = StringArray(hunk.violations);
+  if (with_lines) {
+    json lines = json::array();
+    for (const DiffLine& line : hunk.lines) lines.push_back(ValidUtf8(std::string(1, line.origin) + line.text));
+    j["lines"] = std::move(lines);
+  }
+  return j;
+}
+
+json FileToJson(const FileChange& file, bool with_lines) {
+  const bool renamed = IsRenameOrCopy(file.status);
+  json j = json::object();
+  j["path"] = Str(file.path);
+  j["old_path"] = renamed ? NullIfEmpty(file.old_path) : json(nullptr);
+  j["status"] = FileStatusName(file.status);
+  j["layer"] = LayerName(file.layer);
+  j["path_layer"] = LayerName(file.path_layer);
+  j["binary"] = file.binary;
+  j["truncated"] = file.truncated;
+  j["similarity"] = renamed ? json(file.similarity) : json(nullptr);
+  j["moved_from"] = NullIfEmpty(file.moved_from);
+  j["additions"] = file.additions;
+  j["deletions"] = file.deletions;
+  json hunks = json::array();
+  for (const Hunk& h : file.hunks) hunks.push_back(HunkToJson(h, with_lines));
+  j["hunks"] = std::move(hunks);
+  return j;
+}
+
+json SummaryToJson(const Analysis& analysis) {
+  json layers = json::object();
+  for (Layer layer : kAllLayers) {
+    const LayerSummary& s = SummaryOf(analysis, layer);
+    layers[LayerName(layer)] = {{"files", s.files}, {"hunks", s.hunks}, {"additions", s.additions},
+                                {"deletions", s.deletions}};
+  }
+  const Totals t = ComputeTotals(analysis);
+  json j = json::object();
+  j["layers"] = std::move(layers);
+  j["files"] = t.files;
+  j["hunks"] = t.hunks;
+  j["additions"] = t.additions;
+  j["deletions"] = t.deletions;
+  return j;
+}
+
+json CompatGapToJson(const CompatGap& gap) {
+  json j = json::object();
+  j["path"] = NullIfEmpty(gap.path);
+  j["line"] = gap.line;
+  j["api"] = NullIfEmpty(gap.api);
+  j["bridge"] = NullIfEmpty(gap.bridge);
+  j["scope"] = NullIfEmpty(gap.scope);
+  j["removal"] = NullIfEmpty(gap.removal);
+  j["issue"] = NullIfEmpty(gap.issue);
+  j["reproduction"] = NullIfEmpty(gap.reproduction);
+  j["origin"] = NullIfEmpty(gap.origin);
+  j["forwarded"] = NullIfEmpty(gap.forwarded);
+  j["applied_upstream"] = NullIfEmpty(gap.applied_upstream);
+  return j;
+}
+
+void FindingsToJson(const Analysis& analysis, json& doc) {
+  json& patterns = doc["patterns"] = json::array();
+  for (const PatternCount& p : analysis.patterns)
+    patterns.push_back({{"id", Str(p.id)}, {"layer", LayerName(p.layer)}, {"description", Str(p.description)},
+                        {"count", p.count}});
+  json& violations = doc["violations"] = json::array();
+  for (const Violation& v : analysis.violations)
+    violations.push_back({{"rule", Str(v.rule)}, {"path", Str(v.path)}, {"line", v.line}, {"message", Str(v.message)}});
+  json& gaps = doc["compat_gaps"] = json::array();
+  for (const CompatGap& g : analysis.compat_gaps) gaps.push_back(CompatGapToJson(g));
+  json& moves = doc["moves"] = json::array();
+  for (const TreeMove& m : analysis.moves)
+    moves.push_back({{"kind", Str(m.kind)}, {"from", Str(m.from)}, {"to", Str(m.to)}, {"files", m.files},
+                     {"verbatim", m.verbatim}, {"adapted", m.adapted}});
+}
+
+}  // namespace
+
+nlohmann::json AnalysisToJson(const Analysis& analysis, bool with_lines) {
+  json doc = json::object();
+  doc["fork"] = RefToJson(analysis.fork);
+  doc["upstream"] = RefToJson(analysis.upstream);
+  doc["upstream"]["branch_choice"] = NullIfEmpty(analysis.upstream_branch_choice);
+  doc["merge_base"] = NullIfEmpty(analysis.merge_base);
+  doc["base_source"] = NullIfEmpty(analysis.base_source);
+  doc["base_distance"] = nullptr;
+  if (analysis.base_distance)
+    doc["base_distance"] = {{"files", analysis.base_distance->files},
+                            {"lines", analysis.base_distance->lines},
+                            {"commits_scanned", analysis.base_distance->commits_scanned}};
+  doc["ahead"] = analysis.ahead;
+  doc["behind"] = analysis.behind;
+  doc["style"] = MigrationStyleName(analysis.style);
+  doc["cached"] = analysis.cached;
+  doc["rules_version"] = Str(analysis.rules_version);
+  doc["created_at"] = FormatUtc(analysis.created_at);
+  doc["duration_ms"] = analysis.duration_ms;
+  doc["summary"] = SummaryToJson(analysis);
+  json files = json::array();
+  for (const FileChange& f : analysis.files) files.push_back(FileToJson(f, with_lines));
+  doc["files"] = std::move(files);
+  FindingsToJson(analysis, doc);
+  doc["notices"] = StringArray(analysis.notices);
+  doc["migration_branches"] = StringArray(analysis.migration_branches);
+  return doc;
+}
+
+}  // namespace forkscope::analyzer

@@ -1,0 +1,387 @@
+// RenderMarkdown (see report.h): the report a maintainer pastes into a pull request, so URLs lose their
+// credentials and every table cell is escaped. Ends with the validation path the migration guide asks
+// for, guessed from the files the fork changed. Pure functions over values; thread-safe.
+#include <algorithm>
+#include <optional>
+#include <sstream>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "analyzer/render/report.h"
+#include "analyzer/render/report_internal.h"
+
+namespace forkscope::analyzer {
+
+using report_internal::ComputeTotals;
+using report_internal::FormatUtc;
+using report_internal::IsRenameOrCopy;
+using report_internal::ShortSha;
+using report_internal::SummaryOf;
+using report_internal::Totals;
+
+namespace {
+
+const char* LayerMeaning(Layer layer) {
+  switch (layer) {
+    case Layer::kKernel: return "framework-independent kernels and algorithms";
+    case Layer::kBuild: return "build and packaging";
+    case Layer::kCppCompat: return "C++ compat API and operator registration";
+    case Layer::kPython: return "Python wrappers, runtime glue and tests";
+    case Layer::kOther: return "docs, licences, assets, editor config";
+  }
+  return "";
+}
+
+std::string LayerTitle(Layer layer) { return std::string(LayerName(layer)) + " — " + LayerMeaning(layer); }
+
+// Drops "user:token@" from a URL: reports get pasted into public pull requests.
+std::string StripCredentials(const std::string& url) {
+  const size_t scheme = url.find("://");
+  if (scheme == std::string::npos) return url;
+  const size_t host = scheme + 3;
+  const size_t at = url.find('@', host);
+  const size_t slash = url.find('/', host);
+  if (at == std::string::npos || (slash != std::string::npos && at > slash)) return url;
+  return url.substr(0, host) + url.substr(at + 1);
+}
+
+// "https://github.com/PFCCLab/flashinfer.git" -> "PFCCLab/flashinfer"; other hosts keep the host.
+std::string RepoName(const std::string& url) {
+  std::string name = StripCredentials(url);
+  const size_t scheme = name.find("://");
+  if (scheme != std::string::npos) {
+    name = name.substr(scheme + 3);
+  } else if (const size_t at = name.find('@'), colon = name.find(':');
+             colon != std::string::npos && at < colon && name.find('/') > colon) {
+    name[colon] = '/';  // scp-like git@host:owner/repo
+    name = name.substr(at + 1);
+  }
+  if (name.rfind("github.com/", 0) == 0) name = name.substr(11);
+  while (!name.empty() && name.back() == '/') name.pop_back();
+  if (name.size() > 4 && name.compare(name.size() - 4, 4, ".git") == 0) name.resize(name.size() - 4);
+  return name.empty() ? url : name;
+}
+
+// One table cell: '|' escaped, line breaks folded.
+std::string Cell(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|') out += "\\|";
+    else if (c == '\n' || c == '\r') out += ' ';
+    else out += c;
+  }
+  return out;
+}
+
+std::string Code(std::string_view text) {
+  if (text.empty()) return "—";
+  const bool has_tick = text.find('`') != std::string_view::npos;
+  return has_tick ? "`` " + std::string(text) + " ``" : "`" + std::string(text) + "`";
+}
+
+std::string OrDash(const std::string& s) { return s.empty() ? "—" : s; }
+
+std::string Plural(int n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+std::string FileName(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+bool EndsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+bool IsTestFile(const FileChange& f) {
+  if (f.status == FileStatus::kDeleted || !EndsWith(f.path, ".py")) return false;
+  const std::string name = FileName(f.path);
+  return name.rfind("test_", 0) == 0 || EndsWith(name, "_test.py");
+}
+
+std::vector<std::string> ChangedTests(const Analysis& a) {
+  std::vector<std::string> tests;
+  for (const FileChange& f : a.files)
+    if (IsTestFile(f)) tests.push_back(f.path);
+  return tests;
+}
+
+bool IsIdentifier(const std::string& s) {
+  if (s.empty() || (s[0] >= '0' && s[0] <= '9')) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  });
+}
+
+// The top-level Python package most changed .py files live in ("python/" and "src/" layouts too).
+std::optional<std::string> GuessPackage(const Analysis& a) {
+  static const std::vector<std::string> kNotPackages = {
+      "tests", "test", "examples", "example", "benchmarks", "benchmark", "docs", "doc", "scripts",
+      "tools", "ci", "csrc", "build", "third_party", "3rdparty", "setup", "conftest"};
+  std::vector<std::pair<std::string, int>> counts;  // in order of first appearance
+  for (const FileChange& f : a.files) {
+    if (f.status == FileStatus::kDeleted || !EndsWith(f.path, ".py") || IsTestFile(f)) continue;
+    std::string_view path = f.path;
+    if (path.rfind("python/", 0) == 0 || path.rfind("src/", 0) == 0) path.remove_prefix(path.find('/') + 1);
+    const size_t slash = path.find('/');
+    if (slash == std::string_view::npos) continue;  // a top-level script, not a package
+    const std::string top(path.substr(0, slash));
+    if (!IsIdentifier(top) || std::find(kNotPackages.begin(), kNotPackages.end(), top) != kNotPackages.end())
+      continue;
+    auto it = std::find_if(counts.begin(), counts.end(), [&](const auto& c) { return c.first == top; });
+    if (it == counts.end()) counts.emplace_back(top, 1);
+    else ++it->second;
+  }
+  if (counts.empty()) return std::nullopt;
+  return std::max_element(counts.begin(), counts.end(),
+                          [](const auto& x, const auto& y) { return x.second < y.second; })->first;
+}
+
+// The build command of the validation path, from the build files the fork changed.
+std::string BuildStep(const Analysis& a) {
+  std::string nested_setup;
+  bool setup_ops = false, pyproject = false, cmake = false;
+  for (const FileChange& f : a.files) {
+    if (f.status == FileStatus::kDeleted) continue;
+    if (f.path == "setup.py")
+      return "`pip install -e . --no-build-isolation` (or `python setup.py build_ext --inplace`); "
+             "`setup.py` changed, and a build that calls `paddle.enable_compat()` needs Paddle in the "
+             "build environment, hence no build isolation";
+    if (FileName(f.path) == "setup_ops.py") setup_ops = true;
+    if (f.path == "pyproject.toml") pyproject = true;
+    if (f.path == "CMakeLists.txt") cmake = true;
+    if (nested_setup.empty() && EndsWith(f.path, "/setup.py")) nested_setup = f.path;
+  }
+  if (setup_ops) return "`python setup_ops.py install` (Paddle custom-op build script)";
+  if (pyproject) return "`pip install -e . --no-build-isolation` (`pyproject.toml` changed)";
+  if (!nested_setup.empty())
+    return "`cd " + nested_setup.substr(0, nested_setup.size() - 9) +
+           " && pip install -e . --no-build-isolation` (`" + nested_setup + "` changed)";
+  if (cmake) return "`cmake -S . -B build && cmake --build build` (`CMakeLists.txt` changed)";
+  return "build the package the way upstream documents it, in an environment with Paddle installed "
+         "(for a Python package: `pip install -e . --no-build-isolation`)";
+}
+
+std::string ImportStep(const Analysis& a) {
+  const std::optional<std::string> package = GuessPackage(a);
+  const std::string name = package.value_or("<package>");
+  std::string step;
+  if (a.style == MigrationStyle::kCompat)
+    step = "`python -c \"import paddle; paddle.enable_compat(scope={'" + name + "'}); import " + name +
+           "\"` (the torch proxy limited to the package, as at run time)";
+  else
+    step = "`python -c \"import " + name + "\"`";
+  if (!package) step += " — replace `<package>` with the library's import name";
+  return step;
+}
+
+std::string TestCommand(const std::vector<std::string>& tests) {
+  std::string cmd = "pytest";
+  for (size_t i = 0; i < tests.size() && i < 3; ++i) cmd += " " + tests[i];
+  return cmd + " -x";
+}
+
+void RenderValidation(const Analysis& a, std::ostringstream& md) {
+  const std::vector<std::string> tests = ChangedTests(a);
+  md << "## Validation path\n\n"
+     << "The guide's shortest path; at least one minimal build and test must pass.\n\n"
+     << "- [ ] **1. Build**: " << BuildStep(a) << "\n"
+     << "- [ ] **2. Import**: " << ImportStep(a) << "\n";
+  md << "- [ ] **3. Minimal functional test**: ";
+  if (tests.empty()) {
+    md << "no test file changed; run the smallest upstream test that exercises a changed op "
+          "(e.g. `pytest tests -x -k <op>`)\n";
+  } else {
+    md << "`" << TestCommand(tests) << "`";
+    if (tests.size() > 3) md << " (" << tests.size() - 3 << " more changed test files)";
+    md << "\n";
+  }
+  const std::string base = a.merge_base.empty() ? a.upstream.sha : a.merge_base;
+  md << "- [ ] **4. Runtime comparison against upstream**: run "
+     << (tests.empty() ? std::string("the same test") : "`" + TestCommand(tests) + "`")
+     << " under upstream torch (upstream at " << Code(ShortSha(base))
+     << ") and under this fork with Paddle; compare outputs call by call and report the first "
+        "diverging call (file:line, call site, layer)\n\n";
+}
+
+std::string BaseDescription(const Analysis& a) {
+  std::string s = OrDash(a.base_source);
+  if (a.base_source == "merge-base") s += " (common history)";
+  if (a.base_source == "searched") s += " (closest upstream tree; no shared history)";
+  if (a.base_distance)
+    s += "; distance " + Plural(a.base_distance->files, "file", "files") + ", " +
+         Plural(a.base_distance->lines, "line", "lines") + ", " +
+         Plural(a.base_distance->commits_scanned, "commit scanned", "commits scanned");
+  return s;
+}
+
+std::string StyleDescription(MigrationStyle style) {
+  switch (style) {
+    case MigrationStyle::kCompat: return "compat (Paddle's torch compatibility layer)";
+    case MigrationStyle::kNative: return "native (ported to Paddle's own custom-op API)";
+    case MigrationStyle::kNone: return "none (no Paddle migration found)";
+  }
+  return "none";
+}
+
+std::string RefCell(const RefInfo& ref, const std::string& choice) {
+  std::string s = StripCredentials(ref.url) + " — branch " + Code(ref.branch);
+  if (choice == "given") s += " (given)";
+  if (choice == "default") s += " (upstream default branch)";
+  if (choice == "auto") s += " (chosen automatically)";
+  return s + " at " + Code(ShortSha(ref.sha));
+}
+
+void RenderHeader(const Analysis& a, std::ostringstream& md) {
+  md << "# Paddle migration: " << RepoName(a.fork.url) << "@" << a.fork.branch << " → "
+     << RepoName(a.upstream.url) << "@" << a.upstream.branch << "\n\n"
+     << "| | |\n|---|---|\n"
+     << "| Fork | " << Cell(RefCell(a.fork, "")) << " |\n"
+     << "| Upstream | " << Cell(RefCell(a.upstream, a.upstream_branch_choice)) << " |\n"
+     << "| Merge-base | " << Cell(Code(ShortSha(a.merge_base))) << " |\n"
+     << "| Base source | " << Cell(BaseDescription(a)) << " |\n"
+     << "| Ahead / behind | " << a.ahead << " ahead, " << a.behind << " behind |\n"
+     << "| Migration style | " << StyleDescription(a.style) << " |\n"
+     << "| Rules version | " << Cell(Code(a.rules_version)) << " |\n"
+     << "| Cached | " << (a.cached ? "yes" : "no") << " |\n"
+     << "| Analysed | " << FormatUtc(a.created_at) << " in " << a.duration_ms << " ms |\n";
+  if (!a.migration_branches.empty()) {
+    std::string branches;
+    for (const std::string& b : a.migration_branches) branches += (branches.empty() ? "" : ", ") + Code(b);
+    md << "| Migration branches | " << Cell(branches) << " |\n";
+  }
+  md << "\n";
+}
+
+std::string FilePathCell(const FileChange& f) {
+  std::string s = IsRenameOrCopy(f.status) && !f.old_path.empty() ? Code(f.old_path) + " → " + Code(f.path)
+                                                                  : Code(f.path);
+  if (!f.moved_from.empty()) s += " (moved from " + Code(f.moved_from) + ")";
+  if (f.truncated) s += " (diff truncated)";
+  return Cell(s);
+}
+
+std::string FileStatusCell(const FileChange& f) {
+  std::string s = FileStatusName(f.status);
+  if (IsRenameOrCopy(f.status)) s += " (" + std::to_string(f.similarity) + "%)";
+  return s;
+}
+
+std::string FilePatternsCell(const FileChange& f) {
+  std::vector<std::string> ids;
+  for (const Hunk& h : f.hunks)
+    for (const std::string& p : h.patterns)
+      if (std::find(ids.begin(), ids.end(), p) == ids.end()) ids.push_back(p);
+  std::string s;
+  for (const std::string& id : ids) s += (s.empty() ? "" : ", ") + Code(id);
+  return s.empty() ? "—" : Cell(s);
+}
+
+void RenderFilesByLayer(const Analysis& a, std::ostringstream& md) {
+  md << "## Changed files by layer\n\n"
+     << Plural(static_cast<int>(a.files.size()), "file", "files") << " changed; everything else matches upstream at "
+     << Code(ShortSha(a.merge_base.empty() ? a.upstream.sha : a.merge_base)) << ".\n\n";
+  for (Layer layer : kAllLayers) {
+    md << "### " << LayerTitle(layer) << "\n\n";
+    std::vector<const FileChange*> files;
+    for (const FileChange& f : a.files)
+      if (f.layer == layer) files.push_back(&f);
+    if (files.empty()) {
+      md << "No changes.\n\n";
+      continue;
+    }
+    if (layer == Layer::kKernel) {
+      md << "Kernel changes are rarely needed by a migration; each deserves a stated reason.\n\n";
+    }
+    md << "| Path | Status | +/− | Patterns |\n|---|---|---|---|\n";
+    for (const FileChange* f : files)
+      md << "| " << FilePathCell(*f) << " | " << FileStatusCell(*f) << " | "
+         << (f->binary ? std::string("binary")
+                       : "+" + std::to_string(f->additions) + " / −" + std::to_string(f->deletions))
+         << " | " << FilePatternsCell(*f) << " |\n";
+    md << "\n";
+  }
+}
+
+void RenderLayerSummary(const Analysis& a, std::ostringstream& md) {
+  md << "## Per-layer summary\n\n| Layer | Files | Hunks | + | − |\n|---|---:|---:|---:|---:|\n";
+  for (Layer layer : kAllLayers) {
+    const LayerSummary& s = SummaryOf(a, layer);
+    md << "| " << LayerTitle(layer) << " | " << s.files << " | " << s.hunks << " | " << s.additions << " | "
+       << s.deletions << " |\n";
+  }
+  const Totals t = ComputeTotals(a);
+  md << "| **total** | " << t.files << " | " << t.hunks << " | " << t.additions << " | " << t.deletions << " |\n\n";
+}
+
+void RenderFindings(const Analysis& a, std::ostringstream& md) {
+  md << "## Patterns\n\n";
+  if (a.patterns.empty()) md << "None.\n\n";
+  else md << "| Pattern | Layer | Count | Description |\n|---|---|---:|---|\n";
+  for (const PatternCount& p : a.patterns)
+    md << "| " << Cell(Code(p.id)) << " | " << LayerName(p.layer) << " | " << p.count << " | " << Cell(p.description)
+       << " |\n";
+  if (!a.patterns.empty()) md << "\n";
+
+  md << "## Minimal-modification violations\n\n";
+  if (a.violations.empty()) md << "None.\n\n";
+  else md << "| Rule | Where | Message |\n|---|---|---|\n";
+  for (const Violation& v : a.violations)
+    md << "| " << Cell(Code(v.rule)) << " | " << Cell(Code(v.line > 0 ? v.path + ":" + std::to_string(v.line) : v.path))
+       << " | " << Cell(v.message) << " |\n";
+  if (!a.violations.empty()) md << "\n";
+}
+
+void RenderCompatGaps(const Analysis& a, std::ostringstream& md) {
+  md << "## Compat-gap workarounds\n\n";
+  if (a.compat_gaps.empty()) {
+    md << "None.\n\n";
+    return;
+  }
+  const auto missing = std::count_if(a.compat_gaps.begin(), a.compat_gaps.end(),
+                                     [](const CompatGap& g) { return g.removal.empty(); });
+  md << "Every workaround should state what it covers, when it can be deleted, and whether a Paddle issue "
+        "is needed";
+  if (missing > 0) md << "; " << missing << " of " << a.compat_gaps.size() << " lack a removal condition";
+  md << ".\n\n| API | Bridge | Where | Scope | Removal condition | Issue |\n|---|---|---|---|---|---|\n";
+  for (const CompatGap& g : a.compat_gaps) {
+    const std::string where = g.line > 0 ? g.path + ":" + std::to_string(g.line) : g.path;
+    md << "| " << Cell(Code(g.api)) << " | " << Cell(Code(g.bridge)) << " | " << Cell(Code(where)) << " | "
+       << Cell(OrDash(g.scope)) << " | " << (g.removal.empty() ? "**missing**" : Cell(g.removal)) << " | "
+       << Cell(OrDash(g.issue)) << " |\n";
+  }
+  md << "\n";
+}
+
+void RenderMovesAndNotices(const Analysis& a, std::ostringstream& md) {
+  if (!a.moves.empty()) {
+    md << "## Directory moves and copies\n\n| Kind | From | To | Files | Verbatim | Adapted |\n"
+       << "|---|---|---|---:|---:|---:|\n";
+    for (const TreeMove& m : a.moves)
+      md << "| " << Cell(m.kind) << " | " << Cell(Code(m.from)) << " | " << Cell(Code(m.to)) << " | " << m.files
+         << " | " << m.verbatim << " | " << m.adapted << " |\n";
+    md << "\n";
+  }
+  md << "## Notices\n\n";
+  if (a.notices.empty()) md << "None.\n";
+  for (const std::string& n : a.notices) md << "- " << n << "\n";
+  md << "\n";
+}
+
+}  // namespace
+
+std::string RenderMarkdown(const Analysis& analysis) {
+  std::ostringstream md;
+  RenderHeader(analysis, md);
+  RenderFilesByLayer(analysis, md);
+  RenderLayerSummary(analysis, md);
+  RenderFindings(analysis, md);
+  RenderCompatGaps(analysis, md);
+  RenderMovesAndNotices(analysis, md);
+  RenderValidation(analysis, md);
+  return md.str();
+}
+
+}  // namespace forkscope::analyzer

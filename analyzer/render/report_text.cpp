@@ -1,0 +1,76 @@
+// RenderText (see report.h): the short summary the command line prints, one line per layer and the
+// most frequent findings. Pure functions over values; thread-safe.
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+#include <utility>
+#include <vector>
+
+#include "analyzer/render/report.h"
+#include "analyzer/render/report_internal.h"
+
+namespace forkscope::analyzer {
+
+using report_internal::ComputeTotals;
+using report_internal::ShortSha;
+using report_internal::SummaryOf;
+using report_internal::Totals;
+
+namespace {
+
+// "id ×3, id2 ×1" for the first `limit` (id, count) pairs, largest counts first.
+std::string CountList(std::vector<std::pair<std::string, int>> counts, size_t limit) {
+  std::stable_sort(counts.begin(), counts.end(), [](const auto& x, const auto& y) { return x.second > y.second; });
+  std::string s;
+  for (size_t i = 0; i < counts.size() && i < limit; ++i)
+    s += (i ? ", " : "") + counts[i].first + " ×" + std::to_string(counts[i].second);
+  if (counts.size() > limit) s += ", … (" + std::to_string(counts.size() - limit) + " more)";
+  return s.empty() ? "none" : s;
+}
+
+std::string TableRow(const std::string& name, int files, int hunks, int additions, int deletions) {
+  char buf[128];
+  std::snprintf(buf, sizeof buf, "  %-10s %6d %6d %7d %7d\n", name.c_str(), files, hunks, additions, deletions);
+  return buf;
+}
+
+std::string OrQuestion(const std::string& s) { return s.empty() ? "?" : s; }
+
+}  // namespace
+
+std::string RenderText(const Analysis& a) {
+  std::ostringstream out;
+  out << "fork " << OrQuestion(a.fork.branch) << "@" << OrQuestion(ShortSha(a.fork.sha)) << " vs upstream "
+      << OrQuestion(a.upstream.branch) << "@" << OrQuestion(ShortSha(a.upstream.sha)) << "\n"
+      << "merge-base " << OrQuestion(ShortSha(a.merge_base)) << " (" << OrQuestion(a.base_source) << "), "
+      << a.ahead << " ahead, " << a.behind << " behind, style " << MigrationStyleName(a.style)
+      << (a.style == MigrationStyle::kNone ? " (no Paddle migration found)" : "") << ", "
+      << (a.cached ? "cached" : "fresh") << "\n";
+  char header[128];
+  std::snprintf(header, sizeof header, "  %-10s %6s %6s %7s %7s\n", "layer", "files", "hunks", "+", "-");
+  out << header;
+  for (Layer layer : kAllLayers) {
+    const LayerSummary& s = SummaryOf(a, layer);
+    out << TableRow(LayerName(layer), s.files, s.hunks, s.additions, s.deletions);
+  }
+  const Totals t = ComputeTotals(a);
+  out << TableRow("total", t.files, t.hunks, t.additions, t.deletions);
+  std::vector<std::pair<std::string, int>> patterns, rules;
+  for (const PatternCount& p : a.patterns) patterns.emplace_back(p.id, p.count);
+  for (const Violation& v : a.violations) {
+    auto it = std::find_if(rules.begin(), rules.end(), [&](const auto& r) { return r.first == v.rule; });
+    if (it == rules.end()) rules.emplace_back(v.rule, 1);
+    else ++it->second;
+  }
+  const auto no_removal = std::count_if(a.compat_gaps.begin(), a.compat_gaps.end(),
+                                        [](const CompatGap& g) { return g.removal.empty(); });
+  out << "patterns: " << CountList(patterns, 5) << "\n"
+      << "violations: " << CountList(rules, 10) << "\n"
+      << "compat gaps: " << a.compat_gaps.size();
+  if (no_removal > 0) out << " (" << no_removal << " without removal condition)";
+  out << "\n";
+  for (const std::string& n : a.notices) out << "note: " << n << "\n";
+  return out.str();
+}
+
+}  // namespace forkscope::analyzer

@@ -1,0 +1,75 @@
+#include "analyzer/render/report.h"
+#include "server/api/routes.h"
+#include "server/http/http_server.h"
+
+namespace forkscope::server {
+namespace {
+
+using nlohmann::json;
+
+Result<int64_t> LatestAnalysisId(storage::Store& store, const std::string& name) {
+  FS_ASSIGN_OR_RETURN(storage::ForkRecord fork, store.GetFork(name));
+  if (!fork.latest_analysis_id) return NotFound("fork '" + name + "' has not been analysed yet; POST its /sync");
+  return *fork.latest_analysis_id;
+}
+
+void GetAnalysis(ServerContext& ctx, const httplib::Request& req, httplib::Response& res, storage::Store& store) {
+  std::string format = req.has_param("format") ? req.get_param_value("format") : "json";
+  if (format != "json" && format != "markdown") return SendError(res, InvalidArgument("format must be json or markdown"));
+  auto id = LatestAnalysisId(store, req.matches[1]);
+  if (!id.ok()) return SendError(res, id.status());
+  // An analysis id never changes content: answer from the rendered copy, with an ETag.
+  std::string etag = "\"a" + std::to_string(*id) + "-" + format + "\"";
+  if (req.get_header_value("If-None-Match") == etag) {
+    res.status = 304;
+    return;
+  }
+  auto body = ctx.responses.Get(etag);
+  if (!body) {
+    auto a = store.LoadAnalysis(*id);
+    if (!a.ok()) return SendError(res, a.status());
+    body = std::make_shared<const std::string>(format == "markdown" ? analyzer::RenderMarkdown(*a)
+                                                                    : analyzer::AnalysisToJson(*a).dump());
+    ctx.responses.Put(etag, body);
+  }
+  res.set_header("ETag", etag);
+  res.set_header("Cache-Control", "no-cache");
+  res.status = 200;
+  res.set_content(*body, format == "markdown" ? "text/markdown; charset=utf-8" : "application/json");
+}
+
+void ListFiles(ServerContext&, const httplib::Request& req, httplib::Response& res, storage::Store& store) {
+  storage::FileFilter filter{req.get_param_value("layer"), req.get_param_value("pattern"),
+                             req.get_param_value("violation")};
+  if (!filter.layer.empty() && !analyzer::LayerFromName(filter.layer))
+    return SendError(res, InvalidArgument("unknown layer '" + filter.layer + "'"));
+  auto id = LatestAnalysisId(store, req.matches[1]);
+  if (!id.ok()) return SendError(res, id.status());
+  auto files = store.ListFiles(*id, filter);
+  if (!files.ok()) return SendError(res, files.status());
+  analyzer::Analysis view;
+  view.files = std::move(*files);
+  SendJson(res, 200, json{{"files", analyzer::AnalysisToJson(view)["files"]}});
+}
+
+void GetFileHunks(ServerContext&, const httplib::Request& req, httplib::Response& res, storage::Store& store) {
+  std::string path = req.matches[2];
+  if (!SafeRelativePath(path)) return SendError(res, InvalidArgument("path must be relative without '..'"));
+  auto id = LatestAnalysisId(store, req.matches[1]);
+  if (!id.ok()) return SendError(res, id.status());
+  auto file = store.GetFile(*id, path);
+  if (!file.ok()) return SendError(res, file.status());
+  analyzer::Analysis view;
+  view.files.push_back(std::move(*file));
+  SendJson(res, 200, analyzer::AnalysisToJson(view, true)["files"][0]);
+}
+
+}  // namespace
+
+void InstallAnalysisRoutes(Router& router) {
+  router.Add("GET", R"(/api/v1/forks/([^/]+)/analysis)", router.ReadScope(), GetAnalysis);
+  router.Add("GET", R"(/api/v1/forks/([^/]+)/files)", router.ReadScope(), ListFiles);
+  router.Add("GET", R"(/api/v1/forks/([^/]+)/files/(.+)/hunks)", router.ReadScope(), GetFileHunks);
+}
+
+}  // namespace forkscope::server

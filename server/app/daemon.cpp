@@ -1,0 +1,204 @@
+#include "server/app/daemon.h"
+
+#include <signal.h>
+#include <spdlog/spdlog.h>
+
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "server/services/alerts.h"
+#include "server/api/routes.h"
+#include "server/app/demo.h"
+#include "server/app/exit_codes.h"
+#include "server/services/drift_service.h"
+#include "server/http/http_server.h"
+#include "server/app/job_setup.h"
+#include "server/config/paths.h"
+#include "server/services/scheduler.h"
+#include "server/services/pattern_service.h"
+#include "server/http/static_files.h"
+#include "server/services/sync_service.h"
+#include "server/services/webhooks.h"
+
+namespace forkscope::server {
+
+Status ReconcileForks(const std::string& database, const std::vector<ForkConfig>& forks) {
+  FS_ASSIGN_OR_RETURN(auto store, storage::Store::Open(database));
+  for (const auto& fc : forks) {
+    storage::ForkRecord rec;
+    auto existing = store->GetFork(fc.name);
+    if (existing.ok()) rec = *existing;
+    rec.name = fc.name;
+    rec.fork_url = fc.fork_url;
+    rec.branch = fc.branch;
+    rec.upstream_url = fc.upstream_url;
+    rec.upstream_branch = fc.upstream_branch;
+    rec.sync_interval_s = fc.sync_interval_s;
+    rec.labels = fc.labels;
+    if (existing.ok()) {
+      FS_RETURN_IF_ERROR(store->UpdateFork(rec).status());
+    } else {
+      FS_RETURN_IF_ERROR(store->CreateFork(rec).status());
+    }
+  }
+  return Status::Ok();
+}
+
+namespace {
+
+Status PrepareConfig(ServeOptions& options) {
+  Config& c = options.config;
+  if (c.data_dir.empty()) c.data_dir = DefaultDataDir();
+  std::error_code ec;
+  std::filesystem::create_directories(c.data_dir, ec);
+  if (ec) return Unavailable("cannot create data directory " + c.data_dir + ": " + ec.message());
+  if (c.database.empty()) c.database = DatabasePath(c.data_dir);
+  FS_ASSIGN_OR_RETURN(c.http.web_dir, FindWebDir(c.http.web_dir));
+  if (c.http.web_dir.empty()) spdlog::warn("dashboard assets not found (make build, or --web-dir); serving the API only");
+  if (options.demo) {
+    FS_ASSIGN_OR_RETURN(auto demo, CreateDemoRepositories(c.data_dir));
+    for (auto& f : demo) {
+      bool configured = false;
+      for (const auto& existing : c.forks) configured = configured || existing.name == f.name;
+      if (!configured) c.forks.push_back(std::move(f));
+    }
+  }
+  return ReconcileForks(c.database, c.forks);
+}
+
+// The daemon's objects, built in dependency order and destroyed in reverse. Alerts and their webhook
+// outbox outlive the sync service, whose hooks (through the scheduler) use them.
+struct Daemon {
+  Daemon(const Config& c, const analyzer::Rules& rules, base::Clock& clock)
+      : config(c),
+        clock(clock),
+        stores(c.database, clock),
+        alerts(AlertOptionsFromConfig(c), clock),
+        delivery({c.database, c.webhooks, c.alerts.delivery}, clock),
+        patterns({c.data_dir, c.database, c.security.allow_foreign_owner, {}}, rules),
+        sync(SyncOptions{c.data_dir, c.database, c.workers, c.security.allow_foreign_owner, {}}, rules),
+        scheduler({c.database, 10, c.sync_backoff_max_s, c.sync_timeout_s, 0}, clock, sync, alerts) {}
+
+  const Config& config;
+  base::Clock& clock;
+  storage::FileStoreOpener stores;
+  AlertEngine alerts;
+  DeliveryWorker delivery;
+  PatternService patterns;
+  SyncService sync;
+  Scheduler scheduler;
+  std::unique_ptr<JobService> jobs;
+
+  Status Wire(const analyzer::Rules& rules);
+  Status Start();
+  // Every service stops on any exit once Start() was called: producers first, the webhook outbox last.
+  void Stop();
+};
+
+Status Daemon::Wire(const analyzer::Rules& rules) {
+  alerts.SetDeliveryNotifier([this] { delivery.Wake(); });
+  sync.AddSyncHook(MakeDriftHook(SystemNowSeconds, {},
+                                 [this](storage::Store& store, const std::string& fork,
+                                        const analyzer::DriftReport& report) {
+                                   Status st = alerts.OnDrift(store, fork, report);
+                                   if (!st.ok()) spdlog::warn("alerts fork={} error={}", fork, st.message());
+                                 }));
+  sync.AddSyncHook(patterns.Hook());
+  FS_ASSIGN_OR_RETURN(jobs, CreateJobService(config, rules));
+  sync.AddSyncHook(jobs->MakeSyncHook());
+  jobs->SetOnFinished([this](storage::Store& store, const storage::JobRecord& job) {
+    // Cancelled and skipped jobs say nothing about the fork; a lost one counts as a failure.
+    bool passed = job.state == storage::JobState::kPassed;
+    bool failed = job.state == storage::JobState::kFailed || job.state == storage::JobState::kTimedOut ||
+                  job.state == storage::JobState::kLost;
+    if (job.fork.empty() || (!passed && !failed)) return;
+    Status st = alerts.OnJobResult(store, job.fork, job.sha, passed);
+    if (!st.ok()) spdlog::warn("alerts fork={} error={}", job.fork, st.message());
+  });
+  return Status::Ok();
+}
+
+Status Daemon::Start() {
+  FS_RETURN_IF_ERROR(sync.Start());
+  FS_RETURN_IF_ERROR(patterns.Start());
+  FS_RETURN_IF_ERROR(jobs->Start());
+  FS_RETURN_IF_ERROR(delivery.Start());
+  if (config.scheduler) FS_RETURN_IF_ERROR(scheduler.Start());
+  return Status::Ok();
+}
+
+void Daemon::Stop() {
+  scheduler.Stop();
+  patterns.Shutdown();
+  jobs->Shutdown();
+  sync.Shutdown();
+  delivery.Stop();
+}
+
+// Serves until SIGTERM/SIGINT (blocked by the caller before any thread started).
+void ServeUntilSignalled(HttpServer& http, const sigset_t& signals) {
+  std::thread signal_thread([&http, signals] {
+    int sig = 0;
+    sigwait(&signals, &sig);
+    spdlog::info("signal={} stopping", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+    http.Stop();
+  });
+  http.Serve();
+  // The signal thread is still waiting when the server stopped for another reason.
+  pthread_kill(signal_thread.native_handle(), SIGTERM);
+  signal_thread.join();
+}
+
+int Fail(const std::string& what, const Status& st) {
+  spdlog::error("{}: {}", what, st.message());
+  return kExitError;
+}
+
+int Serve(const ServeOptions& options, const analyzer::Rules& rules, const sigset_t& signals) {
+  const Config& c = options.config;
+  Daemon daemon(c, rules, base::SystemClock());
+  if (Status st = daemon.Wire(rules); !st.ok()) return Fail("jobs", st);
+  if (Status st = daemon.Start(); !st.ok()) {
+    daemon.Stop();
+    return Fail("start-up", st);
+  }
+  ServerContext ctx(c, rules, daemon.stores, daemon.clock);
+  ctx.sync = &daemon.sync;
+  ctx.alerts = &daemon.alerts;
+  ctx.jobs = daemon.jobs.get();
+  ctx.patterns = &daemon.patterns;
+  HttpServer http(ctx, InstallApiRoutes);
+  auto port = http.Bind();
+  if (!port.ok()) {
+    daemon.Stop();
+    return Fail("listen", port.status());
+  }
+  std::string host = c.http.listen.substr(0, c.http.listen.rfind(':'));
+  spdlog::info("listening url=http://{}:{} data_dir={} database={}", host, *port, c.data_dir, c.database);
+  if (!options.port_file.empty()) std::ofstream(options.port_file) << *port << "\n";
+  if (Status st = SyncForksMissingData(c.database, daemon.sync); !st.ok())
+    spdlog::warn("start-up syncs: {}", st.message());
+  ServeUntilSignalled(http, signals);
+  daemon.Stop();
+  spdlog::info("stopped");
+  return kExitOk;
+}
+
+}  // namespace
+
+int RunDaemon(ServeOptions options) {
+  // Signals are taken by one thread with sigwait: block them before any thread starts.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  if (Status st = PrepareConfig(options); !st.ok()) return Fail("start-up", st);
+  const Config& c = options.config;
+  auto rules = c.rules.empty() ? analyzer::Rules::LoadDefault() : analyzer::Rules::Load(c.rules);
+  if (!rules.ok()) return Fail("rules", rules.status());
+  return Serve(options, *rules, signals);
+}
+
+}  // namespace forkscope::server

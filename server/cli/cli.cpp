@@ -1,0 +1,65 @@
+#include "server/cli/cli.h"
+
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+#include <vector>
+
+#include "analyzer/git/global.h"
+
+namespace forkscope::server {
+
+void PrintOut(const std::string& text) {
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  if (text.empty() || text.back() != '\n') std::fputc('\n', stdout);
+  std::fflush(stdout);
+}
+
+namespace {
+
+void SetUpLogging(const GlobalOptions& g) {
+  auto logger = spdlog::stderr_color_mt("forkscope");
+  spdlog::set_default_logger(logger);
+  spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ %v");
+  spdlog::set_level(g.verbose ? spdlog::level::debug : g.quiet ? spdlog::level::warn : spdlog::level::info);
+}
+
+}  // namespace
+
+int RunCli(int argc, char** argv) {
+  analyzer::git::GlobalInit();
+  CLI::App app{
+      "forkscope keeps PyTorch custom-operator libraries healthy on PaddlePaddle: it mirrors each fork and its\n"
+      "upstream, sorts the migration diff into layers (kernel, build, cpp_compat, python, other), names\n"
+      "patterns, flags minimal-modification violations and compat gaps, and stores it all in SQLite.",
+      "forkscope"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", FORKSCOPE_VERSION);
+  GlobalOptions g;
+  app.add_flag("-v,--verbose", g.verbose, "Debug logging");
+  app.add_flag("-q,--quiet", g.quiet, "Only warnings and errors");
+  std::vector<Command> commands = {
+      AddAnalyzeCommand(app),
+      AddServeCommand(app),
+      AddDemoCommand(app),
+      AddCheckCommand(app),
+      AddDriftCommand(app),
+      AddJobCommand(app),
+      AddTraceDiffCommand(app),
+      AddPatternsCommand(app),
+      AddPlanCommand(app),
+  };
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? kExitOk : kExitError;
+  }
+  SetUpLogging(g);
+  for (auto& c : commands)
+    if (c.app->parsed()) return c.run();
+  return kExitError;
+}
+
+}  // namespace forkscope::server

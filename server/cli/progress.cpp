@@ -1,0 +1,48 @@
+#include "server/cli/progress.h"
+
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <memory>
+
+namespace forkscope::server {
+namespace {
+
+struct ReporterState {
+  bool tty = false;
+  std::string url;
+  int last_step = -1;
+};
+
+void DrawBar(const analyzer::git::TransferProgress& p) {
+  constexpr int kWidth = 30;
+  int pct = p.Percent();
+  int filled = pct * kWidth / 100;
+  std::fprintf(stderr, "\r%-40.40s [%.*s%*s] %3d%% %u/%u objects %.1f MiB %u/%u deltas", p.url.c_str(), filled,
+               "##############################", kWidth - filled, "", pct, p.received_objects, p.total_objects,
+               p.received_bytes / 1048576.0, p.indexed_deltas, p.total_deltas);
+  if (pct >= 100) std::fputc('\n', stderr);
+  std::fflush(stderr);
+}
+
+}  // namespace
+
+analyzer::git::ProgressFn MakeProgressReporter() {
+  auto state = std::make_shared<ReporterState>();
+  state->tty = isatty(STDERR_FILENO);
+  return [state](const analyzer::git::TransferProgress& p) {
+    if (p.url != state->url) state->url = p.url, state->last_step = -1;
+    int pct = p.Percent();
+    if (state->tty) {
+      if (pct != state->last_step) DrawBar(p);
+    } else if (pct / 10 != state->last_step / 10 || state->last_step < 0) {
+      spdlog::info("fetch url={} progress={}% objects={}/{} bytes={} deltas={}/{}", p.url, pct, p.received_objects,
+                   p.total_objects, p.received_bytes, p.indexed_deltas, p.total_deltas);
+    }
+    state->last_step = pct;
+    return true;
+  };
+}
+
+}  // namespace forkscope::server

@@ -1,0 +1,19 @@
+// JSON encodings of the API's resources and errors, in one place (docs/openapi.yaml describes them).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "base/status.h"
+#include "storage/store.h"
+
+namespace forkscope::server {
+
+nlohmann::json ForkToJson(const storage::ForkRecord& fork);
+// Reads the POST/PATCH body fields into fork; with partial, absent keys are left as they are.
+Status ForkFromJson(const nlohmann::json& body, bool partial, storage::ForkRecord& fork);
+nlohmann::json TaskToJson(const storage::TaskRecord& task);
+nlohmann::json ErrorJson(const std::string& code, const std::string& message);
+// The HTTP status of a Status code (the one mapping table).
+int HttpStatusOf(StatusCode code);
+
+}  // namespace forkscope::server

@@ -1,0 +1,79 @@
+// The small rules of the configuration: token scopes and hashing, webhook kind names, the one fork-name
+// rule, and the text helpers the other config files share. Pure.
+#include <openssl/evp.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+
+#include "server/config/config.h"
+#include "server/config/config_internal.h"
+
+namespace forkscope::server {
+
+namespace config_internal {
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+bool HasWhitespaceOrControl(std::string_view s) {
+  return std::any_of(s.begin(), s.end(), [](char c) {
+    const auto u = static_cast<unsigned char>(c);
+    return u <= 0x20 || u == 0x7f;
+  });
+}
+
+}  // namespace config_internal
+
+const char* TokenScopeName(TokenScope scope) {
+  switch (scope) {
+    case TokenScope::kRead: return "read";
+    case TokenScope::kWrite: return "write";
+    case TokenScope::kAdmin: return "admin";
+  }
+  return "read";
+}
+
+Result<TokenScope> ParseTokenScope(std::string_view name) {
+  if (name == "read") return TokenScope::kRead;
+  if (name == "write") return TokenScope::kWrite;
+  if (name == "admin") return TokenScope::kAdmin;
+  return InvalidArgument("unknown scope '" + std::string(name) + "' (expected read, write or admin)");
+}
+
+const char* WebhookKindName(WebhookKind kind) {
+  switch (kind) {
+    case WebhookKind::kGeneric: return "generic";
+    case WebhookKind::kSlack: return "slack";
+    case WebhookKind::kFeishu: return "feishu";
+  }
+  return "generic";
+}
+
+bool IsValidForkName(std::string_view name) {
+  auto alnum = [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+  if (name.empty() || name.size() > 64 || !alnum(name.front())) return false;
+  return std::all_of(name.begin() + 1, name.end(),
+                     [&](char c) { return alnum(c) || c == '.' || c == '_' || c == '-'; });
+}
+
+std::string HashToken(const std::string& secret) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  // EVP_Digest fails only when OpenSSL cannot allocate: nothing sensible is left to do.
+  if (EVP_Digest(secret.data(), secret.size(), digest, &length, EVP_sha256(), nullptr) != 1) std::abort();
+  static const char kHex[] = "0123456789abcdef";
+  std::string hex;
+  hex.reserve(length * 2);
+  for (unsigned int i = 0; i < length; ++i) {
+    hex.push_back(kHex[digest[i] >> 4]);
+    hex.push_back(kHex[digest[i] & 0xf]);
+  }
+  return hex;
+}
+
+}  // namespace forkscope::server

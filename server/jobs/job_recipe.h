@@ -1,0 +1,80 @@
+// Build-job recipes: the admin-configured commands that take a fork commit through build, import,
+// smoke and compare (docs/jobs.md). Parsed from TOML files named by the configuration only — never
+// from a repository — and snapshotted as JSON into each job. Plain values; thread-safe to share.
+#pragma once
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "base/status.h"
+
+namespace forkscope::server {
+
+using EnvList = std::vector<std::pair<std::string, std::string>>;
+
+// The stage names a recipe may use, in the order they run.
+inline constexpr const char* kStageOrder[] = {"build", "import", "smoke", "compare"};
+
+struct StageSpec {
+  std::string name;                     // one of kStageOrder
+  std::string run;                      // shell command line (/bin/sh -c); compare: optional, runs first
+  EnvList env;                          // added to the recipe's env
+  std::string workdir;                  // relative to the work tree; "" = its root; no "..", not absolute
+  int timeout_s = 3600;                 // 1..604800
+  bool gpu = false;                     // needs a GPU runner (else the stage is skipped)
+  std::string min_cuda;                 // "12.4": needs a runner with at least this CUDA; "" = any
+  int gpus = 0;                         // GPUs needed; gpu = true with gpus = 0 means 1
+  std::vector<std::string> slurm_args;  // extra sbatch arguments for this stage
+  // compare only: two commands that each write a JSONL trace to $FORKSCOPE_TRACE (or to the paths
+  // below, relative to workdir), diffed by forkscope with atol/rtol as defaults.
+  std::string reference;
+  std::string migrated;
+  std::string reference_trace;
+  std::string migrated_trace;
+  double atol = 1e-8;
+  double rtol = 1e-5;
+};
+
+struct Recipe {
+  std::string name;                     // `name = ...`, else the file stem
+  std::string description;
+  std::string origin;                   // the file it came from
+  EnvList env;                          // for every stage
+  std::vector<StageSpec> stages;        // in kStageOrder order; at least one
+};
+
+// GPUs a stage needs (0 = none).
+int NeededGpus(const StageSpec& stage);
+
+// Parses a recipe; errors name origin and key ("gpu.toml: stages.smoke.timeout_s: must be ...").
+Result<Recipe> ParseRecipe(const std::string& toml_text, const std::string& origin, const std::string& default_name);
+// Reads a recipe file; its stem is the default name.
+Result<Recipe> LoadRecipeFile(const std::string& path);
+
+nlohmann::json RecipeToJson(const Recipe& recipe);
+Result<Recipe> RecipeFromJson(const nlohmann::json& doc);
+
+// Compares dotted version numbers ("12.4" < "12.10"); -1, 0 or 1. Missing parts count as 0.
+int CompareVersions(const std::string& a, const std::string& b);
+
+// The recipes an admin configured: every *.toml of jobs.recipe_dir plus each forks[].recipe file.
+class RecipeCatalog {
+ public:
+  // Loads and validates them all; the first bad file is the error. Two files with one name are refused.
+  static Result<RecipeCatalog> Load(const std::string& recipe_dir,
+                                    const std::vector<std::pair<std::string, std::string>>& fork_recipes);
+  // NotFound naming the known recipes.
+  Result<Recipe> Find(const std::string& name) const;
+  // The recipe configured for a fork; NotFound when it has none.
+  Result<Recipe> ForFork(const std::string& fork) const;
+  std::vector<std::string> Names() const;
+
+ private:
+  std::map<std::string, Recipe> by_name_;
+  std::map<std::string, std::string> fork_recipe_;  // fork name -> recipe name
+};
+
+}  // namespace forkscope::server

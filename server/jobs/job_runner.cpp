@@ -1,0 +1,309 @@
+#include "server/jobs/job_runner.h"
+
+#include "base/clock.h"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <random>
+
+#include "analyzer/git/checkout.h"
+#include "analyzer/trace/trace_diff.h"
+#include "server/jobs/executors/capped_log.h"
+#include "server/jobs/executors/subprocess.h"
+
+namespace forkscope::server {
+namespace fs = std::filesystem;
+using nlohmann::json;
+using storage::JobRecord;
+using storage::JobState;
+using storage::StageRecord;
+
+namespace {
+
+bool Stops(JobState s) {
+  return s == JobState::kFailed || s == JobState::kTimedOut || s == JobState::kCancelled || s == JobState::kLost;
+}
+
+int64_t SystemNowS() {
+  return base::SystemClock().NowS();
+}
+
+std::string TraceDiffScript(const StageSpec& spec, const std::string& ref, const std::string& mig) {
+  auto one = [](const char* what, const std::string& trace, const std::string& command) {
+    return "FORKSCOPE_TRACE=" + ShellQuote(trace) + " /bin/sh -c " + ShellQuote(command) + " || { rc=$?; echo \"[forkscope: " +
+           what + " command failed with exit code $rc]\"; exit $rc; }\n";
+  };
+  std::string s;
+  if (!spec.run.empty()) s += "/bin/sh -c " + ShellQuote(spec.run) + " || exit $?\n";
+  s += "rm -f " + ShellQuote(ref) + " " + ShellQuote(mig) + "\n";
+  s += one("reference", ref, spec.reference);
+  s += one("migrated", mig, spec.migrated);
+  return s;
+}
+
+struct StagePaths {
+  std::string workdir;
+  std::string log;
+  std::string reference_trace;
+  std::string migrated_trace;
+};
+
+StagePaths PathsFor(const JobRecord& job, const StageSpec& spec) {
+  StagePaths p;
+  std::string tree = job.work_dir + "/tree";
+  p.workdir = spec.workdir.empty() ? tree : tree + "/" + spec.workdir;
+  p.log = job.work_dir + "/" + spec.name + ".log";
+  p.reference_trace = spec.reference_trace.empty() ? job.work_dir + "/compare-reference.jsonl"
+                                                   : p.workdir + "/" + spec.reference_trace;
+  p.migrated_trace = spec.migrated_trace.empty() ? job.work_dir + "/compare-migrated.jsonl"
+                                                 : p.workdir + "/" + spec.migrated_trace;
+  return p;
+}
+
+StageCommand CommandFor(const JobRecord& job, const Recipe& recipe, const StageSpec& spec, const JobRunContext& ctx) {
+  StagePaths p = PathsFor(job, spec);
+  StageCommand c;
+  c.job_id = job.id;
+  c.stage = spec.name;
+  c.script = spec.name == "compare" ? TraceDiffScript(spec, p.reference_trace, p.migrated_trace) : spec.run;
+  c.env = recipe.env;
+  c.env.insert(c.env.end(), spec.env.begin(), spec.env.end());
+  c.env.insert(c.env.end(), {{"FORKSCOPE_JOB_ID", job.id},
+                             {"FORKSCOPE_SHA", job.sha},
+                             {"FORKSCOPE_STAGE", spec.name},
+                             {"FORKSCOPE_WORK_TREE", job.work_dir + "/tree"},
+                             {"FORKSCOPE_JOB_DIR", job.work_dir}});
+  c.workdir = p.workdir;
+  c.timeout_s = spec.timeout_s;
+  c.gpus = NeededGpus(spec);
+  c.slurm_args = spec.slurm_args;
+  c.log_path = p.log;
+  c.log_cap_bytes = ctx.log_cap_bytes;
+  return c;
+}
+
+// After the compare commands passed: diff their traces; the stage fails on a divergence.
+void CompareTraces(const JobRecord& job, const StageSpec& spec, StageRecord& rec, const JobRunContext& ctx) {
+  StagePaths p = PathsFor(job, spec);
+  auto ref = analyzer::LoadTrace(p.reference_trace);
+  auto mig = ref.ok() ? analyzer::LoadTrace(p.migrated_trace) : ref;
+  std::ofstream log(p.log, std::ios::app);
+  if (!ref.ok() || !mig.ok()) {
+    rec.state = JobState::kFailed;
+    rec.reason = "trace: " + (!ref.ok() ? ref.status().message() : mig.status().message());
+    log << "[forkscope: " << rec.reason << "]\n";
+    return;
+  }
+  analyzer::TraceDiffResult diff = analyzer::DiffTraces(*ref, *mig, analyzer::TraceTolerance{spec.atol, spec.rtol});
+  if (diff.divergence) analyzer::AttachLayer(*diff.divergence, ctx.analysis, ctx.rules, job.work_dir + "/tree");
+  rec.result = analyzer::TraceDiffToJson(diff).dump();
+  log << "[forkscope: trace diff]\n" << analyzer::RenderTraceDiffText(diff);
+  if (!diff.divergence) return;
+  const analyzer::Divergence& d = *diff.divergence;
+  rec.state = JobState::kFailed;
+  rec.reason = "first divergence at record " + std::to_string(d.index) + " (" + analyzer::DivergenceKindName(d.kind) +
+               "): op " + d.op + " at " + (d.migrated_site.empty() ? d.reference_site : d.migrated_site);
+  if (d.layer) rec.reason += std::string(" [layer ") + analyzer::LayerName(*d.layer) + "]";
+}
+
+class StageRun {
+ public:
+  StageRun(JobRecord& job, size_t index, JobRunContext& ctx) : job_(job), rec_(job.stages[index]), ctx_(ctx) {}
+
+  // Runs or resumes the stage; false when the executor let go of it (detached).
+  bool Execute(const Recipe& recipe, const StageSpec& spec) {
+    StageCommand cmd = CommandFor(job_, recipe, spec, ctx_);
+    std::error_code ec;
+    if (rec_.handle.empty()) fs::remove(cmd.log_path, ec);
+    StageEvents events;
+    events.submitted = [this](const std::string& handle) {
+      rec_.handle = handle;
+      rec_.state = JobState::kQueued;
+      Save();
+    };
+    events.started = [this] {
+      rec_.state = JobState::kRunning;
+      started_us_ = base::SystemClock().MonotonicUs();
+      Save();
+    };
+    if (rec_.started_at == 0) rec_.started_at = ctx_.now_s();
+    if (rec_.handle.empty()) rec_.state = JobState::kQueued;
+    Save();
+    StageOutcome o = rec_.handle.empty() ? ctx_.executor->Run(cmd, *ctx_.stop, events)
+                                         : ctx_.executor->Resume(cmd, rec_.handle, *ctx_.stop, events);
+    if (o.state == JobState::kRunning) return false;
+    rec_.state = o.state;
+    rec_.exit_code = o.exit_code;
+    rec_.reason = o.reason;
+    rec_.finished_at = ctx_.now_s();
+    if (o.run_ms) rec_.duration_ms = *o.run_ms;
+    else if (started_us_)
+      rec_.duration_ms = (base::SystemClock().MonotonicUs() - *started_us_) / 1000;
+    else
+      rec_.duration_ms = (rec_.finished_at - rec_.started_at) * 1000;
+    if (!o.node.empty()) NoteNode(o.node);
+    if (spec.name == "compare" && rec_.state == JobState::kPassed) CompareTraces(job_, spec, rec_, ctx_);
+    rec_.log_tail = ReadLogTail(cmd.log_path);
+    Save();
+    return true;
+  }
+
+ private:
+  void Save() {
+    if (Status st = ctx_.store->Save(job_); !st.ok()) spdlog::warn("job save failed id={} error={}", job_.id, st.message());
+  }
+  void NoteNode(const std::string& node) {
+    json runner = json::parse(job_.runner.empty() ? "{}" : job_.runner, nullptr, false);
+    if (!runner.is_object()) runner = json::object();
+    runner["node"] = node;
+    job_.runner = runner.dump();
+  }
+
+  JobRecord& job_;
+  StageRecord& rec_;
+  JobRunContext& ctx_;
+  std::optional<int64_t> started_us_;  // monotonic, when the stage started
+};
+
+void SkipRest(JobRecord& job, const std::string& why) {
+  for (auto& s : job.stages)
+    if (!storage::IsFinished(s.state)) {
+      s.state = JobState::kSkipped;
+      s.reason = "not run: " + why;
+    }
+}
+
+}  // namespace
+
+std::string NewJobId() {
+  static std::mt19937_64 rng{std::random_device{}() ^ static_cast<uint64_t>(SystemNowS())};
+  static std::mutex mu;
+  std::lock_guard<std::mutex> lock(mu);
+  char buf[16];
+  snprintf(buf, sizeof buf, "j%012llx", static_cast<unsigned long long>(rng() & 0xffffffffffffULL));
+  return buf;
+}
+
+JobRecord NewJob(const std::string& id, const std::string& fork, const std::string& repo, const std::string& sha,
+                 const Recipe& recipe, const std::string& executor, const std::string& jobs_dir, int64_t now_s) {
+  JobRecord j;
+  j.id = id;
+  j.fork = fork;
+  j.repo = repo;
+  j.sha = sha;
+  j.recipe = recipe.name;
+  j.recipe_spec = RecipeToJson(recipe).dump();
+  j.executor = executor;
+  j.state = JobState::kQueued;
+  j.runner = "{}";
+  j.work_dir = jobs_dir + "/" + id;
+  j.created_at = now_s;
+  for (const auto& s : recipe.stages) {
+    StageRecord r;
+    r.name = s.name;
+    j.stages.push_back(std::move(r));
+  }
+  return j;
+}
+
+std::optional<std::string> UnmetRequirement(const StageSpec& stage, const RunnerInfo& runner) {
+  int need = NeededGpus(stage);
+  if (need > 0 && runner.gpus.empty()) return std::string("no GPU runner");
+  if (need > static_cast<int>(runner.gpus.size()))
+    return "needs " + std::to_string(need) + " GPUs, the runner has " + std::to_string(runner.gpus.size());
+  // A Slurm partition does not report its CUDA version: the requirement is the recipe's to honour.
+  if (!stage.min_cuda.empty() && runner.executor != "slurm") {
+    if (runner.cuda.empty()) return "needs CUDA >= " + stage.min_cuda + ", the runner has none";
+    if (CompareVersions(runner.cuda, stage.min_cuda) < 0)
+      return "needs CUDA >= " + stage.min_cuda + ", the runner has " + runner.cuda;
+  }
+  return std::nullopt;
+}
+
+JobState OverallState(const std::vector<StageRecord>& stages, std::string* reason) {
+  std::string why;
+  JobState state = JobState::kPassed;
+  for (const auto& s : stages) {
+    if (Stops(s.state)) {
+      if (reason) *reason = s.name + " " + storage::JobStateName(s.state) + (s.reason.empty() ? "" : ": " + s.reason);
+      return s.state;
+    }
+    if (s.state == JobState::kSkipped && state == JobState::kPassed) {
+      state = JobState::kSkipped;
+      why = s.name + " skipped: " + s.reason;
+    } else if (!storage::IsFinished(s.state)) {
+      state = state == JobState::kSkipped ? state : JobState::kRunning;
+    }
+  }
+  if (reason) *reason = state == JobState::kPassed || state == JobState::kRunning ? "" : why;
+  return state;
+}
+
+JobRecord RunJob(JobRecord job, JobRunContext& ctx) {
+  if (!ctx.now_s) ctx.now_s = SystemNowS;
+  auto save = [&] {
+    if (Status st = ctx.store->Save(job); !st.ok()) spdlog::warn("job save failed id={} error={}", job.id, st.message());
+  };
+  json spec = json::parse(job.recipe_spec, nullptr, false);
+  auto recipe = RecipeFromJson(spec);
+  job.state = JobState::kRunning;
+  if (job.started_at == 0) job.started_at = ctx.now_s();
+  RunnerInfo runner = ctx.executor->Runner();
+  if (job.runner.empty() || job.runner == "{}") job.runner = RunnerToJson(runner).dump();
+  std::string tree = job.work_dir + "/tree";
+  std::error_code ec;
+  Status ready = recipe.ok() && recipe->stages.size() == job.stages.size()
+                     ? Status::Ok()
+                     : Internal("the stored recipe does not match the job's stages");
+  if (ready.ok() && !fs::exists(tree, ec)) {
+    fs::create_directories(job.work_dir, ec);
+    ready = analyzer::git::CheckoutCommit(job.repo, job.sha, tree);
+  }
+  if (!ready.ok()) {
+    SkipRest(job, "checkout failed");
+    job.state = JobState::kFailed;
+    job.reason = "checkout: " + ready.message();
+    job.finished_at = ctx.now_s();
+    save();
+    return job;
+  }
+  save();
+  std::string stopped_by;
+  for (size_t i = 0; i < job.stages.size(); ++i) {
+    StageRecord& rec = job.stages[i];
+    const StageSpec& spec = recipe->stages[i];
+    if (storage::IsFinished(rec.state)) {
+      if (Stops(rec.state)) stopped_by = rec.name + " " + storage::JobStateName(rec.state);
+      continue;
+    }
+    if (!stopped_by.empty()) continue;
+    if (ctx.stop->detach && rec.handle.empty()) return job;  // resumes at this stage after a restart
+    if (ctx.stop->cancel && rec.handle.empty()) {
+      rec.state = JobState::kCancelled;
+      rec.reason = "cancelled before it started";
+      stopped_by = "job cancelled";
+      continue;
+    }
+    if (auto unmet = UnmetRequirement(spec, runner); unmet && rec.handle.empty()) {
+      rec.state = JobState::kSkipped;
+      rec.reason = *unmet;
+      save();
+      continue;
+    }
+    if (!StageRun(job, i, ctx).Execute(*recipe, spec)) return job;  // detached; resumed after a restart
+    if (Stops(rec.state)) stopped_by = rec.name + " " + storage::JobStateName(rec.state);
+  }
+  if (!stopped_by.empty()) SkipRest(job, stopped_by);
+  job.state = OverallState(job.stages, &job.reason);
+  job.finished_at = ctx.now_s();
+  if (!ctx.keep_work_tree) fs::remove_all(tree, ec);
+  save();
+  spdlog::info("job finished id={} state={} reason={}", job.id, storage::JobStateName(job.state), job.reason);
+  return job;
+}
+
+}  // namespace forkscope::server

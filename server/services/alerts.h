@@ -1,0 +1,85 @@
+// The alert rules and their lifecycle (docs/alerts.md). Measurements come in from three sides —
+// drift reports (OnDrift), sync outcomes (OnSyncResult, through the scheduler) and GPU job results
+// (OnJobResult) — and each rule's condition is applied to the fork's alert in storage: opened,
+// re-notified only when its value grows past the last notified one, resolved when it clears. Each
+// notifying change enqueues one delivery per interested webhook target in the same transaction and
+// then wakes the delivery worker.
+//
+// Rules (config key -> rule id, value, fires when):
+//   behind_commits        -> "behind"             commits behind upstream      value > N
+//   merge_base_age_days   -> "merge-base-age"     whole days since merge-base  value > D
+//   predicted_conflicts   -> "predicted-conflict" conflicting paths            value > 0
+//   upstream_touched      -> "upstream-touched"   upstream commits touching patched files  value > 0
+//   failures_before_alert -> "sync-failing"       failed syncs in a row        value >= N
+//   job_failing           -> "job-failing"        consecutive failing heads    value >= 2
+// A rule turned off (0 / false) resolves its open alert at the next measurement.
+//
+// Thread contract: thread-safe after SetDeliveryNotifier(); every call takes the caller's Store, which
+// stays on the caller's thread.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "analyzer/drift/drift.h"
+#include "base/clock.h"
+#include "server/config/config.h"
+#include "storage/alert_store.h"
+#include "storage/store.h"
+
+namespace forkscope::server {
+
+inline constexpr int kJobFailuresBeforeAlert = 2;
+
+struct AlertEngineOptions {
+  std::string database;                                  // for OnJobResult without a Store
+  AlertRulesConfig defaults;
+  std::map<std::string, AlertRuleOverrides> per_fork;    // by fork name
+  std::vector<WebhookConfig> webhooks;
+};
+
+// The engine's options from the daemon's configuration.
+AlertEngineOptions AlertOptionsFromConfig(const Config& config);
+
+// The drift rules' measurements of one report (pure: the rules of the fork, its name, the report).
+std::vector<storage::AlertCondition> DriftConditions(const AlertRulesConfig& rules, const std::string& fork,
+                                                     const analyzer::DriftReport& drift);
+storage::AlertCondition SyncCondition(const AlertRulesConfig& rules, const std::string& fork,
+                                      const storage::ForkHealth& health);
+storage::AlertCondition JobCondition(const AlertRulesConfig& rules, const std::string& fork,
+                                     const storage::ForkHealth& health);
+
+class AlertEngine {
+ public:
+  AlertEngine(AlertEngineOptions options, base::Clock& clock);
+
+  // Called after every change that enqueued deliveries (the delivery worker's Wake). Set before use.
+  void SetDeliveryNotifier(std::function<void()> notify) { notify_ = std::move(notify); }
+
+  // A fork's drift was measured: applies behind, merge-base-age, predicted-conflict, upstream-touched.
+  Status OnDrift(storage::Store& store, const std::string& fork, const analyzer::DriftReport& drift);
+  // A sync of fork finished (or was abandoned): updates the fork's sync streak and the sync-failing
+  // rule. Returns the fork's health after the update (the scheduler backs off from it).
+  Result<storage::ForkHealth> OnSyncResult(storage::Store& store, const std::string& fork, bool ok,
+                                           const std::string& error);
+  // A GPU job on the fork's head sha finished: job-failing fires when jobs failed on two consecutive
+  // heads (a repeat on the same head counts once); a pass resolves it.
+  Status OnJobResult(storage::Store& store, const std::string& fork, const std::string& sha, bool passed);
+  // A user acknowledges an alert. NotFound; FailedPrecondition when it is resolved.
+  Result<storage::AlertRecord> Ack(storage::Store& store, int64_t alert_id, const std::string& by);
+
+  AlertRulesConfig RulesFor(const std::string& fork) const;
+
+ private:
+  Status Apply(storage::Store& store, int64_t fork_id, const storage::AlertCondition& condition);
+  std::vector<storage::DeliveryRecord> Plan(const storage::AlertRecord& alert, storage::AlertEvent event) const;
+  void Notify(const std::optional<storage::AlertEvent>& event) const;
+
+  const AlertEngineOptions options_;
+  base::Clock& clock_;
+  std::function<void()> notify_;  // fixed before use
+};
+
+}  // namespace forkscope::server

@@ -1,0 +1,48 @@
+#include "server/services/analysis_service.h"
+
+#include <spdlog/spdlog.h>
+
+#include "analyzer/classify/rules_data.h"
+#include "storage/compat_gap_store.h"
+
+namespace forkscope::server {
+
+analyzer::AnalyzeRequest RequestFor(const storage::ForkRecord& fork) {
+  analyzer::AnalyzeRequest r;
+  r.fork_location = fork.fork_url;
+  r.branch = fork.branch;
+  r.upstream_location = fork.upstream_url;
+  r.upstream_branch = fork.upstream_branch;
+  return r;
+}
+
+Result<AnalysisOutcome> RunAnalysis(const analyzer::AnalyzeRequest& request, const analyzer::Rules& rules,
+                                    storage::Store& store, std::optional<int64_t> fork_id) {
+  FS_ASSIGN_OR_RETURN(analyzer::ResolvedPair pair, analyzer::ResolvePair(request));
+  const analyzer::Analysis& h = pair.header;
+  storage::AnalysisKey key{h.fork.sha, h.upstream.sha, h.merge_base, rules.version()};
+  FS_ASSIGN_OR_RETURN(auto cached_id, store.FindAnalysisId(key));
+  if (cached_id) {
+    FS_ASSIGN_OR_RETURN(analyzer::Analysis cached, store.LoadAnalysis(*cached_id));
+    // The same commits may be reached through another URL or branch name: report what was asked.
+    cached.fork = h.fork;
+    cached.upstream = h.upstream;
+    cached.upstream_branch_choice = h.upstream_branch_choice;
+    cached.ahead = h.ahead;
+    cached.behind = h.behind;
+    cached.cached = true;
+    // A stored analysis is never rewritten; annotations made since count in what is returned.
+    FS_RETURN_IF_ERROR(storage::CompatGapStore(store, {}).ApplyAnnotations(rules.data(), fork_id, cached).status());
+    if (fork_id) FS_RETURN_IF_ERROR(store.SetLatestAnalysis(*fork_id, *cached_id));
+    return AnalysisOutcome{std::move(cached), *cached_id, pair.fork_mirror, pair.upstream_mirror};
+  }
+  FS_ASSIGN_OR_RETURN(analyzer::Analysis analysis, analyzer::AnalyzeResolved(pair, rules, request.diff));
+  // Compat-gap annotations stored through the API count like marker comments (see compat_gap_store.h).
+  FS_RETURN_IF_ERROR(storage::CompatGapStore(store, {}).ApplyAnnotations(rules.data(), fork_id, analysis).status());
+  FS_ASSIGN_OR_RETURN(int64_t id, store.SaveAnalysis(key, analysis, fork_id));
+  spdlog::info("analysis stored id={} fork_sha={} files={} ms={}", id, analysis.fork.sha.substr(0, 12),
+               analysis.files.size(), analysis.duration_ms);
+  return AnalysisOutcome{std::move(analysis), id, pair.fork_mirror, pair.upstream_mirror};
+}
+
+}  // namespace forkscope::server

@@ -1,0 +1,27 @@
+// Runs one analysis end to end: resolve the pair, answer from the store when the same
+// (fork sha, upstream sha, base, rules version) was analysed before, else analyse and store it in
+// one transaction. Stateless; the caller passes a Store owned by its thread.
+#pragma once
+
+#include <optional>
+
+#include "analyzer/diff/analysis.h"
+#include "analyzer/classify/rules.h"
+#include "storage/store.h"
+
+namespace forkscope::server {
+
+struct AnalysisOutcome {
+  analyzer::Analysis analysis;
+  int64_t analysis_id = 0;
+  std::string fork_mirror;      // the bare mirrors it was computed from
+  std::string upstream_mirror;
+};
+
+// The analysis request of a registered fork (its URLs and branches; data dir and options left to the caller).
+analyzer::AnalyzeRequest RequestFor(const storage::ForkRecord& fork);
+
+Result<AnalysisOutcome> RunAnalysis(const analyzer::AnalyzeRequest& request, const analyzer::Rules& rules,
+                                    storage::Store& store, std::optional<int64_t> fork_id = std::nullopt);
+
+}  // namespace forkscope::server

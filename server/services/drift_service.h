@@ -1,0 +1,42 @@
+// Drift after every sync: a SyncHook that rebuilds the analysed pair from the sync's outcome, computes
+// its drift report (analyzer/drift.h) and appends it to the fork's history (storage/drift_store.h).
+// The hook runs on the sync worker's thread with the worker's Store; it keeps no state of its own.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "analyzer/drift/drift.h"
+#include "server/services/analysis_service.h"
+#include "server/services/sync_service.h"
+
+namespace forkscope::server {
+
+// The drift report of a sync's outcome, measured at now (unix seconds); report.fork = fork_name.
+Result<analyzer::DriftReport> DriftOfOutcome(const AnalysisOutcome& outcome, const std::string& fork_name,
+                                             int64_t now, const analyzer::DriftOptions& options = {});
+
+// Computes and stores the drift of a registered fork's sync outcome; returns the stored report.
+Result<analyzer::DriftReport> StoreDriftOfOutcome(storage::Store& store, const std::string& fork_name,
+                                    const AnalysisOutcome& outcome, int64_t now,
+                                    const analyzer::DriftOptions& options = {});
+
+// Told of every stored report (the alert rules evaluate it), on the sync worker's thread.
+using DriftListener =
+    std::function<void(storage::Store& store, const std::string& fork, const analyzer::DriftReport& report)>;
+
+// The hook for SyncService::AddSyncHook. now_s is the clock (unix seconds); failed syncs are skipped,
+// and a failing drift computation is logged without failing the sync.
+SyncHook MakeDriftHook(std::function<int64_t()> now_s, analyzer::DriftOptions options = {},
+                       DriftListener on_report = nullptr);
+
+// At start-up: queues one sync of every registered fork that has no analysis or no drift report yet
+// (never synced, or analysed before drift existed), so the API answers without waiting for the
+// scheduler.
+Status SyncForksMissingData(const std::string& database, SyncService& sync);
+
+// The system clock in unix seconds, for production wiring.
+int64_t SystemNowSeconds();
+
+}  // namespace forkscope::server

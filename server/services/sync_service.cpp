@@ -1,0 +1,269 @@
+#include "server/services/sync_service.h"
+
+#include "base/clock.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <chrono>
+#include <future>
+#include <random>
+
+#include "server/services/analysis_service.h"
+
+namespace forkscope::server {
+namespace {
+
+int64_t NowS() {
+  return base::SystemClock().NowS();
+}
+
+}  // namespace
+
+struct SyncService::Job {
+  storage::TaskRecord task;
+  analyzer::AnalyzeRequest request;
+  std::optional<int64_t> fork_id;
+  std::promise<Result<analyzer::Analysis>> done;  // fulfilled for check jobs
+  bool is_check = false;
+};
+
+SyncService::SyncService(SyncOptions options, analyzer::Rules rules)
+    : options_(std::move(options)), rules_(std::move(rules)) {}
+
+SyncService::~SyncService() { Shutdown(); }
+
+Status SyncService::Start() {
+  FS_ASSIGN_OR_RETURN(task_store_, storage::Store::Open(options_.database));
+  FS_ASSIGN_OR_RETURN(int interrupted, task_store_->FailUnfinishedTasks("interrupted: the daemon stopped"));
+  if (interrupted > 0) spdlog::warn("tasks interrupted_by_restart={}", interrupted);
+  std::random_device rd;
+  next_id_ = (static_cast<uint64_t>(rd()) << 20) ^ static_cast<uint64_t>(NowS());
+  for (int i = 0; i < options_.workers; ++i) workers_.emplace_back([this, i] { WorkerLoop(i); });
+  return Status::Ok();
+}
+
+std::string SyncService::NewTaskId() {
+  char buf[24];
+  snprintf(buf, sizeof buf, "t%012llx", static_cast<unsigned long long>(++next_id_ & 0xffffffffffffULL));
+  return buf;
+}
+
+Result<std::string> SyncService::EnqueueSync(const storage::ForkRecord& fork) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (stopping_) return Unavailable("the daemon is shutting down");
+  if (auto it = active_by_fork_.find(fork.name); it != active_by_fork_.end()) {
+    if (abandoned_.count(it->second->task.id))
+      return Unavailable("the abandoned sync of '" + fork.name + "' has not stopped yet");
+    return it->second->task.id;
+  }
+  auto job = std::make_shared<Job>();
+  job->task.id = NewTaskId();
+  job->task.kind = "sync";
+  job->task.fork_name = fork.name;
+  job->task.state = "queued";
+  job->task.stage = "queued";
+  job->task.created_at = NowS();
+  job->fork_id = fork.id;
+  auto& r = job->request;
+  r = RequestFor(fork);
+  r.data_dir = options_.data_dir;
+  r.allow_foreign_owner = options_.allow_foreign_owner;
+  r.diff = options_.diff;
+  FS_RETURN_IF_ERROR(task_store_->SaveTask(job->task));
+  unfinished_[job->task.id] = job->task;
+  active_by_fork_[fork.name] = job;
+  queue_.push_back(job);
+  ++stats_.queued;
+  cv_.notify_one();
+  return job->task.id;
+}
+
+Result<analyzer::Analysis> SyncService::RunCheck(const analyzer::AnalyzeRequest& request, int timeout_s) {
+  auto job = std::make_shared<Job>();
+  std::future<Result<analyzer::Analysis>> result = job->done.get_future();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stopping_) return Unavailable("the daemon is shutting down");
+    job->task.id = NewTaskId();
+    job->task.kind = "check";
+    job->task.state = "queued";
+    job->task.created_at = NowS();
+    job->is_check = true;
+    job->request = request;
+    job->request.data_dir = options_.data_dir;
+    job->request.allow_foreign_owner = options_.allow_foreign_owner;
+    FS_RETURN_IF_ERROR(task_store_->SaveTask(job->task));
+    unfinished_[job->task.id] = job->task;
+    queue_.push_back(job);
+    ++stats_.queued;
+    cv_.notify_one();
+  }
+  if (result.wait_for(std::chrono::seconds(timeout_s)) != std::future_status::ready)
+    return DeadlineExceeded("check still running as task " + job->task.id);
+  return result.get();
+}
+
+Result<storage::TaskRecord> SyncService::GetTask(const std::string& id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (auto it = unfinished_.find(id); it != unfinished_.end()) return it->second;
+  if (!task_store_) return Unavailable("sync service not started");
+  FS_ASSIGN_OR_RETURN(auto task, task_store_->GetTask(id));
+  if (!task) return NotFound("no task '" + id + "'");
+  return *task;
+}
+
+std::vector<storage::TaskRecord> SyncService::ActiveTasks() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<storage::TaskRecord> tasks;
+  for (const auto& [id, task] : unfinished_) tasks.push_back(task);  // ids grow with time: oldest first
+  return tasks;
+}
+
+SyncStats SyncService::Stats() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return stats_;
+}
+
+Status SyncService::Abandon(const std::string& task_id, const std::string& reason) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = std::find_if(active_by_fork_.begin(), active_by_fork_.end(),
+                         [&](const auto& entry) { return entry.second->task.id == task_id; });
+  if (it == active_by_fork_.end() || abandoned_.count(task_id)) return NotFound("no unfinished sync '" + task_id + "'");
+  std::shared_ptr<Job> job = it->second;
+  storage::TaskRecord task = unfinished_.count(task_id) ? unfinished_[task_id] : job->task;
+  task.state = "failed";
+  task.error = reason;
+  task.finished_at = NowS();
+  unfinished_.erase(task_id);
+  if (auto queued = std::find(queue_.begin(), queue_.end(), job); queued != queue_.end()) {
+    queue_.erase(queued);  // never started: nothing to wait for
+    --stats_.queued;
+    ++stats_.failed;
+    active_by_fork_.erase(it);
+  } else {
+    abandoned_.insert(task_id);
+  }
+  spdlog::warn("sync abandoned task={} fork={} reason={}", task_id, task.fork_name, reason);
+  return task_store_->SaveTask(task);
+}
+
+void SyncService::UpdateTask(const storage::TaskRecord& task) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (abandoned_.count(task.id)) return;  // its failed row is final
+  bool finished = task.state == "succeeded" || task.state == "failed";
+  if (finished)
+    unfinished_.erase(task.id);
+  else
+    unfinished_[task.id] = task;
+  // Progress ticks are frequent: persist only state changes and stage boundaries.
+  if (task_store_) {
+    Status st = task_store_->SaveTask(task);
+    if (!st.ok()) spdlog::warn("task save failed id={} error={}", task.id, st.message());
+  }
+}
+
+void SyncService::WorkerLoop(int index) {
+  auto store = storage::Store::Open(options_.database);
+  if (!store.ok()) {
+    spdlog::error("worker={} cannot open database: {}", index, store.status().message());
+    return;
+  }
+  while (true) {
+    std::shared_ptr<Job> job;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      if (stopping_) return;
+      job = queue_.front();
+      queue_.pop_front();
+      --stats_.queued;
+      ++stats_.running;
+    }
+    RunJob(**store, *job);
+  }
+}
+
+void SyncService::RunJob(storage::Store& store, Job& job) {
+  const int64_t start_us = base::SystemClock().MonotonicUs();
+  storage::TaskRecord& t = job.task;
+  t.state = "running";
+  t.stage = "fetch";
+  t.started_at = NowS();
+  UpdateTask(t);
+  std::string fork_url = job.request.fork_location;
+  int last_reported = -1;
+  job.request.progress = [this, &t, &fork_url, &last_reported](const analyzer::git::TransferProgress& p) {
+    bool fork_side = p.url == analyzer::git::RedactUrl(fork_url);
+    int pct = (fork_side ? 0 : 40) + p.Percent() * 40 / 100;
+    std::lock_guard<std::mutex> lock(mu_);
+    if (abandoned_.count(t.id)) return false;
+    if (pct / 5 != last_reported / 5) {
+      last_reported = pct;
+      t.progress = pct;
+      t.stage = fork_side ? "fetch fork" : "fetch upstream";
+      unfinished_[t.id] = t;
+    }
+    return !stopping_.load();
+  };
+  auto outcome = RunAnalysis(job.request, rules_, store, job.is_check ? std::nullopt : job.fork_id);
+  double seconds = (base::SystemClock().MonotonicUs() - start_us) / 1e6;
+  t.finished_at = NowS();
+  if (outcome.ok()) {
+    t.state = "succeeded";
+    t.progress = 100;
+    t.stage = "done";
+    t.analysis_id = outcome->analysis_id;
+  } else {
+    t.state = "failed";
+    t.error = stopping_ ? "interrupted: the daemon stopped" : outcome.status().message();
+    spdlog::warn("sync failed task={} fork={} error={}", t.id, t.fork_name, t.error);
+  }
+  bool abandoned = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    abandoned = abandoned_.count(t.id) > 0;
+  }
+  // Hooks (drift, alerts) run before the task is marked finished: a finished sync has its drift.
+  if (!job.is_check && !abandoned)
+    for (const auto& hook : hooks_) hook(store, t, outcome.ok() ? &*outcome : nullptr);
+  UpdateTask(t);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    abandoned_.erase(t.id);
+    --stats_.running;
+    (outcome.ok() && !abandoned ? stats_.succeeded : stats_.failed)++;
+    stats_.seconds_sum += seconds;
+    if (!job.is_check) active_by_fork_.erase(t.fork_name);
+  }
+  if (job.is_check) {
+    if (outcome.ok())
+      job.done.set_value(std::move(outcome->analysis));
+    else
+      job.done.set_value(outcome.status());
+  }
+}
+
+void SyncService::Shutdown() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stopping_ && workers_.empty()) return;
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  for (auto& w : workers_) w.join();
+  workers_.clear();
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto& job : queue_) {
+    job->task.state = "failed";
+    job->task.error = "interrupted: the daemon stopped before the task ran";
+    job->task.finished_at = NowS();
+    if (task_store_) (void)task_store_->SaveTask(job->task);
+    if (job->is_check) job->done.set_value(Unavailable("the daemon is shutting down"));
+  }
+  queue_.clear();
+  unfinished_.clear();
+  active_by_fork_.clear();
+}
+
+}  // namespace forkscope::server

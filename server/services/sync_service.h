@@ -1,0 +1,102 @@
+// Syncs (fetch both mirrors -> analyse -> store) on a bounded pool of worker threads. Each worker owns
+// its own Store connection and opens its own git repositories. A sync of a fork that is already
+// queued or running is coalesced into the existing task. Thread-safe: all public methods may be
+// called from any thread (HTTP handlers, the scheduler).
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "analyzer/diff/analysis.h"
+#include "analyzer/classify/rules.h"
+#include "storage/store.h"
+
+namespace forkscope::server {
+
+struct SyncOptions {
+  std::string data_dir;
+  std::string database;
+  int workers = 2;
+  bool allow_foreign_owner = false;
+  analyzer::git::DiffOptions diff;
+};
+
+struct SyncStats {
+  int64_t succeeded = 0;
+  int64_t failed = 0;
+  double seconds_sum = 0;     // durations of finished syncs
+  int queued = 0;
+  int running = 0;
+};
+
+struct AnalysisOutcome;
+
+// Called on the worker thread after every sync task's analysis, with the worker's Store; outcome is null
+// when the sync failed. Hooks run in the order they were added (drift first, then alerts), before the
+// task is marked finished (so a finished task's drift is stored).
+using SyncHook =
+    std::function<void(storage::Store& store, const storage::TaskRecord& task, const AnalysisOutcome* outcome)>;
+
+class SyncService {
+ public:
+  SyncService(SyncOptions options, analyzer::Rules rules);
+  ~SyncService();
+  SyncService(const SyncService&) = delete;
+  SyncService& operator=(const SyncService&) = delete;
+
+  // Adds a hook; call before Start().
+  void AddSyncHook(SyncHook hook) { hooks_.push_back(std::move(hook)); }
+  // Opens the task connection, marks tasks a previous process left unfinished, starts the workers.
+  Status Start();
+  // Queues a sync of fork (or returns the id of its queued/running task). Unavailable once stopping.
+  Result<std::string> EnqueueSync(const storage::ForkRecord& fork);
+  // Runs an analysis request on the pool (the CI check of a fork commit) and waits up to timeout_s.
+  // DeadlineExceeded when it is still running then (it goes on; its task id is in the message).
+  Result<analyzer::Analysis> RunCheck(const analyzer::AnalyzeRequest& request, int timeout_s);
+  Result<storage::TaskRecord> GetTask(const std::string& id);
+  // Gives up on a queued or running sync (the scheduler's timeout): its task is failed with reason at
+  // once, a fetch in progress is cancelled at its next progress tick, and whatever the worker later
+  // produces is dropped without running the hooks. Until that worker returns, EnqueueSync of the fork
+  // answers Unavailable (two fetches never share a mirror). NotFound when no such sync is unfinished.
+  Status Abandon(const std::string& task_id, const std::string& reason);
+  // Every queued or running task, oldest first (the dashboard's live sync progress).
+  std::vector<storage::TaskRecord> ActiveTasks() const;
+  SyncStats Stats() const;
+  // Stops accepting, cancels running fetches, marks every unfinished task failed, joins the workers.
+  void Shutdown();
+
+ private:
+  struct Job;
+  void WorkerLoop(int index);
+  void RunJob(storage::Store& store, Job& job);
+  void UpdateTask(const storage::TaskRecord& task);
+  std::string NewTaskId();
+
+  const SyncOptions options_;
+  std::vector<SyncHook> hooks_;  // fixed before Start()
+  const analyzer::Rules rules_;
+  std::atomic<bool> stopping_{false};
+  std::vector<std::thread> workers_;
+
+  mutable std::mutex mu_;  // guards everything below
+  std::condition_variable cv_;
+  std::deque<std::shared_ptr<Job>> queue_;
+  std::map<std::string, std::shared_ptr<Job>> active_by_fork_;  // queued or running syncs
+  std::map<std::string, storage::TaskRecord> unfinished_;       // by task id
+  std::set<std::string> abandoned_;                             // task ids whose worker has not returned
+  std::unique_ptr<storage::Store> task_store_;                  // task rows, written under mu_
+  SyncStats stats_;
+  uint64_t next_id_ = 0;
+};
+
+}  // namespace forkscope::server

@@ -1,0 +1,84 @@
+// Webhook delivery: the bodies of each target kind, their HMAC-SHA256 signature, and the worker that
+// drains the durable outbox (storage/alert_store.h, DeliveryStore). Formats in docs/alerts.md.
+//
+// Delivery is at least once: a row is marked delivered in the database right after its 2xx, before the
+// worker moves on, so a delivery acknowledged with 2xx is never sent again; a crash between the
+// receiver's 2xx and that write re-sends it after a restart with the same id, which receivers use to
+// de-duplicate. Pending rows survive restarts and are picked up when the worker starts.
+//
+// Thread contract: the render/sign functions are pure. DeliveryWorker runs one thread of its own;
+// Wake() and Stop() may be called from any thread; RunDue() is for that thread, or for a test that
+// never called Start().
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "base/clock.h"
+#include "server/config/config.h"
+#include "storage/alert_store.h"
+
+namespace forkscope::server {
+
+// A fresh delivery id: 32 lowercase hex digits from a cryptographic random source.
+std::string NewDeliveryId();
+
+// The body a target of `kind` receives for an alert event; the delivery id is inside it.
+std::string RenderWebhookBody(WebhookKind kind, const std::string& delivery_id, storage::AlertEvent event,
+                              const storage::AlertRecord& alert);
+
+// "sha256=" + hex HMAC-SHA256 of body keyed with secret: the X-Forkscope-Signature-256 header.
+std::string SignBody(const std::string& secret, const std::string& body);
+
+// Whether a target wants an event of an alert (its events list and min_severity).
+bool WebhookWants(const WebhookConfig& target, storage::AlertEvent event, const std::string& severity);
+
+struct DeliveryWorkerOptions {
+  std::string database;
+  std::vector<WebhookConfig> targets;
+  DeliveryConfig delivery;
+};
+
+class DeliveryWorker {
+ public:
+  DeliveryWorker(DeliveryWorkerOptions options, base::Clock& clock);
+  ~DeliveryWorker();
+  DeliveryWorker(const DeliveryWorker&) = delete;
+  DeliveryWorker& operator=(const DeliveryWorker&) = delete;
+
+  // Opens the worker's database connection and starts its thread, which sends pending deliveries
+  // as they come due (those left by an earlier process first).
+  Status Start();
+  // Something was enqueued: look again now rather than at the next known due time.
+  void Wake();
+  // Lets an attempt in flight finish (bounded by timeout_s), then joins the thread. Idempotent.
+  void Stop();
+
+  // Sends every delivery due now, once each, recording every attempt. Returns how many were attempted.
+  Result<int> RunDue();
+  // The delay before attempt n + 1 after n failed attempts: retry_base_s * 2^(n-1), capped at retry_max_s.
+  int64_t RetryDelay(int failed_attempts) const;
+
+ private:
+  void Loop();
+  Status Attempt(storage::DeliveryStore& outbox, const storage::DeliveryRecord& delivery);
+  storage::DeliveryAttempt Send(const WebhookConfig& target, const storage::DeliveryRecord& delivery);
+  const WebhookConfig* Target(const std::string& name) const;
+
+  const DeliveryWorkerOptions options_;
+  base::Clock& clock_;
+  std::unique_ptr<storage::Store> store_;  // used by the worker thread (or the RunDue caller) only
+  std::thread thread_;
+
+  std::mutex mu_;  // guards the two flags
+  std::condition_variable cv_;
+  bool stopping_ = false;
+  bool woken_ = false;
+};
+
+}  // namespace forkscope::server

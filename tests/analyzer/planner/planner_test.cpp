@@ -1,0 +1,192 @@
+// The planner on in-memory libraries: touchpoints with file, line, layer and pattern; the keep list;
+// the validation path and its recipe; the compat-gap strategy and similar forks from given experience.
+#include "analyzer/planner/planner.h"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "tests/analyzer/classifier_fixture.h"
+
+namespace forkscope::analyzer {
+namespace {
+
+using testing::DefaultRules;
+
+std::vector<SourceFile> Library(bool with_conftest) {
+  std::vector<SourceFile> files = {
+      {"setup.py",
+       "import os\nfrom setuptools import setup\nfrom torch.utils.cpp_extension import BuildExtension, "
+       "CUDAExtension\n\n"
+       "setup(\n    name=\"normkit\",\n    ext_modules=[CUDAExtension(\"normkit._C\", [\"csrc/norm.cu\"], "
+       "extra_compile_args={\"nvcc\": [\"-O3\"]})],\n)\n"},
+      {"pyproject.toml",
+       "[project]\nname = \"normkit\"\ndescription = \"A torch extension\"\n"
+       "dependencies = [\n    \"torch>=2.1\",\n    \"numpy\",\n]\n"},
+      {"csrc/norm.cu",
+       "#include <torch/extension.h>\n\n__global__ void norm_kernel(float* y) {}\n\n"
+       "void norm(at::Tensor& y) {\n  auto s = at::cuda::getCurrentCUDAStream();\n  y.record_stream(s);\n}\n\n"
+       "TORCH_LIBRARY(normkit, m) {\n  m.def(\"norm(Tensor! y) -> ()\");\n}\n\n"
+       "TORCH_LIBRARY_IMPL(normkit, CUDA, m) {\n  m.impl(\"norm\", &norm);\n}\n"},
+      {"csrc/math.cuh", "template <typename T>\n__device__ T sq(T x) { return x * x; }\n"},
+      {"normkit/__init__.py", "from normkit.ops import norm\n"},
+      {"normkit/ops.py",
+       "import torch\n\n\ndef norm(x):\n    torch.ops.normkit.norm(x)\n    return x\n\n\n"
+       "@torch.compile\ndef fused(x):\n    return x\n\n\ndef stream():\n    return torch.cuda.current_stream()\n"},
+      {"tests/test_norm.py",
+       "import pytest\nimport torch\n\nimport normkit\n\n\ndef test_norm():\n"
+       "    x = torch.ones(4, device=\"cuda\")\n    normkit.norm(x)\n"},
+      {"tests/test_shapes.py", "import normkit\n\n\ndef test_import():\n    assert normkit\n"},
+      {"docs/index.md", "import torch\n"},
+      {"third_party/cutlass/include/cutlass.h", "#include <torch/extension.h>\nat::cuda::getCurrentCUDAStream();\n"},
+  };
+  if (with_conftest) files.push_back({"tests/conftest.py", "import pytest\n"});
+  return files;
+}
+
+const Touchpoint* Find(const MigrationPlan& plan, const std::string& path, const std::string& pattern) {
+  for (const auto& t : plan.touchpoints)
+    if (t.path == path && t.pattern == pattern) return &t;
+  return nullptr;
+}
+
+int CountAt(const MigrationPlan& plan, const std::string& path) {
+  return static_cast<int>(std::count_if(plan.touchpoints.begin(), plan.touchpoints.end(),
+                                        [&](const Touchpoint& t) { return t.path == path; }));
+}
+
+TEST_CASE("the planner finds the touchpoints of a custom-op library", "[analyzer][planner]") {
+  const MigrationPlan plan = PlanMigration(DefaultRules(), Library(false), {});
+  CHECK(plan.package == "normkit");
+  const Touchpoint* setup = Find(plan, "setup.py", "build.global-enable-compat");
+  REQUIRE(setup != nullptr);
+  CHECK(setup->line == 3);
+  CHECK(setup->layer == Layer::kBuild);
+  REQUIRE(Find(plan, "setup.py", "build.flags-edit") != nullptr);
+  CHECK(Find(plan, "setup.py", "build.flags-edit")->line == 7);
+  const Touchpoint* pin = Find(plan, "pyproject.toml", "build.dependency-pin");
+  REQUIRE(pin != nullptr);
+  CHECK(pin->line == 5);  // not line 3, whose "torch extension" is prose
+  CHECK(CountAt(plan, "pyproject.toml") == 1);
+  CHECK(Find(plan, "normkit/ops.py", "python.torch-ops-call-site")->line == 5);
+  CHECK(Find(plan, "normkit/ops.py", "python.dynamo-profiler-guard")->line == 9);
+  CHECK(Find(plan, "normkit/ops.py", "python.device-stream-glue")->line == 15);
+  CHECK(Find(plan, "tests/test_norm.py", "python.scoped-enable-compat")->line == 2);
+  CHECK(Find(plan, "tests/test_shapes.py", "python.scoped-enable-compat")->line == 1);
+  CHECK(Find(plan, "csrc/norm.cu", "cpp_compat.stream-rewire")->line == 6);
+  CHECK(Find(plan, "csrc/norm.cu", "cpp_compat.stream-rewire")->layer == Layer::kCppCompat);
+  CHECK(CountAt(plan, "docs/index.md") == 0);
+  CHECK(CountAt(plan, "third_party/cutlass/include/cutlass.h") == 0);
+  CHECK(Find(plan, "csrc/norm.cu", "cpp_compat.pd-bridge") == nullptr);  // nobody bridged record_stream yet
+  CHECK(plan.gaps.empty());
+}
+
+TEST_CASE("a conftest.py takes the scoped proxy for its whole test tree", "[analyzer][planner]") {
+  const MigrationPlan plan = PlanMigration(DefaultRules(), Library(true), {});
+  CHECK(Find(plan, "tests/conftest.py", "python.scoped-enable-compat") != nullptr);
+  CHECK(CountAt(plan, "tests/test_norm.py") == 0);
+  CHECK(CountAt(plan, "tests/test_shapes.py") == 0);
+}
+
+TEST_CASE("the keep list holds kernels, schemas, registrations and the layout", "[analyzer][planner]") {
+  const MigrationPlan plan = PlanMigration(DefaultRules(), Library(false), {});
+  auto has = [&](const std::string& path, Layer layer, const std::string& words, bool whole) {
+    for (const auto& k : plan.keep)
+      if (k.path == path && k.layer == layer && k.reason.find(words) != std::string::npos && k.whole_file == whole)
+        return true;
+    return false;
+  };
+  CHECK(has("csrc/norm.cu", Layer::kKernel, "device kernels (first at line 3)", false));
+  CHECK(has("csrc/norm.cu", Layer::kCppCompat, "op schema definitions (line 10)", false));
+  CHECK(has("csrc/norm.cu", Layer::kCppCompat, "registration (line 14)", false));
+  CHECK(has("csrc/math.cuh", Layer::kKernel, "device kernels", true));
+  CHECK(has("normkit/", Layer::kPython, "package layout", true));
+  CHECK(has("csrc/", Layer::kKernel, "source layout", true));
+}
+
+TEST_CASE("the validation path is inferred from the repository and written as a recipe", "[analyzer][planner]") {
+  MigrationPlan plan = PlanMigration(DefaultRules(), Library(false), {});
+  plan.upstream.url = "https://github.com/example/normkit";
+  REQUIRE(plan.validation.size() == 3);
+  CHECK(plan.validation[0].stage == "build");
+  CHECK(plan.validation[0].run == "pip install --no-build-isolation -e .");
+  CHECK(plan.validation[1].run ==
+        "python -c \"import paddle; paddle.enable_compat(scope={'normkit'}); import normkit\"");
+  CHECK(plan.validation[2].run == "python -m pytest -x -q tests/test_norm.py");  // the GPU one
+  CHECK(plan.validation[2].gpu);
+  const std::string toml = PlanRecipeToml(plan);
+  CHECK(toml.find("[stages.build]\nrun = \"pip install --no-build-isolation -e .\"\ngpu = false\n") !=
+        std::string::npos);
+  CHECK(toml.find("run = \"python -c \\\"import paddle; paddle.enable_compat(scope={'normkit'}); import "
+                  "normkit\\\"\"") != std::string::npos);
+  CHECK(toml.find("[stages.smoke]") != std::string::npos);
+
+  SECTION("a CMake-only library builds with CMake and has no package to import") {
+    const MigrationPlan cmake =
+        PlanMigration(DefaultRules(), {{"CMakeLists.txt", "find_package(Torch REQUIRED)\n"}}, {});
+    REQUIRE(cmake.validation.size() == 1);
+    CHECK(cmake.validation[0].run.rfind("cmake -S . -B build", 0) == 0);
+    CHECK(Find(cmake, "CMakeLists.txt", "build.flags-edit")->line == 1);
+  }
+}
+
+Experience TwoForks() {
+  Experience e;
+  ForkProfile compat{"compatlib", 7, {0, 2, 1, 2, 1}, {}};
+  compat.uses = {{"build.global-enable-compat", "setup.py", 1, 7, Layer::kBuild},
+                 {"mined.build.aaaaaaaaaaaa", "setup.py", 1, 7, Layer::kBuild},
+                 {"python.scoped-enable-compat", "tests/test_a.py", 2, 7, Layer::kPython},
+                 {"cpp_compat.pd-bridge", "csrc/b.cpp", 9, 7, Layer::kCppCompat}};
+  ForkProfile native{"nativelib", 8, {1, 1, 3, 6, 0}, {}};
+  native.uses = {{"python.native-rewrite", "paddle_x/ops.py", 4, 8, Layer::kPython}};
+  e.forks = {native, compat};
+  e.bridged = {{"record_stream",
+                "at::Tensor::record_stream",
+                {"compatlib", "otherlib"},
+                3,
+                {"paddle::experimental::record_stream"},
+                {"https://github.com/PaddlePaddle/Paddle/issues/70001"}}};
+  return e;
+}
+
+TEST_CASE("experience: bridged APIs make the compat-gap strategy, similar forks give examples", "[analyzer][planner]") {
+  const MigrationPlan plan = PlanMigration(DefaultRules(), Library(false), TwoForks());
+  const Touchpoint* bridge = Find(plan, "csrc/norm.cu", "cpp_compat.pd-bridge");
+  REQUIRE(bridge != nullptr);
+  CHECK(bridge->line == 7);
+  CHECK(bridge->reason.find("compatlib, otherlib") != std::string::npos);
+  REQUIRE(plan.gaps.size() == 1);
+  CHECK(plan.gaps[0].api_key == "record_stream");
+  REQUIRE(plan.gaps[0].uses.size() == 1);
+  CHECK(plan.gaps[0].uses[0].path == "csrc/norm.cu");
+  CHECK(plan.gaps[0].uses[0].line == 7);
+  CHECK(plan.gaps[0].forks == std::vector<std::string>{"compatlib", "otherlib"});
+
+  REQUIRE(plan.similar.size() == 2);
+  CHECK(plan.similar[0].fork == "compatlib");
+  CHECK(plan.similar[0].score > plan.similar[1].score);
+  REQUIRE(plan.similar[0].examples.size() >= 2);
+  CHECK(plan.similar[0].examples[0].pattern == "build.global-enable-compat");
+  CHECK(plan.similar[0].examples[1].pattern == "mined.build.aaaaaaaaaaaa");  // the mined pattern at that hunk
+  const Touchpoint* setup = Find(plan, "setup.py", "build.global-enable-compat");
+  REQUIRE(setup->examples.size() == 1);
+  CHECK(setup->examples[0].fork == "compatlib");
+  CHECK(setup->examples[0].path == "setup.py");
+
+  const nlohmann::json j = PlanToJson(plan);
+  for (const char* key :
+       {"upstream", "package", "summary", "touchpoints", "keep", "validation", "compat_gaps", "similar_forks", "notes"})
+    CHECK(j.contains(key));
+  CHECK(j["touchpoints"][0].contains("pattern"));
+  CHECK(j["keep"][0].contains("reason"));
+  CHECK(PlanToMarkdown(plan).find("## 4. Compat-gap strategy") != std::string::npos);
+}
+
+TEST_CASE("a repository without torch gets a plan that says so", "[analyzer][planner]") {
+  const MigrationPlan plan = PlanMigration(DefaultRules(), {{"main.c", "int main() { return 0; }\n"}}, {});
+  CHECK(plan.touchpoints.empty());
+  REQUIRE_FALSE(plan.notes.empty());
+  CHECK(plan.notes[0].find("is this a PyTorch custom-op library?") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace forkscope::analyzer

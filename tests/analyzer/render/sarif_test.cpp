@@ -1,0 +1,181 @@
+// Tests of analyzer/sarif.h: the SARIF 2.1.0 document code scanning needs — required fields and
+// their types, one result per violation pointing at the right rule, compat gaps as notes, line 0
+// mapped to line 1, stable fingerprints, and an empty analysis that is still a valid log.
+#include "analyzer/render/sarif.h"
+
+#include <catch2/catch.hpp>
+#include <algorithm>
+#include <set>
+#include <string>
+
+namespace forkscope::analyzer {
+namespace {
+
+using nlohmann::json;
+
+Analysis MakeAnalysis() {
+  Analysis a;
+  a.fork = {"https://user:secret@github.com/PFCCLab/flashinfer.git", "paddle",
+            "1111111aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"};
+  a.upstream = {"https://github.com/flashinfer-ai/flashinfer", "main", "2222222bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"};
+  a.merge_base = "3333333ccccccccccccccccccccccccccccccccc";
+  a.violations = {
+      {"formatting-only", "csrc/ops.cu", 12, "Hunk only reformats upstream code"},
+      {"kernel-edit", "csrc/kernel.cuh", 0, "Kernel edited without a stated reason"},
+      {"formatting-only", "python/x.py", 3, "Hunk only reformats upstream code"},
+      {"deleted-upstream-file", ".github/workflows/ci.yml", 0, "Upstream file deleted"},
+  };
+  CompatGap gap;
+  gap.path = "csrc/bind.cpp";
+  gap.line = 40;
+  gap.api = "at::Tensor::record_stream";
+  gap.bridge = "paddle::experimental::record_stream";
+  gap.removal = "Paddle ships record_stream";
+  a.compat_gaps.push_back(gap);
+  return a;
+}
+
+// The fields every SARIF consumer needs, with their types.
+void CheckEnvelope(const json& doc) {
+  REQUIRE(doc.is_object());
+  CHECK(doc.at("$schema") == "https://json.schemastore.org/sarif-2.1.0.json");
+  CHECK(doc.at("version") == "2.1.0");
+  REQUIRE(doc.at("runs").is_array());
+  REQUIRE(doc["runs"].size() == 1);
+  const json& run = doc["runs"][0];
+  const json& driver = run.at("tool").at("driver");
+  CHECK(driver.at("name") == "forkscope");
+  CHECK(driver.at("informationUri") == "https://github.com/PFCCLab");
+  CHECK(driver.at("version").is_string());
+  CHECK_FALSE(driver["version"].get<std::string>().empty());
+  REQUIRE(driver.at("rules").is_array());
+  for (const json& rule : driver["rules"]) {
+    CHECK(rule.at("id").is_string());
+    CHECK(rule.at("name").is_string());
+    CHECK(rule.at("shortDescription").at("text").is_string());
+    CHECK(rule.at("defaultConfiguration").at("level").is_string());
+  }
+  REQUIRE(run.at("results").is_array());
+  for (const json& r : run["results"]) {
+    CHECK(r.at("ruleId").is_string());
+    CHECK(r.at("ruleIndex").is_number_integer());
+    CHECK(r.at("level").is_string());
+    CHECK(r.at("message").at("text").is_string());
+    REQUIRE(r.at("locations").is_array());
+    REQUIRE(r["locations"].size() == 1);
+    const json& phys = r["locations"][0].at("physicalLocation");
+    CHECK(phys.at("artifactLocation").at("uri").is_string());
+    CHECK(phys.at("artifactLocation").at("uriBaseId") == "%SRCROOT%");
+    REQUIRE(phys.at("region").at("startLine").is_number_integer());
+    CHECK(phys["region"]["startLine"].get<int>() >= 1);
+    CHECK(r.at("partialFingerprints").at("forkscope/v1").is_string());
+  }
+}
+
+TEST_CASE("SARIF of an analysis with violations and a compat gap", "[analyzer][sarif]") {
+  Analysis a = MakeAnalysis();
+  json doc = RenderSarif(a);
+  CheckEnvelope(doc);
+  const json& run = doc["runs"][0];
+  const json& rules = run["tool"]["driver"]["rules"];
+  const json& results = run["results"];
+
+  SECTION("one result per violation, then one per compat gap") {
+    REQUIRE(results.size() == a.violations.size() + 1);
+    for (size_t i = 0; i < a.violations.size(); ++i) {
+      INFO(i);
+      CHECK(results[i]["ruleId"] == a.violations[i].rule);
+      CHECK(results[i]["level"] == "error");
+      CHECK(results[i]["message"]["text"] == a.violations[i].message);
+      const json& loc = results[i]["locations"][0]["physicalLocation"];
+      CHECK(loc["artifactLocation"]["uri"] == a.violations[i].path);
+      CHECK(loc["region"]["startLine"] == std::max(1, a.violations[i].line));
+    }
+  }
+  SECTION("each rule listed once, and ruleIndex points at it") {
+    REQUIRE(rules.size() == 4);  // formatting-only, kernel-edit, deleted-upstream-file, compat-gap
+    std::set<std::string> ids;
+    for (const json& r : rules) ids.insert(r["id"].get<std::string>());
+    CHECK(ids.size() == rules.size());
+    for (const json& r : results) {
+      int index = r["ruleIndex"].get<int>();
+      REQUIRE(index >= 0);
+      REQUIRE(index < static_cast<int>(rules.size()));
+      CHECK(rules[index]["id"] == r["ruleId"]);
+      CHECK(rules[index]["defaultConfiguration"]["level"] == r["level"]);
+    }
+    CHECK(results[0]["ruleIndex"] == results[2]["ruleIndex"]);
+    CHECK(rules[0]["name"] == "FormattingOnly");
+  }
+  SECTION("line 0 becomes line 1") {
+    CHECK(results[1]["locations"][0]["physicalLocation"]["region"]["startLine"] == 1);
+    CHECK(results[3]["locations"][0]["physicalLocation"]["region"]["startLine"] == 1);
+  }
+  SECTION("a compat gap is a note naming api, bridge and removal") {
+    const json& note = results[4];
+    CHECK(note["ruleId"] == "compat-gap");
+    CHECK(note["level"] == "note");
+    std::string text = note["message"]["text"];
+    CHECK_THAT(text, Catch::Contains("at::Tensor::record_stream") &&
+                         Catch::Contains("paddle::experimental::record_stream") &&
+                         Catch::Contains("Paddle ships record_stream"));
+    CHECK(note["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "csrc/bind.cpp");
+    CHECK(note["locations"][0]["physicalLocation"]["region"]["startLine"] == 40);
+    CHECK(rules[note["ruleIndex"].get<int>()]["defaultConfiguration"]["level"] == "note");
+  }
+  SECTION("fingerprints: stable, and different for different findings") {
+    json again = RenderSarif(MakeAnalysis());
+    CHECK(again["runs"][0]["results"] == results);
+    std::set<std::string> prints;
+    for (const json& r : results) prints.insert(r["partialFingerprints"]["forkscope/v1"].get<std::string>());
+    CHECK(prints.size() == results.size());
+    Analysis moved = MakeAnalysis();
+    moved.violations[0].line = 99;  // lines move between pushes; the alert is the same
+    CHECK(RenderSarif(moved)["runs"][0]["results"][0]["partialFingerprints"] == results[0]["partialFingerprints"]);
+  }
+  SECTION("the fork sha and where it came from, without credentials") {
+    CHECK(run.at("automationDetails").at("id") == "forkscope/" + a.fork.sha);
+    CHECK(run.at("properties").at("forkSha") == a.fork.sha);
+    CHECK(run["properties"]["forkBranch"] == "paddle");
+    CHECK(run["properties"]["forkUrl"] == "https://github.com/PFCCLab/flashinfer.git");
+    CHECK(run.at("versionControlProvenance")[0]["revisionId"] == a.fork.sha);
+    CHECK(doc.dump().find("secret") == std::string::npos);
+  }
+}
+
+TEST_CASE("SARIF of an empty analysis is still a valid log", "[analyzer][sarif]") {
+  json doc = RenderSarif(Analysis{});
+  CheckEnvelope(doc);
+  const json& run = doc["runs"][0];
+  CHECK(run["results"].is_array());
+  CHECK(run["results"].empty());
+  CHECK(run["tool"]["driver"]["rules"].empty());
+  CHECK_FALSE(run.contains("automationDetails"));
+  CHECK_FALSE(run.contains("properties"));
+  json round_trip = json::parse(doc.dump(), nullptr, false);
+  CHECK_FALSE(round_trip.is_discarded());
+}
+
+TEST_CASE("SARIF of unknown rules and gaps with little said", "[analyzer][sarif]") {
+  Analysis a;
+  a.violations = {{"my-custom.rule", "a.py", -5, "Custom finding"}, {"", "my dir/caf\xc3\xa9#1%.py", 2, ""}};
+  CompatGap gap;
+  gap.path = "c.cpp";
+  a.compat_gaps.push_back(gap);
+  json doc = RenderSarif(a);
+  CheckEnvelope(doc);
+  const json& rules = doc["runs"][0]["tool"]["driver"]["rules"];
+  const json& results = doc["runs"][0]["results"];
+  REQUIRE(results.size() == 3);
+  CHECK(rules[0]["name"] == "MyCustomRule");
+  CHECK(rules[0]["shortDescription"]["text"] == "Custom finding");
+  CHECK(results[0]["locations"][0]["physicalLocation"]["region"]["startLine"] == 1);
+  CHECK_FALSE(results[1]["ruleId"].get<std::string>().empty());
+  CHECK(results[1]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "my%20dir/caf%C3%A9%231%25.py");
+  CHECK_FALSE(results[1]["message"]["text"].get<std::string>().empty());
+  CHECK(results[2]["level"] == "note");
+  CHECK(results[2]["locations"][0]["physicalLocation"]["region"]["startLine"] == 1);
+}
+
+}  // namespace
+}  // namespace forkscope::analyzer

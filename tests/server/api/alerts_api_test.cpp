@@ -1,0 +1,242 @@
+// The real daemon: sync failures raise sync-failing alerts, the alerts API (validated against
+// docs/openapi.yaml) lists, acks and shows deliveries, and webhook deliveries left pending by a SIGKILL
+// arrive after a restart — every one, exactly once by delivery id, correctly signed.
+#include <stdlib.h>
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <thread>
+
+#include "server/config/config.h"
+#include "server/services/webhooks.h"
+#include "tests/support/corpus.h"
+#include "tests/support/daemon.h"
+#include "tests/support/receiver.h"
+
+namespace forkscope::testing {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kAdmin = "admin-secret";
+constexpr const char* kAlice = "alice-secret";
+const std::map<std::string, std::string> kSecrets = {
+    {"/generic", "generic-secret"}, {"/slack", "slack-secret"}, {"/feishu", "feishu-secret"}};
+
+#define CHECK_API(resp) CHECK((resp).openapi_error == "")
+
+json Body(const ApiResponse& r) { return json::parse(r.body, nullptr, false); }
+
+bool WaitFor(const std::function<bool()>& done) {
+  for (int i = 0; i < 600; ++i) {
+    if (done()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return done();
+}
+
+struct Env {
+  TempDir tmp;
+  Receiver receiver;
+  int port = receiver.Start();
+  std::string config_path = tmp.Sub("forkscope.toml");
+
+  Env() {
+    receiver.Stop();  // the receiver starts out down
+    setenv("FS_TEST_FEISHU_SECRET", "feishu-secret", 1);
+    std::string hooks;
+    for (const char* kind : {"generic", "slack", "feishu"}) {
+      hooks += std::string("\n[[webhooks]]\nname = \"") + kind + "\"\nkind = \"" + kind + "\"\nurl = \"" +
+               receiver.Url(std::string("/") + kind) + "\"\n";
+      hooks += std::string(kind) == "feishu" ? "secret_env = \"FS_TEST_FEISHU_SECRET\"\n"
+                                             : std::string("secret = \"") + kind + "-secret\"\n";
+    }
+    WriteFile(config_path, "[alerts]\nfailures_before_alert = 2\n\n[alerts.delivery]\nretry_base_s = 1\n"
+                           "retry_max_s = 2\nmax_attempts = 100\ntimeout_s = 5\n\n[[security.tokens]]\n"
+                           "name = \"alice\"\nscope = \"write\"\nsha256 = \"" + server::HashToken(kAlice) + "\"\n" +
+                               hooks);
+  }
+  DaemonOptions Options() const {
+    return {FORKSCOPE_BINARY, tmp.Sub("data"), {"--allow-local-repos", "--config", config_path}, kAdmin};
+  }
+};
+
+// Syncs fork and waits for the task. A sync stays "active" while the hooks of its finished task run,
+// and a POST /sync then answers that finished task: ask again until a new task is queued.
+json SyncAndWait(httplib::Client& c, const std::string& fork) {
+  static std::set<std::string> seen;
+  std::string task;
+  REQUIRE(WaitFor([&] {
+    auto r = Call(c, "POST", "/api/v1/forks/" + fork + "/sync", "/api/v1/forks/{name}/sync", "", kAdmin);
+    REQUIRE(r.status == 202);
+    task = Body(r)["task"];
+    return seen.insert(task).second;
+  }));
+  json t;
+  REQUIRE(WaitFor([&] {
+    t = Body(Call(c, "GET", "/api/v1/tasks/" + task, "/api/v1/tasks/{id}"));
+    return t["state"] == "succeeded" || t["state"] == "failed";
+  }));
+  return t;
+}
+
+json Alerts(httplib::Client& c, const std::string& query) {
+  auto r = Call(c, "GET", "/api/v1/alerts" + query, "/api/v1/alerts");
+  REQUIRE(r.status == 200);
+  CHECK_API(r);
+  return Body(r)["alerts"];
+}
+
+json Deliveries(httplib::Client& c, int64_t alert_id) {
+  const std::string path = "/api/v1/alerts/" + std::to_string(alert_id) + "/deliveries";
+  auto r = Call(c, "GET", path, "/api/v1/alerts/{id}/deliveries");
+  REQUIRE(r.status == 200);
+  CHECK_API(r);
+  return Body(r)["deliveries"];
+}
+
+// Every delivery of every alert, by id.
+std::map<std::string, json> AllDeliveries(httplib::Client& c) {
+  std::map<std::string, json> out;
+  for (const auto& a : Alerts(c, ""))
+    for (const auto& d : Deliveries(c, a["id"].get<int64_t>())) out[d["id"]] = d;
+  return out;
+}
+
+TEST_CASE("daemon: alerts API, and deliveries pending at SIGKILL arrive after a restart exactly once",
+          "[server][webhooks][alerts]") {
+  Env env;
+  auto d = std::make_unique<Daemon>(env.Options());
+  auto c = d->Client();
+  for (const char* name : {"broken-a", "broken-b"}) {
+    json fork{{"name", name}, {"fork_url", env.tmp.Sub(std::string("missing-") + name)},
+              {"upstream_url", env.tmp.Sub("missing-upstream")}};
+    REQUIRE(Call(*c, "POST", "/api/v1/forks", "/api/v1/forks", fork.dump(), kAdmin).status == 201);
+  }
+  SyncAndWait(*c, "broken-a");
+  CHECK(Alerts(*c, "").empty());  // one failure is not yet failing
+  SyncAndWait(*c, "broken-a");
+  SyncAndWait(*c, "broken-a");  // worse: re-notified
+  SyncAndWait(*c, "broken-b");
+  SyncAndWait(*c, "broken-b");
+
+  // The alerts are written by the sync hooks, which run after a task reads as finished.
+  json open;
+  REQUIRE(WaitFor([&] {
+    open = Alerts(*c, "?state=open");
+    return open.size() == 2 && open[1]["value"] == 3;
+  }));
+  json a = open[1], b = open[0];  // newest first
+  CHECK(a["fork"] == "broken-a");
+  CHECK(a["rule"] == "sync-failing");
+  CHECK(a["value"] == 3);
+  CHECK(a["notified_count"] == 2);
+  CHECK(b["fork"] == "broken-b");
+  CHECK(Alerts(*c, "?state=open&fork=broken-b").size() == 1);
+  CHECK(Alerts(*c, "?state=resolved").empty());
+
+  const std::string ack_b = "/api/v1/alerts/" + std::to_string(b["id"].get<int64_t>()) + "/ack";
+  auto acked = Call(*c, "POST", ack_b, "/api/v1/alerts/{id}/ack", "", kAlice);
+  REQUIRE(acked.status == 200);
+  CHECK_API(acked);
+  CHECK(Body(acked)["state"] == "acked");
+  CHECK(Body(acked)["acked_by"] == "alice");
+  auto again = Call(*c, "POST", ack_b, "/api/v1/alerts/{id}/ack", R"({"by":"bob"})", kAdmin);
+  CHECK(again.status == 200);
+  CHECK(Body(again)["acked_by"] == "alice");
+
+  SECTION("errors") {
+    auto anonymous = Call(*c, "POST", ack_b, "/api/v1/alerts/{id}/ack");
+    CHECK(anonymous.status == 401);
+    CHECK_API(anonymous);
+    auto unknown = Call(*c, "POST", "/api/v1/alerts/999999/ack", "/api/v1/alerts/{id}/ack", "", kAdmin);
+    CHECK(unknown.status == 404);
+    CHECK_API(unknown);
+    auto bad_body = Call(*c, "POST", ack_b, "/api/v1/alerts/{id}/ack", R"({"by": 7})", kAdmin);
+    CHECK(bad_body.status == 400);
+    CHECK_API(bad_body);
+    auto bad_state = Call(*c, "GET", "/api/v1/alerts?state=closed", "/api/v1/alerts");
+    CHECK(bad_state.status == 400);
+    CHECK_API(bad_state);
+    auto none = Call(*c, "GET", "/api/v1/alerts/999999/deliveries", "/api/v1/alerts/{id}/deliveries");
+    CHECK(none.status == 404);
+    CHECK_API(none);
+  }
+  SECTION("SIGKILL with every delivery pending, restart, receiver back") {
+    std::map<std::string, json> pending = AllDeliveries(*c);
+    // a: opened + worsened, b: opened + acked; three targets each.
+    REQUIRE(pending.size() == 12);
+    for (const auto& [id, delivery] : pending) CHECK(delivery["state"] == "pending");
+    REQUIRE(WaitFor([&] { return AllDeliveries(*c).begin()->second["attempts"].get<int>() >= 1; }));
+    d->Kill();
+
+    env.receiver.Start(env.port);
+    d = std::make_unique<Daemon>(env.Options());
+    c = d->Client();
+    REQUIRE(WaitFor([&] {
+      auto now = AllDeliveries(*c);
+      for (const auto& [id, delivery] : pending)
+        if (now[id]["state"] != "delivered") return false;
+      return true;
+    }));
+
+    // The restarted daemon syncs never-analysed forks at once: both fail again, both alerts worsen
+    // (an acked alert is still told when it gets worse).
+    auto value_of = [&](const std::string& fork) {
+      json list = Alerts(*c, "?fork=" + fork);
+      return list.size() == 1 ? list[0]["value"].get<int>() : -1;
+    };
+    REQUIRE(WaitFor([&] { return value_of("broken-a") == 4 && value_of("broken-b") == 3; }));
+
+    // Then a fix resolves a's alert; its deliveries go out too, and acking it now conflicts.
+    GitRepo up = BuildUpstream(env.tmp.Sub("upstream"));
+    GitRepo fork = BuildCompatFork(up.path(), env.tmp.Sub("compat"));
+    json patch{{"fork_url", fork.path()}, {"upstream_url", up.path()}};
+    REQUIRE(Call(*c, "PATCH", "/api/v1/forks/broken-a", "/api/v1/forks/{name}", patch.dump(), kAdmin).status == 200);
+    json fixed = SyncAndWait(*c, "broken-a");
+    INFO(fixed.dump() << "\n" << ReadFile(d->log_path()));
+    REQUIRE(fixed["state"] == "succeeded");
+    json resolved = Alerts(*c, "?state=resolved");
+    REQUIRE(resolved.size() == 1);
+    CHECK(resolved[0]["id"] == a["id"]);
+    CHECK(resolved[0]["resolved_at"].is_number());
+    auto conflict = Call(*c, "POST", "/api/v1/alerts/" + std::to_string(a["id"].get<int64_t>()) + "/ack",
+                         "/api/v1/alerts/{id}/ack", "", kAdmin);
+    CHECK(conflict.status == 409);
+    CHECK_API(conflict);
+
+    std::map<std::string, json> all;
+    REQUIRE(WaitFor([&] {
+      all = AllDeliveries(*c);
+      for (const auto& [id, delivery] : all)
+        if (delivery["state"] != "delivered") return false;
+      return true;
+    }));
+    // Once a syncs, its drift is evaluated too: the corpus's commits date from 2023, so the
+    // merge-base-age rule opens an alert for it.
+    json opened = Alerts(*c, "?fork=broken-a&state=open");
+    REQUIRE(opened.size() == 1);
+    CHECK(opened[0]["rule"] == "merge-base-age");
+    CHECK(all.size() == pending.size() + 3 + 3 + 3 + 3);  // + worsened a, worsened b, resolved a, age of a
+    std::map<std::string, int> acknowledged = env.receiver.AcknowledgedById();
+    CHECK(acknowledged.size() == all.size());
+    for (const auto& [id, delivery] : all) {
+      INFO(id);
+      CHECK(acknowledged[id] == 1);  // none lost, none duplicated
+      CHECK(delivery["delivered_at"].is_number());
+      CHECK(delivery["log"].back()["status"] == 200);
+    }
+    for (const auto& r : env.receiver.Received()) {
+      INFO(r.path);
+      CHECK(all.count(r.delivery_id) == 1);
+      CHECK(r.signature == server::SignBody(kSecrets.at(r.path), r.body));
+      CHECK(r.body.find(r.delivery_id) != std::string::npos);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace forkscope::testing

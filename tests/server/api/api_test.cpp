@@ -1,0 +1,344 @@
+// Integration tests: the real daemon on an ephemeral loopback port, real repositories, real HTTP.
+// Every response is validated against docs/openapi.yaml.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "server/config/config.h"
+#include "storage/store.h"
+#include "tests/support/corpus.h"
+#include "tests/support/daemon.h"
+
+namespace forkscope::testing {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kAdmin = "admin-secret";
+
+#define CHECK_API(resp) CHECK((resp).openapi_error == "")
+
+struct Env {
+  TempDir tmp;
+  GitRepo up = BuildUpstream(tmp.Sub("upstream"));
+  GitRepo compat = BuildCompatFork(up.path(), tmp.Sub("compat"));
+  GitRepo native = BuildNativeFork(up.path(), tmp.Sub("native"));
+  std::string config_path = tmp.Sub("forkscope.toml");
+
+  Env() {
+    WriteFile(config_path, "[http]\nmax_body_bytes = 65536\n\n[[security.tokens]]\nname = \"reader\"\nscope = \"read\"\n"
+                           "sha256 = \"" + server::HashToken("reader-secret") + "\"\n");
+  }
+  DaemonOptions Options() const {
+    return {FORKSCOPE_BINARY, tmp.Sub("data"), {"--allow-local-repos", "--config", config_path}, kAdmin};
+  }
+  std::string ForkBody(const std::string& name, const GitRepo& fork) const {
+    return json{{"name", name}, {"fork_url", fork.path()}, {"upstream_url", up.path()}}.dump();
+  }
+};
+
+json Body(const ApiResponse& r) { return json::parse(r.body, nullptr, false); }
+
+// Polls a task until it finishes; returns its final JSON.
+json WaitTask(httplib::Client& c, const std::string& id) {
+  for (int i = 0; i < 600; ++i) {
+    auto r = Call(c, "GET", "/api/v1/tasks/" + id, "/api/v1/tasks/{id}");
+    CHECK_API(r);
+    json t = Body(r);
+    if (t["state"] == "succeeded" || t["state"] == "failed") return t;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  FAIL("task " << id << " did not finish");
+  return {};
+}
+
+std::string SyncFork(httplib::Client& c, const std::string& name) {
+  auto r = Call(c, "POST", "/api/v1/forks/" + name + "/sync", "/api/v1/forks/{name}/sync", "", kAdmin);
+  REQUIRE(r.status == 202);
+  CHECK_API(r);
+  json t = WaitTask(c, Body(r)["task"]);
+  INFO(t.dump());
+  REQUIRE(t["state"] == "succeeded");
+  return t["id"];
+}
+
+TEST_CASE("daemon: registry, sync, analysis, files, hunks, patterns", "[server][api]") {
+  Env env;
+  Daemon d(env.Options());
+  auto c = d.Client();
+
+  auto health = Call(*c, "GET", "/healthz", "/healthz");
+  CHECK(health.status == 200);
+  CHECK_API(health);
+  CHECK_API(Call(*c, "GET", "/readyz", "/readyz"));
+
+  auto created = Call(*c, "POST", "/api/v1/forks", "/api/v1/forks", env.ForkBody("fastops-paddle", env.compat), kAdmin);
+  REQUIRE(created.status == 201);
+  CHECK_API(created);
+  CHECK(Body(created)["latest_analysis_id"].is_null());
+  auto dup = Call(*c, "POST", "/api/v1/forks", "/api/v1/forks", env.ForkBody("fastops-paddle", env.compat), kAdmin);
+  CHECK(dup.status == 409);
+  CHECK_API(dup);
+
+  SyncFork(*c, "fastops-paddle");
+
+  auto analysis = Call(*c, "GET", "/api/v1/forks/fastops-paddle/analysis", "/api/v1/forks/{name}/analysis");
+  REQUIRE(analysis.status == 200);
+  CHECK_API(analysis);
+  json a = Body(analysis);
+  CHECK(a["fork"]["sha"] == env.compat.Head());
+  CHECK(a["style"] == "compat");
+  CHECK(a["files"].size() == 11);
+
+  auto md = Call(*c, "GET", "/api/v1/forks/fastops-paddle/analysis?format=markdown", "/api/v1/forks/{name}/analysis");
+  CHECK(md.status == 200);
+  CHECK(md.content_type.rfind("text/markdown", 0) == 0);
+  CHECK(md.body.find("setup.py") != std::string::npos);
+
+  auto kernel = Call(*c, "GET", "/api/v1/forks/fastops-paddle/files?layer=kernel", "/api/v1/forks/{name}/files");
+  REQUIRE(kernel.status == 200);
+  CHECK_API(kernel);
+  std::vector<std::string> kernel_paths;
+  json kernel_files = Body(kernel)["files"];
+  for (const auto& f : kernel_files) kernel_paths.push_back(f["path"]);
+  CHECK(std::find(kernel_paths.begin(), kernel_paths.end(), "csrc/fastops_kernels.cu") != kernel_paths.end());
+  CHECK(std::find(kernel_paths.begin(), kernel_paths.end(), "setup.py") == kernel_paths.end());
+
+  auto bad_layer = Call(*c, "GET", "/api/v1/forks/fastops-paddle/files?layer=gpu", "/api/v1/forks/{name}/files");
+  CHECK(bad_layer.status == 400);
+  CHECK_API(bad_layer);
+
+  auto hunks = Call(*c, "GET", "/api/v1/forks/fastops-paddle/files/csrc/fastops_kernels.cu/hunks",
+                    "/api/v1/forks/{name}/files/{path}/hunks");
+  REQUIRE(hunks.status == 200);
+  CHECK_API(hunks);
+  json file = Body(hunks);
+  REQUIRE(file["hunks"].size() == 2);
+  CHECK(file["hunks"][0]["layer"] == "kernel");
+  CHECK(file["hunks"][1]["layer"] == "cpp_compat");
+  CHECK_FALSE(file["hunks"][1]["lines"].empty());
+
+  auto escape = Call(*c, "GET", "/api/v1/forks/fastops-paddle/files/csrc/../../etc/passwd/hunks",
+                     "/api/v1/forks/{name}/files/{path}/hunks");
+  CHECK(escape.status == 400);
+  CHECK_API(escape);
+  auto unknown = Call(*c, "GET", "/api/v1/forks/nope/analysis", "/api/v1/forks/{name}/analysis");
+  CHECK(unknown.status == 404);
+  CHECK_API(unknown);
+
+  REQUIRE(Call(*c, "POST", "/api/v1/forks", "/api/v1/forks", env.ForkBody("fastops-native", env.native), kAdmin).status ==
+          201);
+  SyncFork(*c, "fastops-native");
+  auto patterns = Call(*c, "GET", "/api/v1/patterns", "/api/v1/patterns");
+  REQUIRE(patterns.status == 200);
+  CHECK_API(patterns);
+  bool saw_both = false;
+  json pattern_list = Body(patterns)["patterns"];
+  for (const auto& p : pattern_list)
+    if (p["forks"].contains("fastops-paddle") && p["forks"].contains("fastops-native")) saw_both = true;
+  CHECK(saw_both);
+  auto pattern = Call(*c, "GET", "/api/v1/patterns/build.global-enable-compat", "/api/v1/patterns/{id}");
+  REQUIRE(pattern.status == 200);
+  CHECK_API(pattern);
+  CHECK(Body(pattern)["occurrences"][0]["path"] == "setup.py");
+  CHECK(Call(*c, "GET", "/api/v1/patterns/no.such", "/api/v1/patterns/{id}").status == 404);
+
+  auto patched = Call(*c, "PATCH", "/api/v1/forks/fastops-native", "/api/v1/forks/{name}",
+                      json{{"labels", {"native"}}}.dump(), kAdmin);
+  CHECK(patched.status == 200);
+  CHECK_API(patched);
+  CHECK(Body(patched)["labels"] == json{"native"});
+  auto deleted = Call(*c, "DELETE", "/api/v1/forks/fastops-native", "/api/v1/forks/{name}", "", kAdmin);
+  CHECK(deleted.status == 204);
+  CHECK(Call(*c, "GET", "/api/v1/forks/fastops-native", "/api/v1/forks/{name}").status == 404);
+
+  auto metrics = c->Get("/metrics");
+  REQUIRE(metrics);
+  CHECK(metrics->body.find("forkscope_syncs_total{result=\"succeeded\"} 2") != std::string::npos);
+  CHECK(metrics->body.find("forkscope_http_requests_total{method=\"POST\",route=\"/api/v1/forks\",status=\"201\"}") !=
+        std::string::npos);
+}
+
+TEST_CASE("daemon: tokens, malformed input, limits", "[server][api]") {
+  Env env;
+  Daemon d(env.Options());
+  auto c = d.Client();
+  std::string body = env.ForkBody("f1", env.compat);
+  auto none = Call(*c, "POST", "/api/v1/forks", "/api/v1/forks", body);
+  CHECK(none.status == 401);
+  CHECK_API(none);
+  auto wrong = Call(*c, "POST", "/api/v1/forks", "/api/v1/forks", body, "not-a-token");
+  CHECK(wrong.status == 401);
+  auto reader = Call(*c, "POST", "/api/v1/forks", "/api/v1/forks", body, "reader-secret");
+  CHECK(reader.status == 403);
+  CHECK_API(reader);
+  auto malformed = Call(*c, "POST", "/api/v1/forks", "/api/v1/forks", "{\"name\": ", kAdmin);
+  CHECK(malformed.status == 400);
+  CHECK_API(malformed);
+  auto missing = Call(*c, "POST", "/api/v1/forks", "/api/v1/forks", "{\"name\":\"x\"}", kAdmin);
+  CHECK(missing.status == 400);
+  auto traversal = Call(*c, "POST", "/api/v1/forks", "/api/v1/forks",
+                        json{{"name", "../x"}, {"fork_url", env.compat.path()}, {"upstream_url", env.up.path()}}.dump(),
+                        kAdmin);
+  CHECK(traversal.status == 400);
+  auto big = Call(*c, "POST", "/api/v1/forks", "/api/v1/forks", std::string(70000, 'x'), kAdmin);
+  CHECK(big.status == 413);
+  CHECK_API(big);
+  auto forks = Call(*c, "GET", "/api/v1/forks", "/api/v1/forks");
+  CHECK(forks.status == 200);
+  CHECK(Body(forks)["forks"].empty());  // nothing stored by the refused calls
+  CHECK(Call(*c, "POST", "/api/v1/forks/nope/sync", "/api/v1/forks/{name}/sync", "", kAdmin).status == 404);
+  CHECK(Call(*c, "GET", "/api/v1/tasks/t0", "/api/v1/tasks/{id}").status == 404);
+}
+
+TEST_CASE("daemon: fork URLs outside the allow-list are refused", "[server][api]") {
+  Env env;
+  DaemonOptions o = env.Options();
+  o.extra_args = {"--config", env.config_path};  // no --allow-local-repos
+  Daemon d(o);
+  auto c = d.Client();
+  auto local = Call(*c, "POST", "/api/v1/forks", "/api/v1/forks", env.ForkBody("f", env.compat), kAdmin);
+  CHECK(local.status == 422);
+  CHECK_API(local);
+  auto other = Call(*c, "POST", "/api/v1/forks", "/api/v1/forks",
+                    json{{"name", "f"}, {"fork_url", "https://evil.example.com/x.git"},
+                         {"upstream_url", "https://github.com/flashinfer-ai/flashinfer"}}.dump(),
+                    kAdmin);
+  CHECK(other.status == 422);
+}
+
+TEST_CASE("daemon: the CI check in JSON and SARIF", "[server][api]") {
+  Env env;
+  Daemon d(env.Options());
+  auto c = d.Client();
+  REQUIRE(Call(*c, "POST", "/api/v1/forks", "/api/v1/forks", env.ForkBody("fastops-paddle", env.compat), kAdmin).status ==
+          201);
+  SECTION("fork commit") {
+    auto r = Call(*c, "POST", "/api/v1/check", "/api/v1/check",
+                  json{{"fork", "fastops-paddle"}, {"head", env.compat.Head()}}.dump(), kAdmin);
+    REQUIRE(r.status == 200);
+    CHECK_API(r);
+    json j = Body(r);
+    CHECK(j["verdict"] == "fail");
+    CHECK_FALSE(j["violations"].empty());
+    auto sarif = Call(*c, "POST", "/api/v1/check?format=sarif", "/api/v1/check",
+                      json{{"fork", "fastops-paddle"}}.dump(), kAdmin);
+    REQUIRE(sarif.status == 200);
+    CHECK_API(sarif);
+    json s = Body(sarif);
+    CHECK(s["version"] == "2.1.0");
+    REQUIRE(s["runs"].size() == 1);
+    CHECK(s["runs"][0]["tool"]["driver"]["name"] == "forkscope");
+    CHECK(s["runs"][0]["results"].size() >= j["violations"].size());
+    for (const auto& res : s["runs"][0]["results"])
+      CHECK(res["locations"][0]["physicalLocation"]["region"]["startLine"].get<int>() >= 1);
+  }
+  SECTION("raw diff") {
+    std::string clean = "diff --git a/setup.py b/setup.py\n--- a/setup.py\n+++ b/setup.py\n@@ -1,2 +1,4 @@\n import os\n"
+                        "+import paddle\n+paddle.enable_compat()\n from setuptools import setup\n";
+    auto pass = Call(*c, "POST", "/api/v1/check?fork=fastops-paddle", "/api/v1/check", clean, kAdmin, "text/x-diff");
+    REQUIRE(pass.status == 200);
+    CHECK_API(pass);
+    CHECK(Body(pass)["verdict"] == "pass");
+    std::string bad = "--- a/pkg/run.py\n+++ b/pkg/run.py\n@@ -1,1 +1,3 @@\n import os\n+import paddle\n"
+                      "+paddle.enable_compat()\n";
+    auto fail = Call(*c, "POST", "/api/v1/check", "/api/v1/check", bad, kAdmin, "text/x-diff");
+    REQUIRE(fail.status == 200);
+    CHECK(Body(fail)["verdict"] == "fail");
+    CHECK(Body(fail)["violations"][0]["rule"] == "global-enable-compat-runtime");
+    auto garbage = Call(*c, "POST", "/api/v1/check", "/api/v1/check", "@@ nonsense\n", kAdmin, "text/x-diff");
+    CHECK(garbage.status == 400);
+    CHECK_API(garbage);
+    auto escape = Call(*c, "POST", "/api/v1/check", "/api/v1/check",
+                       "--- a/../x\n+++ b/../x\n@@ -1 +1 @@\n-a\n+b\n", kAdmin, "text/x-diff");
+    CHECK(escape.status == 400);
+  }
+}
+
+TEST_CASE("daemon: concurrent clients during a sync, SIGTERM leaves a consistent database", "[server][api]") {
+  Env env;
+  auto d = std::make_unique<Daemon>(env.Options());
+  auto c = d->Client();
+  REQUIRE(Call(*c, "POST", "/api/v1/forks", "/api/v1/forks", env.ForkBody("fastops-paddle", env.compat), kAdmin).status ==
+          201);
+  REQUIRE(Call(*c, "POST", "/api/v1/forks", "/api/v1/forks", env.ForkBody("fastops-native", env.native), kAdmin).status ==
+          201);
+  std::atomic<int> ok{0}, failed{0};
+  std::vector<std::thread> clients;
+  for (int i = 0; i < 4; ++i)
+    clients.emplace_back([&] {
+      auto own = d->Client();
+      for (int k = 0; k < 25; ++k) {
+        auto r = own->Get("/api/v1/forks");
+        (r && r->status == 200 ? ok : failed)++;
+      }
+    });
+  auto t1 = Call(*c, "POST", "/api/v1/forks/fastops-paddle/sync", "/api/v1/forks/{name}/sync", "", kAdmin);
+  auto t2 = Call(*c, "POST", "/api/v1/forks/fastops-paddle/sync", "/api/v1/forks/{name}/sync", "", kAdmin);
+  auto t3 = Call(*c, "POST", "/api/v1/forks/fastops-native/sync", "/api/v1/forks/{name}/sync", "", kAdmin);
+  for (auto& t : clients) t.join();
+  CHECK(ok == 100);
+  CHECK(failed == 0);
+  std::string id1 = Body(t1)["task"], id2 = Body(t2)["task"], id3 = Body(t3)["task"];
+  json s1 = Body(Call(*c, "GET", "/api/v1/tasks/" + id1, "/api/v1/tasks/{id}"));
+  if (s1["state"] == "queued" || s1["state"] == "running") CHECK(id1 == id2);  // coalesced
+  CHECK(d->Terminate() == 0);
+  auto store = storage::Store::Open(env.tmp.Sub("data") + "/forkscope.db");
+  REQUIRE(store.ok());
+  auto integrity = (*store)->IntegrityCheck();
+  REQUIRE(integrity.ok());
+  CHECK(*integrity == "ok");
+  for (const auto& id : {id1, id3}) {
+    auto task = (*store)->GetTask(id);
+    REQUIRE(task.ok());
+    REQUIRE(task->has_value());
+    CHECK(((*task)->state == "succeeded" || (*task)->state == "failed"));
+    if ((*task)->state == "failed") CHECK((*task)->error.find("interrupted") != std::string::npos);
+  }
+  // A restart serves the registry and keeps every finished analysis.
+  d = std::make_unique<Daemon>(env.Options());
+  auto c2 = d->Client();
+  CHECK(Body(Call(*c2, "GET", "/api/v1/forks", "/api/v1/forks"))["forks"].size() == 2);
+}
+
+TEST_CASE("daemon: two forks of one upstream sync at once; analyses carry an ETag", "[server][api]") {
+  Env env;
+  Daemon d(env.Options());
+  auto c = d.Client();
+  for (const auto& [name, repo] : {std::pair{"a", &env.compat}, std::pair{"b", &env.native}})
+    REQUIRE(Call(*c, "POST", "/api/v1/forks", "/api/v1/forks", env.ForkBody(name, *repo), kAdmin).status == 201);
+  // Both workers start at once and both need the shared upstream mirror.
+  auto ta = Call(*c, "POST", "/api/v1/forks/a/sync", "/api/v1/forks/{name}/sync", "", kAdmin);
+  auto tb = Call(*c, "POST", "/api/v1/forks/b/sync", "/api/v1/forks/{name}/sync", "", kAdmin);
+  json fa = WaitTask(*c, Body(ta)["task"]), fb = WaitTask(*c, Body(tb)["task"]);
+  INFO(fa.dump() << "\n" << fb.dump());
+  CHECK(fa["state"] == "succeeded");
+  CHECK(fb["state"] == "succeeded");
+
+  auto first = c->Get("/api/v1/forks/a/analysis");
+  REQUIRE(first);
+  REQUIRE(first->status == 200);
+  std::string etag = first->get_header_value("ETag");
+  REQUIRE_FALSE(etag.empty());
+  auto again = c->Get("/api/v1/forks/a/analysis", httplib::Headers{{"If-None-Match", etag}});
+  REQUIRE(again);
+  CHECK(again->status == 304);
+  auto md = c->Get("/api/v1/forks/a/analysis?format=markdown", httplib::Headers{{"If-None-Match", etag}});
+  REQUIRE(md);
+  CHECK(md->status == 200);  // another representation, another tag
+}
+
+TEST_CASE("serve: invalid config is one clear line and exit code 2", "[server][api]") {
+  TempDir tmp;
+  WriteFile(tmp.Sub("bad.toml"), "[http]\nthreads = 0\n");
+  auto r = RunCommand(std::string(FORKSCOPE_BINARY) + " serve --data-dir " + tmp.Sub("d") + " --config " +
+                      tmp.Sub("bad.toml") + " 2>&1");
+  CHECK(r.status == 2);
+  CHECK(r.out.find("http.threads") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace forkscope::testing
