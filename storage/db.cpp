@@ -39,6 +39,18 @@ Result<Database> Database::Open(const std::string& path) {
   return db;
 }
 
+void Database::SetCommitVeto(std::function<bool()> veto) {
+  if (!veto) {
+    sqlite3_commit_hook(db_.get(), nullptr, nullptr);
+    commit_veto_.reset();
+    return;
+  }
+  commit_veto_ = std::make_unique<std::function<bool()>>(std::move(veto));
+  sqlite3_commit_hook(
+      db_.get(), [](void* veto) { return (*static_cast<std::function<bool()>*>(veto))() ? 1 : 0; },
+      commit_veto_.get());
+}
+
 Status Database::Exec(std::string_view sql) {
   std::string text(sql);  // sqlite3_exec wants a NUL-terminated script
   int rc = sqlite3_exec(db_.get(), text.c_str(), nullptr, nullptr, nullptr);

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -37,6 +38,11 @@ class Database {
   Status Exec(std::string_view sql);
   Result<Statement> Prepare(std::string_view sql);
 
+  // Fault seam for tests (leveldb's ErrorEnv idea, on the real engine): veto is asked before every
+  // commit, explicit or autocommit; returning true makes SQLite roll the transaction back and the
+  // write fail (SQLITE_CONSTRAINT_COMMITHOOK -> FailedPrecondition). Null removes it.
+  void SetCommitVeto(std::function<bool()> veto);
+
   int64_t LastInsertRowid() const;
   int Changes() const;  // rows changed by the most recent INSERT/UPDATE/DELETE
   sqlite3* handle() const { return db_.get(); }
@@ -46,6 +52,8 @@ class Database {
     void operator()(sqlite3* db) const;
   };
   explicit Database(sqlite3* db) : db_(db) {}
+  // Heap-held so its address (registered with SQLite) survives moves; declared first so it outlives db_.
+  std::unique_ptr<std::function<bool()>> commit_veto_;
   std::unique_ptr<sqlite3, Closer> db_;
 };
 

@@ -33,23 +33,17 @@ Result<storage::PatternFilter> ParsePatternFilter(const httplib::Request& req) {
   return filter;
 }
 
-// Reads see every analysis that finished syncing: mining what the sync hook has not reached yet.
-Status MineFirst(ServerContext& ctx, storage::Store& store) {
-  if (ctx.patterns == nullptr) return Status::Ok();
-  return ctx.patterns->Mine(store).status();
-}
-
+// Reads answer what is stored: mining runs on the sync workers (PatternService::Hook) and when the
+// plan worker starts, never on a request thread.
 void ListPatterns(ServerContext& ctx, const httplib::Request& req, httplib::Response& res, storage::Store& store) {
   auto filter = ParsePatternFilter(req);
   if (!filter.ok()) return SendError(res, filter.status());
-  if (Status st = MineFirst(ctx, store); !st.ok()) return SendError(res, st);
   auto patterns = storage::PatternStore(store, [&ctx] { return ctx.patterns ? ctx.patterns->Now() : 0; }).List(*filter);
   if (!patterns.ok()) return SendError(res, patterns.status());
   SendJson(res, 200, PatternListToJson(*patterns));
 }
 
 void GetPattern(ServerContext& ctx, const httplib::Request& req, httplib::Response& res, storage::Store& store) {
-  if (Status st = MineFirst(ctx, store); !st.ok()) return SendError(res, st);
   auto pattern =
       storage::PatternStore(store, [&ctx] { return ctx.patterns ? ctx.patterns->Now() : 0; }).Get(req.matches[1]);
   if (!pattern.ok()) return SendError(res, pattern.status());

@@ -75,10 +75,10 @@ struct Daemon {
         clock(clock),
         stores(c.database, clock),
         alerts(AlertOptionsFromConfig(c), clock),
-        delivery({c.database, c.webhooks, c.alerts.delivery}, clock),
-        patterns({c.data_dir, c.database, c.security.allow_foreign_owner, {}}, rules),
-        sync(SyncOptions{c.data_dir, c.database, c.workers, c.security.allow_foreign_owner, {}}, rules),
-        scheduler({c.database, 10, c.sync_backoff_max_s, c.sync_timeout_s, 0}, clock, sync, alerts) {}
+        delivery({&stores, c.webhooks, c.alerts.delivery}, clock),
+        patterns({c.data_dir, &stores, c.security.allow_foreign_owner, {}}, rules),
+        sync(SyncOptions{c.data_dir, &stores, c.workers, c.security.allow_foreign_owner, {}}, rules),
+        scheduler({&stores, 10, c.sync_backoff_max_s, c.sync_timeout_s, 0}, clock, sync, alerts) {}
 
   const Config& config;
   base::Clock& clock;
@@ -105,7 +105,7 @@ Status Daemon::Wire(const analyzer::Rules& rules) {
                                    if (!st.ok()) spdlog::warn("alerts fork={} error={}", fork, st.message());
                                  }));
   sync.AddSyncHook(patterns.Hook());
-  FS_ASSIGN_OR_RETURN(jobs, CreateJobService(config, rules));
+  FS_ASSIGN_OR_RETURN(jobs, CreateJobService(config, rules, stores));
   sync.AddSyncHook(jobs->MakeSyncHook());
   jobs->SetOnFinished([this](storage::Store& store, const storage::JobRecord& job) {
     // Cancelled and skipped jobs say nothing about the fork; a lost one counts as a failure.
@@ -177,7 +177,7 @@ int Serve(const ServeOptions& options, const analyzer::Rules& rules, const sigse
   std::string host = c.http.listen.substr(0, c.http.listen.rfind(':'));
   spdlog::info("listening url=http://{}:{} data_dir={} database={}", host, *port, c.data_dir, c.database);
   if (!options.port_file.empty()) std::ofstream(options.port_file) << *port << "\n";
-  if (Status st = SyncForksMissingData(c.database, daemon.sync); !st.ok())
+  if (Status st = SyncForksMissingData(daemon.stores, daemon.sync); !st.ok())
     spdlog::warn("start-up syncs: {}", st.message());
   ServeUntilSignalled(http, signals);
   daemon.Stop();

@@ -8,7 +8,8 @@
 
 namespace forkscope::server {
 
-Result<std::unique_ptr<JobService>> CreateJobService(const Config& config, const analyzer::Rules& rules) {
+Result<std::unique_ptr<JobService>> CreateJobService(const Config& config, const analyzer::Rules& rules,
+                                                     storage::StoreOpener& stores) {
   const JobsConfig& j = config.jobs;
   std::vector<std::pair<std::string, std::string>> fork_recipes;
   for (const auto& f : config.forks)
@@ -29,7 +30,7 @@ Result<std::unique_ptr<JobService>> CreateJobService(const Config& config, const
   executors["slurm"] = std::make_unique<SlurmExecutor>(slurm);
 
   JobServiceOptions o;
-  o.database = config.database;
+  o.stores = &stores;
   o.data_dir = config.data_dir;
   // Absolute: stages run in other directories, and Slurm nodes need the full path.
   std::error_code ec;

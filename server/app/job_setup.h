@@ -9,6 +9,7 @@
 
 namespace forkscope::server {
 
-Result<std::unique_ptr<JobService>> CreateJobService(const Config& config, const analyzer::Rules& rules);
+Result<std::unique_ptr<JobService>> CreateJobService(const Config& config, const analyzer::Rules& rules,
+                                                     storage::StoreOpener& stores);
 
 }  // namespace forkscope::server

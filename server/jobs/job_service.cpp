@@ -55,7 +55,7 @@ JobService::JobService(JobServiceOptions options, Executors executors, RecipeCat
 JobService::~JobService() { Shutdown(); }
 
 Status JobService::Start() {
-  FS_ASSIGN_OR_RETURN(auto store, storage::Store::Open(options_.database));
+  FS_ASSIGN_OR_RETURN(auto store, options_.stores->Open());
   storage::JobStore jobs(store->db());
   FS_ASSIGN_OR_RETURN(auto unfinished, jobs.Unfinished());
   int resumed = 0;
@@ -163,7 +163,7 @@ SyncHook JobService::MakeSyncHook() {
 }
 
 void JobService::WorkerLoop(int index) {
-  auto store = storage::Store::Open(options_.database);
+  auto store = options_.stores->Open();
   if (!store.ok()) {
     spdlog::error("job worker={} cannot open database: {}", index, store.status().message());
     return;

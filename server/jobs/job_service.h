@@ -26,7 +26,7 @@
 namespace forkscope::server {
 
 struct JobServiceOptions {
-  std::string database;
+  storage::StoreOpener* stores = nullptr;  // required: every connection the service opens comes from here
   std::string data_dir;                 // fork mirrors live under <data_dir>/mirrors
   std::string jobs_dir;                 // <jobs_dir>/<job id>/: work tree and logs
   int workers = 1;
@@ -93,12 +93,5 @@ class JobService {
   std::deque<storage::JobRecord> queue_;
   std::map<std::string, std::shared_ptr<StopFlags>> running_;  // by job id
 };
-
-}  // namespace forkscope::server
-
-namespace forkscope::server {
-
-struct Config;
-
 
 }  // namespace forkscope::server

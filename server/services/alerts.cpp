@@ -73,7 +73,6 @@ AlertCondition UpstreamTouched(const AlertRulesConfig& rules, const std::string&
 
 AlertEngineOptions AlertOptionsFromConfig(const Config& config) {
   AlertEngineOptions o;
-  o.database = config.database;
   o.defaults = config.alerts.rules;
   for (const auto& fork : config.forks) o.per_fork[fork.name] = fork.alerts;
   o.webhooks = config.webhooks;

@@ -34,7 +34,6 @@ namespace forkscope::server {
 inline constexpr int kJobFailuresBeforeAlert = 2;
 
 struct AlertEngineOptions {
-  std::string database;                                  // for OnJobResult without a Store
   AlertRulesConfig defaults;
   std::map<std::string, AlertRuleOverrides> per_fork;    // by fork name
   std::vector<WebhookConfig> webhooks;

@@ -28,8 +28,8 @@ analyzer::Analysis HeaderOf(const analyzer::Analysis& a) {
 
 }  // namespace
 
-Status SyncForksMissingData(const std::string& database, SyncService& sync) {
-  FS_ASSIGN_OR_RETURN(auto store, storage::Store::Open(database));
+Status SyncForksMissingData(storage::StoreOpener& stores, SyncService& sync) {
+  FS_ASSIGN_OR_RETURN(auto store, stores.Open());
   FS_ASSIGN_OR_RETURN(auto forks, store->ListForks());
   storage::DriftStore drift(store->db());
   for (const auto& f : forks) {

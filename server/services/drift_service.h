@@ -34,7 +34,7 @@ SyncHook MakeDriftHook(std::function<int64_t()> now_s, analyzer::DriftOptions op
 // At start-up: queues one sync of every registered fork that has no analysis or no drift report yet
 // (never synced, or analysed before drift existed), so the API answers without waiting for the
 // scheduler.
-Status SyncForksMissingData(const std::string& database, SyncService& sync);
+Status SyncForksMissingData(storage::StoreOpener& stores, SyncService& sync);
 
 // The system clock in unix seconds, for production wiring.
 int64_t SystemNowSeconds();

@@ -57,7 +57,7 @@ PatternService::PatternService(PatternServiceOptions options, analyzer::Rules ru
 PatternService::~PatternService() { Shutdown(); }
 
 Status PatternService::Start() {
-  FS_ASSIGN_OR_RETURN(auto store, storage::Store::Open(options_.database, options_.now_s));
+  FS_ASSIGN_OR_RETURN(auto store, options_.stores->Open());
   FS_ASSIGN_OR_RETURN(int failed,
                       storage::PlanStore(*store).FailUnfinished("interrupted: the daemon stopped", options_.now_s()));
   if (failed > 0) spdlog::warn("plans interrupted_by_restart={}", failed);
@@ -77,7 +77,7 @@ void PatternService::Shutdown() {
   cv_.notify_all();
   if (worker_.joinable()) worker_.join();
   std::lock_guard<std::mutex> lock(mu_);
-  auto store = storage::Store::Open(options_.database, options_.now_s);
+  auto store = options_.stores->Open();
   for (auto& plan : queue_) {
     plan.state = "failed";
     plan.error = "interrupted: the daemon stopped before the plan ran";
@@ -166,7 +166,7 @@ void PatternService::RunPlan(storage::Store& store, storage::PlanRecord record) 
 }
 
 void PatternService::WorkerLoop() {
-  auto store = storage::Store::Open(options_.database, options_.now_s);
+  auto store = options_.stores->Open();
   if (!store.ok()) {
     spdlog::error("plan worker cannot open database: {}", store.status().message());
     return;

@@ -41,7 +41,7 @@ Result<analyzer::Experience> LoadExperience(storage::Store& store, const std::fu
 
 struct PatternServiceOptions {
   std::string data_dir;
-  std::string database;
+  storage::StoreOpener* stores = nullptr;  // required: every connection the service opens comes from here
   bool allow_foreign_owner = false;
   std::function<int64_t()> now_s;  // unix seconds; the system clock when empty
 };

@@ -44,7 +44,7 @@ Scheduler::~Scheduler() {
 
 Status Scheduler::Start() {
   if (!store_) {
-    FS_ASSIGN_OR_RETURN(store_, storage::Store::Open(options_.database));
+    FS_ASSIGN_OR_RETURN(store_, options_.stores->Open());
   }
   thread_ = std::thread([this] { Loop(); });
   return Status::Ok();
@@ -201,7 +201,7 @@ void Scheduler::OnSyncDone(storage::Store& store, const storage::TaskRecord& tas
 
 Result<int64_t> Scheduler::RunDue() {
   if (!store_) {
-    FS_ASSIGN_OR_RETURN(store_, storage::Store::Open(options_.database));
+    FS_ASSIGN_OR_RETURN(store_, options_.stores->Open());
   }
   const int64_t now = clock_.NowS();
   FS_ASSIGN_OR_RETURN(std::vector<storage::ForkRecord> records, store_->ListForks());

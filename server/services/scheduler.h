@@ -37,7 +37,7 @@
 namespace forkscope::server {
 
 struct SchedulerOptions {
-  std::string database;
+  storage::StoreOpener* stores = nullptr;  // required: every connection the service opens comes from here
   int jitter_percent = 10;            // 0..50
   int backoff_max_s = 21600;          // cap of the retry delay (a fork's interval, if larger, wins)
   int sync_timeout_s = 1800;          // running longer than this: abandoned

@@ -34,7 +34,7 @@ SyncService::SyncService(SyncOptions options, analyzer::Rules rules)
 SyncService::~SyncService() { Shutdown(); }
 
 Status SyncService::Start() {
-  FS_ASSIGN_OR_RETURN(task_store_, storage::Store::Open(options_.database));
+  FS_ASSIGN_OR_RETURN(task_store_, options_.stores->Open());
   FS_ASSIGN_OR_RETURN(int interrupted, task_store_->FailUnfinishedTasks("interrupted: the daemon stopped"));
   if (interrupted > 0) spdlog::warn("tasks interrupted_by_restart={}", interrupted);
   std::random_device rd;
@@ -108,6 +108,8 @@ Result<storage::TaskRecord> SyncService::GetTask(const std::string& id) {
   std::lock_guard<std::mutex> lock(mu_);
   if (auto it = unfinished_.find(id); it != unfinished_.end()) return it->second;
   if (!task_store_) return Unavailable("sync service not started");
+  RetryUnsavedLocked();
+  if (auto it = unsaved_.find(id); it != unsaved_.end()) return it->second;
   FS_ASSIGN_OR_RETURN(auto task, task_store_->GetTask(id));
   if (!task) return NotFound("no task '" + id + "'");
   return *task;
@@ -118,6 +120,11 @@ std::vector<storage::TaskRecord> SyncService::ActiveTasks() const {
   std::vector<storage::TaskRecord> tasks;
   for (const auto& [id, task] : unfinished_) tasks.push_back(task);  // ids grow with time: oldest first
   return tasks;
+}
+
+bool SyncService::WaitIdle(std::chrono::milliseconds timeout) {
+  std::unique_lock<std::mutex> lock(mu_);
+  return idle_cv_.wait_for(lock, timeout, [this] { return stats_.running == 0 && stats_.queued == 0; });
 }
 
 SyncStats SyncService::Stats() const {
@@ -156,15 +163,24 @@ void SyncService::UpdateTask(const storage::TaskRecord& task) {
     unfinished_.erase(task.id);
   else
     unfinished_[task.id] = task;
-  // Progress ticks are frequent: persist only state changes and stage boundaries.
-  if (task_store_) {
-    Status st = task_store_->SaveTask(task);
-    if (!st.ok()) spdlog::warn("task save failed id={} error={}", task.id, st.message());
+  if (!task_store_) return;
+  RetryUnsavedLocked();
+  Status st = task_store_->SaveTask(task);
+  if (st.ok()) return;
+  spdlog::warn("task save failed id={} state={} error={}", task.id, task.state, st.message());
+  if (finished) unsaved_[task.id] = task;
+}
+
+void SyncService::RetryUnsavedLocked() {
+  for (auto it = unsaved_.begin(); it != unsaved_.end();) {
+    if (!task_store_->SaveTask(it->second).ok()) return;  // still failing: keep them all for later
+    spdlog::info("task saved after retry id={} state={}", it->first, it->second.state);
+    it = unsaved_.erase(it);
   }
 }
 
 void SyncService::WorkerLoop(int index) {
-  auto store = storage::Store::Open(options_.database);
+  auto store = options_.stores->Open();
   if (!store.ok()) {
     spdlog::error("worker={} cannot open database: {}", index, store.status().message());
     return;
@@ -236,6 +252,7 @@ void SyncService::RunJob(storage::Store& store, Job& job) {
     stats_.seconds_sum += seconds;
     if (!job.is_check) active_by_fork_.erase(t.fork_name);
   }
+  idle_cv_.notify_all();
   if (job.is_check) {
     if (outcome.ok())
       job.done.set_value(std::move(outcome->analysis));

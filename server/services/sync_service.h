@@ -5,6 +5,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -20,12 +21,13 @@
 #include "analyzer/diff/analysis.h"
 #include "analyzer/classify/rules.h"
 #include "storage/store.h"
+#include "storage/store_opener.h"
 
 namespace forkscope::server {
 
 struct SyncOptions {
   std::string data_dir;
-  std::string database;
+  storage::StoreOpener* stores = nullptr;  // required: every connection the service opens comes from here
   int workers = 2;
   bool allow_foreign_owner = false;
   analyzer::git::DiffOptions diff;
@@ -72,6 +74,8 @@ class SyncService {
   // Every queued or running task, oldest first (the dashboard's live sync progress).
   std::vector<storage::TaskRecord> ActiveTasks() const;
   SyncStats Stats() const;
+  // Blocks until no task is queued or running (every hook of the last one has run), or timeout.
+  bool WaitIdle(std::chrono::milliseconds timeout);
   // Stops accepting, cancels running fetches, marks every unfinished task failed, joins the workers.
   void Shutdown();
 
@@ -80,6 +84,8 @@ class SyncService {
   void WorkerLoop(int index);
   void RunJob(storage::Store& store, Job& job);
   void UpdateTask(const storage::TaskRecord& task);
+  // Writes the finished tasks whose final row a failed write left unsaved (mu_ held).
+  void RetryUnsavedLocked();
   std::string NewTaskId();
 
   const SyncOptions options_;
@@ -90,9 +96,13 @@ class SyncService {
 
   mutable std::mutex mu_;  // guards everything below
   std::condition_variable cv_;
+  std::condition_variable idle_cv_;  // notified when a task ends
   std::deque<std::shared_ptr<Job>> queue_;
   std::map<std::string, std::shared_ptr<Job>> active_by_fork_;  // queued or running syncs
   std::map<std::string, storage::TaskRecord> unfinished_;       // by task id
+  // Finished tasks whose final row could not be written yet: answered from here, retried on every
+  // task write, so a task never reads as running because its last save failed.
+  std::map<std::string, storage::TaskRecord> unsaved_;
   std::set<std::string> abandoned_;                             // task ids whose worker has not returned
   std::unique_ptr<storage::Store> task_store_;                  // task rows, written under mu_
   SyncStats stats_;

@@ -37,7 +37,7 @@ DeliveryWorker::~DeliveryWorker() { Stop(); }
 
 Status DeliveryWorker::Start() {
   if (!store_) {
-    FS_ASSIGN_OR_RETURN(store_, storage::Store::Open(options_.database));
+    FS_ASSIGN_OR_RETURN(store_, options_.stores->Open());
   }
   thread_ = std::thread([this] { Loop(); });
   return Status::Ok();
@@ -90,7 +90,7 @@ void DeliveryWorker::Loop() {
 
 Result<int> DeliveryWorker::RunDue() {
   if (!store_) {
-    FS_ASSIGN_OR_RETURN(store_, storage::Store::Open(options_.database));
+    FS_ASSIGN_OR_RETURN(store_, options_.stores->Open());
   }
   storage::DeliveryStore outbox(*store_);
   FS_ASSIGN_OR_RETURN(std::vector<storage::DeliveryRecord> due, outbox.Due(clock_.NowS(), kBatch));

@@ -22,6 +22,7 @@
 #include "base/clock.h"
 #include "server/config/config.h"
 #include "storage/alert_store.h"
+#include "storage/store_opener.h"
 
 namespace forkscope::server {
 
@@ -39,7 +40,7 @@ std::string SignBody(const std::string& secret, const std::string& body);
 bool WebhookWants(const WebhookConfig& target, storage::AlertEvent event, const std::string& severity);
 
 struct DeliveryWorkerOptions {
-  std::string database;
+  storage::StoreOpener* stores = nullptr;  // required: every connection the service opens comes from here
   std::vector<WebhookConfig> targets;
   DeliveryConfig delivery;
 };

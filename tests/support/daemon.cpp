@@ -11,6 +11,7 @@
 
 #include "tests/support/fixtures.h"
 #include "tests/support/openapi.h"
+#include "tests/support/wait.h"
 
 namespace forkscope::testing {
 
@@ -34,15 +35,19 @@ Daemon::Daemon(DaemonOptions options) : options_(std::move(options)) {
     execv(argv[0], argv.data());
     _exit(127);
   }
-  for (int i = 0; i < 300 && port_ == 0; ++i) {
-    std::string text = ReadFile(port_file);
-    if (!text.empty() && text.back() == '\n') port_ = std::stoi(text);
-    int st = 0;
-    if (waitpid(pid_, &st, WNOHANG) == pid_) {
-      pid_ = -1;
-      FAIL("daemon exited at start-up:\n" << ReadFile(log_));
-    }
-    if (port_ == 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  bool exited = false;
+  PollUntil(
+      [&] {
+        std::string text = ReadFile(port_file);
+        if (!text.empty() && text.back() == '\n') port_ = std::stoi(text);
+        int st = 0;
+        exited = waitpid(pid_, &st, WNOHANG) == pid_;
+        return port_ != 0 || exited;
+      },
+      std::chrono::seconds(15));
+  if (exited) {
+    pid_ = -1;
+    FAIL("daemon exited at start-up:\n" << ReadFile(log_));
   }
   INFO(ReadFile(log_));
   REQUIRE(port_ > 0);

@@ -1,4 +1,5 @@
 #include "tests/support/jobs.h"
+#include "tests/support/wait.h"
 
 #include <catch2/catch.hpp>
 
@@ -100,11 +101,8 @@ std::vector<pid_t> LiveGroupMembers(pid_t pgid) {
 
 std::vector<pid_t> WaitForGroupGone(pid_t pgid) {
   std::vector<pid_t> live;
-  for (int i = 0; i < 100; ++i) {
-    live = LiveGroupMembers(pgid);
-    if (live.empty()) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
+  PollUntil([&] { return (live = LiveGroupMembers(pgid)).empty(); }, std::chrono::seconds(10),
+            std::chrono::milliseconds(100));
   return live;
 }
 

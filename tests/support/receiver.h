@@ -14,6 +14,8 @@
 #include <thread>
 #include <vector>
 
+#include "tests/support/wait.h"
+
 namespace forkscope::testing {
 
 struct ReceivedHook {
@@ -49,7 +51,7 @@ class Receiver {
     REQUIRE(port_ > 0);
     thread_ = std::thread([server = server_.get()] { server->listen_after_bind(); });
     // stop() before the accept loop runs would be lost: wait until it runs.
-    for (int i = 0; i < 5000 && !server_->is_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    PollUntil([this] { return server_->is_running(); }, std::chrono::seconds(5), std::chrono::milliseconds(1));
     REQUIRE(server_->is_running());
     return port_;
   }

@@ -15,6 +15,7 @@
 #include "tests/support/corpus.h"
 #include "tests/support/daemon.h"
 #include "tests/support/receiver.h"
+#include "tests/support/wait.h"
 
 namespace forkscope::testing {
 namespace {
@@ -30,13 +31,7 @@ const std::map<std::string, std::string> kSecrets = {
 
 json Body(const ApiResponse& r) { return json::parse(r.body, nullptr, false); }
 
-bool WaitFor(const std::function<bool()>& done) {
-  for (int i = 0; i < 600; ++i) {
-    if (done()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  return done();
-}
+bool WaitFor(const std::function<bool()>& done) { return testing::PollUntil(done, std::chrono::seconds(60)); }
 
 struct Env {
   TempDir tmp;

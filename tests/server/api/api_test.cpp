@@ -11,6 +11,7 @@
 #include "storage/store.h"
 #include "tests/support/corpus.h"
 #include "tests/support/daemon.h"
+#include "tests/support/wait.h"
 
 namespace forkscope::testing {
 namespace {
@@ -44,13 +45,16 @@ json Body(const ApiResponse& r) { return json::parse(r.body, nullptr, false); }
 
 // Polls a task until it finishes; returns its final JSON.
 json WaitTask(httplib::Client& c, const std::string& id) {
-  for (int i = 0; i < 600; ++i) {
-    auto r = Call(c, "GET", "/api/v1/tasks/" + id, "/api/v1/tasks/{id}");
-    CHECK_API(r);
-    json t = Body(r);
-    if (t["state"] == "succeeded" || t["state"] == "failed") return t;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
+  json t;
+  if (testing::PollUntil(
+          [&] {
+            auto r = Call(c, "GET", "/api/v1/tasks/" + id, "/api/v1/tasks/{id}");
+            CHECK_API(r);
+            t = Body(r);
+            return t["state"] == "succeeded" || t["state"] == "failed";
+          },
+          std::chrono::seconds(30)))
+    return t;
   FAIL("task " << id << " did not finish");
   return {};
 }

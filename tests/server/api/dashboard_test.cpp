@@ -186,7 +186,8 @@ TEST_CASE("ActiveTasks lists queued and running syncs and forgets finished ones"
     ~Releaser() { Now(); }
   } releaser{release};
   std::atomic<int> hooks{0};
-  server::SyncService sync({data, db, 1, false, {}}, *rules);
+  storage::FileStoreOpener stores(db);
+  server::SyncService sync({data, &stores, 1, false, {}}, *rules);
   sync.AddSyncHook([&](storage::Store&, const storage::TaskRecord&, const server::AnalysisOutcome*) {
     if (hooks++ == 0) {
       entered.set_value();
@@ -217,7 +218,7 @@ TEST_CASE("ActiveTasks lists queued and running syncs and forgets finished ones"
   CHECK(*running_again == *first);
   CHECK(sync.ActiveTasks().size() == 2);
   releaser.Now();
-  for (int i = 0; i < 3000 && !sync.ActiveTasks().empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  REQUIRE(sync.WaitIdle(std::chrono::seconds(30)));
   CHECK(sync.ActiveTasks().empty());
   CHECK(sync.GetTask(*first)->state == "succeeded");
   CHECK(sync.GetTask(*second)->state == "succeeded");

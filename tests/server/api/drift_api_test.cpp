@@ -12,6 +12,7 @@
 #include "server/app/demo_corpus.h"
 #include "tests/support/corpus.h"
 #include "tests/support/daemon.h"
+#include "tests/support/wait.h"
 
 namespace forkscope::testing {
 namespace {
@@ -65,12 +66,14 @@ struct Env {
 };
 
 json WaitTask(httplib::Client& c, const std::string& id) {
-  for (int i = 0; i < 600; ++i) {
-    auto r = Call(c, "GET", "/api/v1/tasks/" + id, "/api/v1/tasks/{id}");
-    json t = Body(r);
-    if (t["state"] == "succeeded" || t["state"] == "failed") return t;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
+  json t;
+  if (testing::PollUntil(
+          [&] {
+            t = Body(Call(c, "GET", "/api/v1/tasks/" + id, "/api/v1/tasks/{id}"));
+            return t["state"] == "succeeded" || t["state"] == "failed";
+          },
+          std::chrono::seconds(30)))
+    return t;
   FAIL("task " << id << " did not finish");
   return {};
 }
@@ -219,10 +222,9 @@ TEST_CASE("daemon: a fork analysed before its drift was stored gets a report at 
   Daemon d(env.Options());
   auto c = d.Client();
   int status = 0;
-  for (int i = 0; i < 600 && status != 200; ++i) {
-    status = Call(*c, "GET", "/api/v1/forks/alpha/drift", "/api/v1/forks/{name}/drift").status;
-    if (status != 200) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
+  testing::PollUntil(
+      [&] { return (status = Call(*c, "GET", "/api/v1/forks/alpha/drift", "/api/v1/forks/{name}/drift").status) == 200; },
+      std::chrono::seconds(30));
   REQUIRE(status == 200);
   json a = ForkDrift(*c, "alpha");
   CHECK(a["upstream_sha"] == env.add_mul);

@@ -12,6 +12,7 @@
 #include "tests/support/corpus.h"
 #include "tests/support/daemon.h"
 #include "tests/support/jobs.h"
+#include "tests/support/wait.h"
 
 namespace forkscope::testing {
 namespace {
@@ -74,12 +75,10 @@ json Body(const ApiResponse& r) { return json::parse(r.body, nullptr, false); }
 
 // Waits for the start-up sync of the configured fork.
 void WaitAnalysed(httplib::Client& c, const std::string& fork) {
-  for (int i = 0; i < 300; ++i) {
-    auto f = Body(Call(c, "GET", "/api/v1/forks/" + fork, "/api/v1/forks/{name}"));
-    if (!f["latest_analysis_id"].is_null()) return;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  FAIL("fork " << fork << " was not analysed");
+  const bool analysed = testing::PollUntil(
+      [&] { return !Body(Call(c, "GET", "/api/v1/forks/" + fork, "/api/v1/forks/{name}"))["latest_analysis_id"].is_null(); },
+      std::chrono::seconds(30));
+  if (!analysed) FAIL("fork " << fork << " was not analysed");
 }
 
 ApiResponse PostJob(httplib::Client& c, const std::string& fork, const std::string& body,
@@ -98,11 +97,7 @@ json GetJob(httplib::Client& c, const std::string& id) {
 template <typename Pred>
 json WaitJob(httplib::Client& c, const std::string& id, Pred pred) {
   json j;
-  for (int i = 0; i < 600; ++i) {
-    j = GetJob(c, id);
-    if (pred(j)) return j;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
+  if (testing::PollUntil([&] { return pred(j = GetJob(c, id)); }, std::chrono::seconds(60))) return j;
   FAIL("job " << id << ": " << j.dump(2));
   return j;
 }
@@ -294,11 +289,8 @@ TEST_CASE("jobs API: a sync that moved the fork's head runs its recipe once", "[
   auto c = d.Client();
   WaitAnalysed(*c, "fastops");
   json jobs;
-  for (int i = 0; i < 300; ++i) {
-    jobs = Body(Call(*c, "GET", "/api/v1/jobs?fork=fastops", "/api/v1/jobs"))["jobs"];
-    if (!jobs.empty()) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
+  auto list_jobs = [&] { return Body(Call(*c, "GET", "/api/v1/jobs?fork=fastops", "/api/v1/jobs"))["jobs"]; };
+  testing::PollUntil([&] { return !(jobs = list_jobs()).empty(); }, std::chrono::seconds(30));
   REQUIRE(jobs.size() == 1);
   CHECK(jobs[0]["sha"] == env.fork.Head());
   WaitJob(*c, jobs[0]["id"], Finished);
@@ -306,21 +298,16 @@ TEST_CASE("jobs API: a sync that moved the fork's head runs its recipe once", "[
   auto sync = Call(*c, "POST", "/api/v1/forks/fastops/sync", "/api/v1/forks/{name}/sync", "", kAdmin);
   REQUIRE(sync.status == 202);
   std::string task = Body(sync)["task"];
-  for (int i = 0; i < 300; ++i) {
-    if (Body(Call(*c, "GET", "/api/v1/tasks/" + task, "/api/v1/tasks/{id}"))["state"] == "succeeded") break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
+  testing::PollUntil(
+      [&] { return Body(Call(*c, "GET", "/api/v1/tasks/" + task, "/api/v1/tasks/{id}"))["state"] == "succeeded"; },
+      std::chrono::seconds(30));
   CHECK(Body(Call(*c, "GET", "/api/v1/jobs?fork=fastops", "/api/v1/jobs"))["jobs"].size() == 1);
   // A new fork commit: the next sync runs the recipe on it.
   env.fork.Write("NOTES.md", "more\n");
   std::string head = env.fork.Commit("more notes");
   sync = Call(*c, "POST", "/api/v1/forks/fastops/sync", "/api/v1/forks/{name}/sync", "", kAdmin);
   REQUIRE(sync.status == 202);
-  for (int i = 0; i < 300; ++i) {
-    jobs = Body(Call(*c, "GET", "/api/v1/jobs?fork=fastops", "/api/v1/jobs"))["jobs"];
-    if (jobs.size() == 2) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
+  testing::PollUntil([&] { return (jobs = list_jobs()).size() == 2; }, std::chrono::seconds(30));
   REQUIRE(jobs.size() == 2);
   CHECK(jobs[0]["sha"] == head);  // newest first
 }

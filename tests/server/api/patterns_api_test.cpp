@@ -9,6 +9,7 @@
 
 #include "tests/support/daemon.h"
 #include "tests/support/pattern_corpus.h"
+#include "tests/support/wait.h"
 
 namespace forkscope::testing {
 namespace {
@@ -31,13 +32,16 @@ struct Env {
 
 // Polls a task (sync or plan) until it finishes; returns its final JSON.
 json Wait(httplib::Client& c, const std::string& path, const std::string& path_template) {
-  for (int i = 0; i < 1200; ++i) {
-    auto r = Call(c, "GET", path, path_template);
-    CHECK_API(r);
-    json t = Body(r);
-    if (t["state"] == "succeeded" || t["state"] == "failed") return t;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
+  json t;
+  if (testing::PollUntil(
+          [&] {
+            auto r = Call(c, "GET", path, path_template);
+            CHECK_API(r);
+            t = Body(r);
+            return t["state"] == "succeeded" || t["state"] == "failed";
+          },
+          std::chrono::seconds(60)))
+    return t;
   FAIL(path << " did not finish");
   return {};
 }

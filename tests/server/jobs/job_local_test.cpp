@@ -11,6 +11,7 @@
 #include "server/jobs/executors/local_executor.h"
 #include "server/codec/job_json.h"
 #include "tests/support/jobs.h"
+#include "tests/support/wait.h"
 
 namespace forkscope::testing {
 namespace {
@@ -23,13 +24,15 @@ bool HaveNvcc() { return access(kNvcc, X_OK) == 0; }
 
 // Waits (at most 30 s) for a file a stage writes; returns its trimmed contents.
 std::string WaitForFile(const std::string& path) {
-  for (int i = 0; i < 300; ++i) {
-    std::string text = ReadFile(path);
-    if (!text.empty() && text.back() == '\n') return text.substr(0, text.size() - 1);
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  FAIL("no " << path);
-  return "";
+  std::string text;
+  const bool written = PollUntil(
+      [&] {
+        text = ReadFile(path);
+        return !text.empty() && text.back() == '\n';
+      },
+      std::chrono::seconds(30), std::chrono::milliseconds(100));
+  if (!written) FAIL("no " << path);
+  return text.substr(0, text.size() - 1);
 }
 
 TEST_CASE("local job: nvcc compiles a CUDA source, a C++ smoke program runs, the job passes", "[server][jobs]") {

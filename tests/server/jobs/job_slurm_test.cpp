@@ -15,6 +15,7 @@
 #include "tests/support/daemon.h"
 #include "tests/support/jobs.h"
 #include "tests/support/slurm.h"
+#include "tests/support/wait.h"
 
 namespace forkscope::testing {
 namespace {
@@ -46,11 +47,9 @@ std::string Scontrol(const std::string& id, const std::string& field) {
 // Polls the stored job (at most 60 s) until pred holds.
 template <typename Pred>
 storage::JobRecord WaitForJob(JobEnv& env, const std::string& id, Pred pred) {
-  for (int i = 0; i < 600; ++i) {
-    auto job = env.Load(id);
-    if (pred(job)) return job;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
+  storage::JobRecord job;
+  if (PollUntil([&] { return pred(job = env.Load(id)); }, std::chrono::seconds(60), std::chrono::milliseconds(100)))
+    return job;
   FAIL("job " << id << " never reached the awaited state: " << server::JobToJson(env.Load(id)).dump());
   return {};
 }
@@ -210,22 +209,25 @@ recipe = ")" + tmp.Sub("held.toml") + R"("
     auto c = d.Client();
     // The first start syncs the unanalysed fork; a job needs that analysis.
     json fork_json;
-    for (int i = 0; i < 300; ++i) {
-      fork_json = json::parse(Call(*c, "GET", "/api/v1/forks/fastops", "/api/v1/forks/{name}").body);
-      if (!fork_json["latest_analysis_id"].is_null()) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
+    PollUntil(
+        [&] {
+          fork_json = json::parse(Call(*c, "GET", "/api/v1/forks/fastops", "/api/v1/forks/{name}").body);
+          return !fork_json["latest_analysis_id"].is_null();
+        },
+        std::chrono::seconds(30));
     REQUIRE_FALSE(fork_json["latest_analysis_id"].is_null());
     auto posted = Call(*c, "POST", "/api/v1/forks/fastops/jobs", "/api/v1/forks/{name}/jobs", "{}", "admin-secret");
     INFO(posted.body);
     REQUIRE(posted.status == 202);
     CHECK(posted.openapi_error == "");
     id = json::parse(posted.body)["id"];
-    for (int i = 0; i < 300 && slurm_id.empty(); ++i) {
-      json j = job_of(*c, id);
-      if (j["stages"][0].contains("slurm_job_id")) slurm_id = j["stages"][0]["slurm_job_id"];
-      else std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
+    PollUntil(
+        [&] {
+          json j = job_of(*c, id);
+          if (j["stages"][0].contains("slurm_job_id")) slurm_id = j["stages"][0]["slurm_job_id"];
+          return !slurm_id.empty();
+        },
+        std::chrono::seconds(30));
     INFO(ReadFile(d.log_path()));
     REQUIRE_FALSE(slurm_id.empty());
     CHECK(Scontrol(slurm_id, "JobState") == "PENDING");
@@ -246,11 +248,12 @@ recipe = ")" + tmp.Sub("held.toml") + R"("
   auto c = d.Client();
   REQUIRE(RunCommand("scontrol release " + slurm_id).status == 0);
   json j;
-  for (int i = 0; i < 600; ++i) {
-    j = job_of(*c, id);
-    if (j["state"] != "running" && j["state"] != "queued") break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
+  PollUntil(
+      [&] {
+        j = job_of(*c, id);
+        return j["state"] != "running" && j["state"] != "queued";
+      },
+      std::chrono::seconds(60));
   INFO(j.dump(2));
   CHECK(j["state"] == "passed");
   CHECK(j["stages"][0]["slurm_job_id"] == slurm_id);

@@ -51,7 +51,6 @@ struct Env {
       f.upstream_url = std::string("https://github.com/upstream/") + name;
       REQUIRE(store->CreateFork(f).ok());
     }
-    options.database = database;
     if (options.webhooks.empty()) options.webhooks.push_back({"ops", "http://127.0.0.1:9/hook", WebhookKind::kGeneric,
                                                               "s3cret", {}, "info"});
     engine = std::make_unique<AlertEngine>(options, clock);
@@ -226,7 +225,7 @@ TEST_CASE("sync-failing opens after failures_before_alert failures in a row", "[
   }
   CHECK(env.Alerts().empty());
   // The streak is durable: another engine on the same database (a restarted daemon) continues it.
-  AlertEngine restarted(AlertEngineOptions{env.database, {}, {}, {}}, env.clock);
+  AlertEngine restarted(AlertEngineOptions{{}, {}, {}}, env.clock);
   auto third = restarted.OnSyncResult(*env.store, "flashinfer", false, "fetch: connection refused");
   REQUIRE(third.ok());
   CHECK(third->failing);

@@ -14,6 +14,7 @@
 #include "server/services/scheduler.h"
 #include "storage/alert_store.h"
 #include "tests/support/corpus.h"
+#include "tests/support/wait.h"
 #include "base/fake_clock.h"
 
 namespace forkscope::server {
@@ -26,15 +27,16 @@ struct Env {
   testing::TempDir tmp;
   FakeClock clock;
   std::string database = tmp.Sub("forkscope.db");
+  storage::FileStoreOpener stores{database, clock};
   std::unique_ptr<storage::Store> store;
   SyncService sync;
   AlertEngine alerts;
   Scheduler scheduler;
 
   explicit Env(SchedulerOptions options, AlertEngineOptions alert_options = {})
-      : sync(SyncOptions{tmp.Sub("data"), database, 2, false, {}}, *analyzer::Rules::LoadDefault()),
-        alerts(WithDatabase(alert_options, database), clock),
-        scheduler(WithDatabase(options, database), clock, sync, alerts) {
+      : sync(SyncOptions{tmp.Sub("data"), &stores, 2, false, {}}, *analyzer::Rules::LoadDefault()),
+        alerts(alert_options, clock),
+        scheduler(WithStores(options, stores), clock, sync, alerts) {
     auto opened = storage::Store::Open(database);
     REQUIRE(opened.ok());
     store = std::move(*opened);
@@ -42,9 +44,8 @@ struct Env {
   }
   ~Env() { sync.Shutdown(); }
 
-  template <typename Options>
-  static Options WithDatabase(Options o, const std::string& database) {
-    o.database = database;
+  static SchedulerOptions WithStores(SchedulerOptions o, storage::StoreOpener& stores) {
+    o.stores = &stores;
     return o;
   }
   void AddFork(const std::string& name, const std::string& fork_url, const std::string& upstream_url, int interval) {
@@ -81,12 +82,7 @@ struct Env {
   }
   // Until the workers have let go of every task (after the hooks ran), so the next enqueue is new.
   void WaitWorkersIdle() {
-    for (int i = 0; i < 6000; ++i) {
-      SyncStats stats = sync.Stats();
-      if (stats.running == 0 && stats.queued == 0) return;
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    FAIL("sync workers still busy");
+    if (!sync.WaitIdle(std::chrono::minutes(1))) FAIL("sync workers still busy");
   }
   std::vector<storage::AlertRecord> Alerts(const std::string& state) {
     auto list = storage::AlertStore(*store).List(state, "", 100);
@@ -163,8 +159,7 @@ TEST_CASE("a healthy fork syncs every interval, scheduled or on demand", "[serve
   env.clock.Advance(100);
   auto task = env.sync.EnqueueSync(*latest);
   REQUIRE(task.ok());
-  for (int i = 0; i < 1200 && env.Get("compat").next_due_s != env.clock.NowS() + 600; ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  REQUIRE(env.sync.WaitIdle(std::chrono::minutes(2)));  // the hook that reschedules has run
   CHECK(env.Get("compat").next_due_s == env.clock.NowS() + 600);
 }
 
@@ -189,8 +184,8 @@ TEST_CASE("a failing fork backs off and raises sync-failing after failures_befor
   CHECK(open[0].notified_count == 2);
 
   SECTION("a restarted scheduler resumes the backoff from the stored streak") {
-    SyncService idle(SyncOptions{env.tmp.Sub("data"), env.database, 1, false, {}}, *analyzer::Rules::LoadDefault());
-    Scheduler restarted(Env::WithDatabase(NoJitter(), env.database), env.clock, idle, env.alerts);
+    SyncService idle(SyncOptions{env.tmp.Sub("data"), &env.stores, 1, false, {}}, *analyzer::Rules::LoadDefault());
+    Scheduler restarted(Env::WithStores(NoJitter(), env.stores), env.clock, idle, env.alerts);
     REQUIRE(restarted.RunDue().ok());
     auto s = restarted.Get("broken");
     REQUIRE(s.has_value());
@@ -309,8 +304,8 @@ TEST_CASE("the scheduler thread waits on the injected clock", "[server][schedule
   const int64_t due = env.Get("broken").next_due_s;
   REQUIRE(env.scheduler.Start().ok());
   env.clock.Set(due);
-  for (int i = 0; i < 1200 && env.Get("broken").consecutive_failures == 0; ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  // The scheduler's own thread enqueues when it sees the clock move: poll what it recorded.
+  testing::PollUntil([&] { return env.Get("broken").consecutive_failures != 0; }, std::chrono::minutes(2));
   CHECK(env.Get("broken").consecutive_failures == 1);
   CHECK(env.Get("broken").next_due_s == due + 600);
   env.scheduler.Stop();

@@ -14,6 +14,7 @@
 #include "base/fake_clock.h"
 #include "tests/support/fixtures.h"
 #include "tests/support/receiver.h"
+#include "tests/support/wait.h"
 
 namespace forkscope::server {
 namespace {
@@ -49,6 +50,7 @@ struct Env {
   testing::TempDir tmp;
   FakeClock clock;
   std::string database = tmp.Sub("forkscope.db");
+  storage::FileStoreOpener stores{database, clock};
   std::unique_ptr<storage::Store> store;
 
   Env() {
@@ -63,7 +65,7 @@ struct Env {
   }
   // Opens a "behind" alert whose deliveries go to targets; returns the alert id.
   int64_t OpenAlert(const std::vector<WebhookConfig>& targets, int behind = 60) {
-    AlertEngine engine({database, {}, {}, targets}, clock);
+    AlertEngine engine({{}, {}, targets}, clock);
     REQUIRE(engine.OnDrift(*store, "flashinfer", Behind(behind)).ok());
     auto alerts = storage::AlertStore(*store).List("", "", 10);
     REQUIRE(alerts.ok());
@@ -93,7 +95,7 @@ TEST_CASE("each target kind gets its body, signed with its own secret", "[server
       {"slack", receiver.Url("/slack/T0/B0"), WebhookKind::kSlack, "slack-secret", {}, "info"},
       {"feishu", receiver.Url("/open-apis/bot/v2/hook/x"), WebhookKind::kFeishu, "feishu-secret", {}, "info"}};
   const int64_t alert_id = env.OpenAlert(targets);
-  DeliveryWorker worker({env.database, targets, {}}, env.clock);
+  DeliveryWorker worker({&env.stores, targets, {}}, env.clock);
   auto sent = worker.RunDue();
   REQUIRE(sent.ok());
   CHECK(*sent == 3);
@@ -159,7 +161,7 @@ TEST_CASE("receiver down: retries with growing delays, then delivered exactly on
   const int64_t alert_id = env.OpenAlert(targets);
   DeliveryConfig policy;
   policy.retry_base_s = 5;
-  DeliveryWorker worker({env.database, targets, policy}, env.clock);
+  DeliveryWorker worker({&env.stores, targets, policy}, env.clock);
   CHECK(worker.RetryDelay(1) == 5);
   CHECK(worker.RetryDelay(3) == 20);
   CHECK(worker.RetryDelay(20) == policy.retry_max_s);
@@ -225,7 +227,7 @@ TEST_CASE("a delivery is given up after max_attempts", "[server][webhooks]") {
   DeliveryConfig policy;
   policy.max_attempts = 3;
   policy.retry_base_s = 1;
-  DeliveryWorker worker({env.database, targets, policy}, env.clock);
+  DeliveryWorker worker({&env.stores, targets, policy}, env.clock);
   for (int i = 0; i < 5; ++i) {
     (void)worker.RunDue();
     env.clock.Advance(3600);
@@ -259,17 +261,15 @@ TEST_CASE("the worker thread delivers as soon as the receiver comes back", "[ser
   std::vector<WebhookConfig> targets = {{"ops", receiver.Url("/hook"), WebhookKind::kGeneric, "k", {}, "info"}};
   DeliveryConfig policy;
   policy.retry_base_s = 1;
-  DeliveryWorker worker({env.database, targets, policy}, base::SystemClock());
+  DeliveryWorker worker({&env.stores, targets, policy}, base::SystemClock());
   REQUIRE(worker.Start().ok());
-  AlertEngine engine({env.database, {}, {}, targets}, base::SystemClock());
+  AlertEngine engine({{}, {}, targets}, base::SystemClock());
   engine.SetDeliveryNotifier([&worker] { worker.Wake(); });
   REQUIRE(engine.OnDrift(*env.store, "flashinfer", Behind(60)).ok());
   const int64_t alert_id = storage::AlertStore(*env.store).List("", "", 1)->front().id;
 
-  auto wait_for = [&](auto done) {
-    for (int i = 0; i < 3000 && !done(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    return done();
-  };
+  // The worker's thread runs on the real clock against a real socket: poll what it wrote.
+  auto wait_for = [&](const std::function<bool()>& done) { return testing::PollUntil(done, std::chrono::seconds(30)); };
   REQUIRE(wait_for([&] { return env.Deliveries(alert_id).at(0).attempts >= 1; }));
   receiver.Start(port);
   REQUIRE(wait_for([&] { return env.Deliveries(alert_id).at(0).state == "delivered"; }));
