@@ -11,3 +11,7 @@ echo "== drift: conflict prediction vs git merge-tree, sweep vs a shell loop of 
 python3 "$here/drift_bench.py" "$build/forkscope"
 echo "== pattern mining: MinHash/LSH vs all-pairs Jaccard"
 "$build/tests/pattern_mining_bench"
+echo "== labelled corpus: layer and style accuracy against hand labels (tests/corpus, docs/accuracy.md)"
+# Exits 2, naming every missing file, when the git-ignored file cache is absent (a fresh checkout):
+# see tests/corpus/README.md for how to fill it.
+python3 "$here/../corpus/score.py" "$build/forkscope"
