@@ -24,6 +24,8 @@ Result<analyzer::Analysis> CheckDiff(ServerContext& ctx, const httplib::Request&
     a.upstream.url = fork.upstream_url;
   }
   FS_ASSIGN_OR_RETURN(a.files, analyzer::ParseUnifiedDiff(req.body));
+  // A gate fails closed: a body it cannot read as a diff is an error, never a pass.
+  if (a.files.empty()) return InvalidArgument("the body holds no unified diff (expected 'diff --git' or '---'/'+++' headers and hunks)");
   for (auto& f : a.files) analyzer::ClassifyFile(ctx.rules, analyzer::FileSource{}, f);
   analyzer::LintAnalysis(ctx.rules, a);
   a.rules_version = ctx.rules.version();

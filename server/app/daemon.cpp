@@ -10,6 +10,7 @@
 #include "server/services/alerts.h"
 #include "server/api/routes.h"
 #include "server/app/demo.h"
+#include "server/app/data_dir_lock.h"
 #include "server/app/exit_codes.h"
 #include "server/services/drift_service.h"
 #include "server/http/http_server.h"
@@ -20,11 +21,15 @@
 #include "server/http/static_files.h"
 #include "server/services/sync_service.h"
 #include "server/services/webhooks.h"
+#include "storage/db.h"
 
 namespace forkscope::server {
 
 Status ReconcileForks(const std::string& database, const std::vector<ForkConfig>& forks) {
   FS_ASSIGN_OR_RETURN(auto store, storage::Store::Open(database));
+  // All or nothing: a fork the store refuses leaves none of the others half-registered.
+  storage::Transaction tx(store->db());
+  FS_RETURN_IF_ERROR(tx.status());
   for (const auto& fc : forks) {
     storage::ForkRecord rec;
     auto existing = store->GetFork(fc.name);
@@ -42,18 +47,23 @@ Status ReconcileForks(const std::string& database, const std::vector<ForkConfig>
       FS_RETURN_IF_ERROR(store->CreateFork(rec).status());
     }
   }
-  return Status::Ok();
+  return tx.Commit();
 }
 
 namespace {
 
-Status PrepareConfig(ServeOptions& options) {
-  Config& c = options.config;
+// The data directory, created and locked before anything is written into it.
+Result<DataDirLock> LockDataDir(Config& c) {
   if (c.data_dir.empty()) c.data_dir = DefaultDataDir();
   std::error_code ec;
   std::filesystem::create_directories(c.data_dir, ec);
   if (ec) return Unavailable("cannot create data directory " + c.data_dir + ": " + ec.message());
   if (c.database.empty()) c.database = DatabasePath(c.data_dir);
+  return DataDirLock::Acquire(c.data_dir);
+}
+
+Status PrepareConfig(ServeOptions& options) {
+  Config& c = options.config;
   FS_ASSIGN_OR_RETURN(c.http.web_dir, FindWebDir(c.http.web_dir));
   if (c.http.web_dir.empty()) spdlog::warn("dashboard assets not found (make build, or --web-dir); serving the API only");
   if (options.demo) {
@@ -64,7 +74,7 @@ Status PrepareConfig(ServeOptions& options) {
       if (!configured) c.forks.push_back(std::move(f));
     }
   }
-  return ReconcileForks(c.database, c.forks);
+  return Status::Ok();
 }
 
 // The daemon's objects, built in dependency order and destroyed in reverse. Alerts and their webhook
@@ -158,7 +168,9 @@ int Fail(const std::string& what, const Status& st) {
 int Serve(const ServeOptions& options, const analyzer::Rules& rules, const sigset_t& signals) {
   const Config& c = options.config;
   Daemon daemon(c, rules, base::SystemClock());
+  // Everything that can refuse the configuration (recipes) is checked before the registry is written.
   if (Status st = daemon.Wire(rules); !st.ok()) return Fail("jobs", st);
+  if (Status st = ReconcileForks(c.database, c.forks); !st.ok()) return Fail("start-up", st);
   if (Status st = daemon.Start(); !st.ok()) {
     daemon.Stop();
     return Fail("start-up", st);
@@ -194,6 +206,8 @@ int RunDaemon(ServeOptions options) {
   sigaddset(&signals, SIGTERM);
   sigaddset(&signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  auto lock = LockDataDir(options.config);
+  if (!lock.ok()) return Fail("start-up", lock.status());
   if (Status st = PrepareConfig(options); !st.ok()) return Fail("start-up", st);
   const Config& c = options.config;
   auto rules = c.rules.empty() ? analyzer::Rules::LoadDefault() : analyzer::Rules::Load(c.rules);

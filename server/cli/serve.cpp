@@ -42,6 +42,7 @@ int RunServe(ServeArgs& args) {
   if (args.workers > 0) config.workers = args.workers;
   if (args.allow_local_repos) config.security.allow_local_repos = true;
   if (st.ok()) st = ValidateConfig(config);
+  if (st.ok()) st = CheckForkPolicy(config);
   if (!st.ok()) {
     spdlog::error("config: {}", st.message());
     return kExitError;

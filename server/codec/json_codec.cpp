@@ -1,5 +1,9 @@
 #include "server/codec/json_codec.h"
 
+#include <cstdint>
+
+#include "server/config/config.h"
+
 namespace forkscope::server {
 
 using nlohmann::json;
@@ -45,10 +49,17 @@ Status ForkFromJson(const json& body, bool partial, storage::ForkRecord& f) {
   FS_RETURN_IF_ERROR(ReadString(body, "branch", partial, false, f.branch));
   FS_RETURN_IF_ERROR(ReadString(body, "upstream_url", partial, true, f.upstream_url));
   FS_RETURN_IF_ERROR(ReadString(body, "upstream_branch", partial, false, f.upstream_branch));
+  FS_RETURN_IF_ERROR(CheckBranchName("field 'branch'", f.branch));
+  FS_RETURN_IF_ERROR(CheckBranchName("field 'upstream_branch'", f.upstream_branch));
   if (body.contains("sync_interval_s")) {
     if (!body["sync_interval_s"].is_number_integer()) return InvalidArgument("field 'sync_interval_s' must be an integer");
-    f.sync_interval_s = body["sync_interval_s"].get<int>();
-    if (f.sync_interval_s < 300) return InvalidArgument("field 'sync_interval_s' must be at least 300");
+    // Read wide and range-checked: a narrowing read would wrap 4294967596 to 300.
+    const int64_t interval = body["sync_interval_s"].is_number_unsigned() && body["sync_interval_s"].get<uint64_t>() > INT32_MAX
+                                 ? int64_t{INT32_MAX} + 1
+                                 : body["sync_interval_s"].get<int64_t>();
+    if (interval < 300 || interval > INT32_MAX)
+      return InvalidArgument("field 'sync_interval_s' must be an integer from 300 to 2147483647");
+    f.sync_interval_s = static_cast<int>(interval);
   }
   if (body.contains("labels")) {
     if (!body["labels"].is_array()) return InvalidArgument("field 'labels' must be an array of strings");

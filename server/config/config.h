@@ -177,6 +177,10 @@ Status CheckTomlText(const std::string& text, const std::string& origin);
 // The one fork-name rule, for the API and the configuration alike: kForkNamePattern.
 inline constexpr const char* kForkNamePattern = "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$";
 bool IsValidForkName(std::string_view name);
+// A branch name by git check-ref-format's rules ("" = the default branch is fine): no control
+// characters, space, ~ ^ : ? * [ \, "..", "@{", "//"; no leading '-', '/' or '.' in a component; no
+// trailing '/', '.' or ".lock"; not "@". InvalidArgument naming field; never echoes the name.
+Status CheckBranchName(const std::string& field, std::string_view branch);
 
 // Hex SHA-256 of a token secret.
 std::string HashToken(const std::string& secret);
@@ -189,5 +193,8 @@ Result<std::pair<std::string, int>> ParseListen(const std::string& listen);
 // naming the refused host (or host/owner), scheme, or the --allow-local-repos switch; InvalidArgument for
 // whitespace, control characters or an ambiguous host or path. Messages never echo the URL (credentials).
 Status CheckRepositoryAllowed(const SecurityConfig& security, const std::string& url);
+// The same policy over the configured forks (after flags are applied: --allow-local-repos counts), so
+// a config entry is held to what POST /api/v1/forks is. Errors name the entry: "forks[2].fork_url (x): ...".
+Status CheckForkPolicy(const Config& config);
 
 }  // namespace forkscope::server

@@ -76,4 +76,31 @@ std::string HashToken(const std::string& secret) {
   return hex;
 }
 
+Status CheckBranchName(const std::string& field, std::string_view branch) {
+  if (branch.empty()) return Status::Ok();
+  auto bad = [&field](const char* why) { return InvalidArgument(field + ": not a valid git branch name (" + why + ")"); };
+  if (branch.size() > 255) return bad("longer than 255 characters");
+  for (char c : branch) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f || std::string_view(" ~^:?*[\\").find(c) != std::string_view::npos)
+      return bad("control character, space or one of ~^:?*[\\");
+  }
+  if (branch == "@") return bad("'@' alone");
+  if (branch.find("..") != std::string_view::npos || branch.find("@{") != std::string_view::npos ||
+      branch.find("//") != std::string_view::npos)
+    return bad("'..', '@{' or '//'");
+  if (branch.front() == '-' || branch.front() == '/' || branch.back() == '/' || branch.back() == '.')
+    return bad("starts with '-' or '/', or ends with '/' or '.'");
+  size_t start = 0;
+  while (start < branch.size()) {
+    size_t end = branch.find('/', start);
+    if (end == std::string_view::npos) end = branch.size();
+    std::string_view part = branch.substr(start, end - start);
+    if (part.front() == '.') return bad("a component starts with '.'");
+    if (part.size() >= 5 && part.substr(part.size() - 5) == ".lock") return bad("a component ends with '.lock'");
+    start = end + 1;
+  }
+  return Status::Ok();
+}
+
 }  // namespace forkscope::server

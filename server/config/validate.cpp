@@ -98,6 +98,8 @@ Status ValidateForks(const std::vector<ForkConfig>& forks) {
     if (!names.insert(fork.name).second) return InvalidArgument(key + ".name: duplicate '" + fork.name + "'");
     if (fork.fork_url.empty()) return InvalidArgument(key + ".fork_url: must not be empty");
     if (fork.upstream_url.empty()) return InvalidArgument(key + ".upstream_url: must not be empty");
+    FS_RETURN_IF_ERROR(CheckBranchName(key + ".branch", fork.branch));
+    FS_RETURN_IF_ERROR(CheckBranchName(key + ".upstream_branch", fork.upstream_branch));
     FS_RETURN_IF_ERROR(CheckRange(key + ".sync_interval_s", fork.sync_interval_s, kSyncIntervalRange));
   }
   return Status::Ok();
@@ -153,6 +155,18 @@ Status ValidateConfig(const Config& config) {
   FS_RETURN_IF_ERROR(ValidateSecurity(config.security));
   FS_RETURN_IF_ERROR(ValidateJobs(config.jobs));
   return ValidateForks(config.forks);
+}
+
+Status CheckForkPolicy(const Config& config) {
+  for (size_t i = 0; i < config.forks.size(); ++i) {
+    const ForkConfig& fork = config.forks[i];
+    const std::string key = "forks[" + std::to_string(i) + "]";
+    for (const auto& [field, url] : {std::pair{".fork_url", &fork.fork_url}, {".upstream_url", &fork.upstream_url}}) {
+      if (Status st = CheckRepositoryAllowed(config.security, *url); !st.ok())
+        return Status(st.code(), key + field + " (" + fork.name + "): " + st.message());
+    }
+  }
+  return Status::Ok();
 }
 
 }  // namespace forkscope::server

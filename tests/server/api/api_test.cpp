@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <thread>
 
 #include "server/config/config.h"
@@ -188,6 +189,23 @@ TEST_CASE("daemon: tokens, malformed input, limits", "[server][api]") {
                         json{{"name", "../x"}, {"fork_url", env.compat.path()}, {"upstream_url", env.up.path()}}.dump(),
                         kAdmin);
   CHECK(traversal.status == 400);
+  // Branch names follow git check-ref-format; a newline or an option-looking name never reaches git or a log.
+  for (const std::string& bad_branch : std::vector<std::string>{"a\nb", std::string("a\0b", 3), "../../HEAD", "--upload-pack=x", "a..b", "x.lock",
+                                       "-x", "a b", "refs/@{x}"}) {
+    json fork = json::parse(env.ForkBody("fb", env.compat));
+    fork["branch"] = bad_branch;
+    auto refused = Call(*c, "POST", "/api/v1/forks", "/api/v1/forks", fork.dump(), kAdmin);
+    INFO(bad_branch);
+    CHECK(refused.status == 400);
+    CHECK(Body(refused)["error"]["message"].get<std::string>().find("not a valid git branch name") != std::string::npos);
+  }
+  // A 32-bit wrap would store 4294967596 as 300: the interval is range-checked as read.
+  for (const char* interval : {"4294967596", "-1", "299", "18446744073709551615"}) {
+    std::string wrapped = env.ForkBody("fi", env.compat);
+    wrapped.insert(wrapped.size() - 1, std::string(",\"sync_interval_s\":") + interval);
+    INFO(wrapped);
+    CHECK(Call(*c, "POST", "/api/v1/forks", "/api/v1/forks", wrapped, kAdmin).status == 400);
+  }
   auto big = Call(*c, "POST", "/api/v1/forks", "/api/v1/forks", std::string(70000, 'x'), kAdmin);
   CHECK(big.status == 413);
   CHECK_API(big);
@@ -256,6 +274,12 @@ TEST_CASE("daemon: the CI check in JSON and SARIF", "[server][api]") {
     auto garbage = Call(*c, "POST", "/api/v1/check", "/api/v1/check", "@@ nonsense\n", kAdmin, "text/x-diff");
     CHECK(garbage.status == 400);
     CHECK_API(garbage);
+    for (const char* not_a_diff : {"", "hello, this is not a diff\n", "{\"fork\": \"fastops-paddle\"}"}) {
+      auto closed = Call(*c, "POST", "/api/v1/check", "/api/v1/check", not_a_diff, kAdmin, "text/x-diff");
+      INFO(not_a_diff);
+      CHECK(closed.status == 400);
+      CHECK(Body(closed)["error"]["message"].get<std::string>().find("no unified diff") != std::string::npos);
+    }
     auto escape = Call(*c, "POST", "/api/v1/check", "/api/v1/check",
                        "--- a/../x\n+++ b/../x\n@@ -1 +1 @@\n-a\n+b\n", kAdmin, "text/x-diff");
     CHECK(escape.status == 400);
@@ -333,6 +357,50 @@ TEST_CASE("daemon: two forks of one upstream sync at once; analyses carry an ETa
   auto md = c->Get("/api/v1/forks/a/analysis?format=markdown", httplib::Headers{{"If-None-Match", etag}});
   REQUIRE(md);
   CHECK(md->status == 200);  // another representation, another tag
+}
+
+TEST_CASE("serve: config forks pass the same URL policy and branch rules as the API", "[server][api]") {
+  TempDir tmp;
+  const std::string serve = std::string(FORKSCOPE_BINARY) + " serve --listen 127.0.0.1:0 --data-dir " + tmp.Sub("d");
+  auto start = [&](const std::string& fork_url, const std::string& extra) {
+    WriteFile(tmp.Sub("forks.toml"), "[[forks]]\nname = \"metadata\"\nfork_url = \"" + fork_url +
+                                         "\"\nupstream_url = \"https://github.com/up/x\"\n" + extra);
+    return RunCommand(serve + " --config " + tmp.Sub("forks.toml") + " 2>&1");
+  };
+  auto link_local = start("http://169.254.169.254/latest/x.git", "");
+  CHECK(link_local.status == 2);
+  CHECK(link_local.out.find("forks[0].fork_url (metadata)") != std::string::npos);
+  auto local = start(tmp.Sub("somewhere"), "");
+  CHECK(local.status == 2);
+  CHECK(local.out.find("allow-local-repos") != std::string::npos);
+  auto branch = start("https://github.com/PFCCLab/x", "branch = \"--upload-pack=evil\"\n");
+  CHECK(branch.status == 2);
+  CHECK(branch.out.find("forks[0].branch") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(tmp.Sub("d/forkscope.db")));  // refused before anything was written
+}
+
+TEST_CASE("serve: a bad recipe stops start-up before the config's forks are written", "[server][api]") {
+  TempDir tmp;
+  WriteFile(tmp.Sub("forks.toml"), "[[forks]]\nname = \"x\"\nfork_url = \"https://github.com/PFCCLab/x\"\n"
+                                   "upstream_url = \"https://github.com/up/x\"\nrecipe = \"" + tmp.Sub("missing.toml") + "\"\n");
+  auto r = RunCommand(std::string(FORKSCOPE_BINARY) + " serve --listen 127.0.0.1:0 --data-dir " + tmp.Sub("d") +
+                      " --config " + tmp.Sub("forks.toml") + " 2>&1");
+  CHECK(r.status == 2);
+  CHECK(r.out.find("missing.toml") != std::string::npos);
+  auto forks = RunCommand("sqlite3 " + tmp.Sub("d/forkscope.db") + " 'SELECT count(*) FROM forks' 2>&1");
+  CHECK((forks.out == "0\n" || forks.out.find("no such table") != std::string::npos ||
+         !std::filesystem::exists(tmp.Sub("d/forkscope.db"))));
+}
+
+TEST_CASE("serve: a second daemon on the same data directory says who holds it and exits 2", "[server][api]") {
+  Env env;
+  Daemon first(env.Options());
+  auto second = RunCommand(std::string(FORKSCOPE_BINARY) + " serve --listen 127.0.0.1:0 --data-dir " +
+                           env.tmp.Sub("data") + " 2>&1");
+  CHECK(second.status == 2);
+  CHECK(second.out.find("in use by another forkscope (pid ") != std::string::npos);
+  auto c = first.Client();
+  CHECK(Call(*c, "GET", "/api/v1/forks", "/api/v1/forks").status == 200);  // the first is untouched
 }
 
 TEST_CASE("serve: invalid config is one clear line and exit code 2", "[server][api]") {
