@@ -275,9 +275,29 @@ CREATE INDEX tasks_state ON tasks(state);
 CREATE INDEX tasks_analysis ON tasks(analysis_id);
 )sql";
 
-// Versions 3 and up belong to other areas and live beside their stores (storage/schema_parts.h).
-const std::array<std::string_view, 6> kMigrations = {kSchemaV1,        kSchemaV2,       kSchemaV3Drift,
-                                                     kSchemaV4Alerts, kSchemaV5Jobs, kSchemaV6Patterns};
+// Version 7: violations a CI gate can act on.
+constexpr std::string_view kSchemaV7Findings = R"sql(
+/*
+** forkscope database, schema version 7: violations carry what the CI gate needs.
+**
+** violations gains three columns (Violation in analyzer/model/model.h):
+**   severity           the rule's severity: 'error', 'warning' or 'note'; rows saved before version 7
+**                      read 'error' (the gate failed on every violation then).
+**   snippet            the text of the line the rule matched, '' when file-wide; with rule and path it
+**                      makes the finding's fingerprint (what a baseline keeps), so it survives line shifts.
+**   files              JSON array of strings: the files of a grouped finding (a moved package, a deleted
+**                      directory), '[]' for a finding about one file or one line.
+** Since version 7, line is the line the rule matched (version 1 stored the hunk's first changed line).
+*/
+ALTER TABLE violations ADD COLUMN severity TEXT NOT NULL DEFAULT 'error';
+ALTER TABLE violations ADD COLUMN snippet TEXT NOT NULL DEFAULT '';
+ALTER TABLE violations ADD COLUMN files TEXT NOT NULL DEFAULT '[]';
+)sql";
+
+// Versions 3 to 6 belong to other areas and live beside their stores (storage/schema_parts.h).
+const std::array<std::string_view, 7> kMigrations = {kSchemaV1,       kSchemaV2,     kSchemaV3Drift,
+                                                     kSchemaV4Alerts, kSchemaV5Jobs, kSchemaV6Patterns,
+                                                     kSchemaV7Findings};
 
 }  // namespace
 

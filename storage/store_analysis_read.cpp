@@ -217,13 +217,20 @@ Status Store::Impl::LoadAnalysisLists(int64_t analysis_id, Analysis& a) {
                           patterns->ColumnInt(3)});
   }
   FS_ASSIGN_OR_RETURN(StatementLease violations,
-                      Lease("SELECT rule, path, line, message FROM violations WHERE analysis_id = ?1 ORDER BY idx"));
+                      Lease("SELECT rule, path, line, message, severity, snippet, files FROM violations "
+                            "WHERE analysis_id = ?1 ORDER BY idx"));
   violations->Bind(1, analysis_id);
   while (true) {
     FS_ASSIGN_OR_RETURN(bool row, violations->Step());
     if (!row) break;
-    a.violations.push_back(
-        {violations->ColumnText(0), violations->ColumnText(1), violations->ColumnInt(2), violations->ColumnText(3)});
+    analyzer::Violation& v = a.violations.emplace_back();
+    v.rule = violations->ColumnText(0);
+    v.path = violations->ColumnText(1);
+    v.line = violations->ColumnInt(2);
+    v.message = violations->ColumnText(3);
+    v.severity = analyzer::SeverityFromName(violations->ColumnText(4)).value_or(analyzer::Severity::kError);
+    v.snippet = violations->ColumnText(5);
+    v.files = Strings(json::parse(violations->ColumnText(6), nullptr, false));
   }
   FS_ASSIGN_OR_RETURN(StatementLease gaps,
                       Lease("SELECT path, line, api, bridge, scope, removal, issue, origin, forwarded, "
@@ -315,7 +322,8 @@ Result<std::vector<FileChange>> Store::ListFiles(int64_t analysis_id, const File
               " WHERE h.file_id = fi.id AND hp.pattern_id = ?3))"
               " AND (?4 = '' OR EXISTS (SELECT 1 FROM hunks h JOIN hunk_violations hv ON hv.hunk_id = h.id"
               " WHERE h.file_id = fi.id AND hv.rule = ?4) OR EXISTS (SELECT 1 FROM violations v"
-              " WHERE v.analysis_id = fi.analysis_id AND v.rule = ?4 AND v.path = fi.path))"
+              " WHERE v.analysis_id = fi.analysis_id AND v.rule = ?4 AND (v.path = fi.path"
+              " OR EXISTS (SELECT 1 FROM json_each(v.files) g WHERE g.value = fi.path))))"
               " ORDER BY fi.idx"));
   files->Bind(1, analysis_id).Bind(2, filter.layer).Bind(3, filter.pattern).Bind(4, filter.violation);
   FS_ASSIGN_OR_RETURN(FileSet set, s.ReadFiles(files));

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "analyzer/classify/finding_line.h"
+
 namespace forkscope::analyzer {
 namespace {
 
@@ -107,6 +109,28 @@ bool HasGapPattern(const RulesData& rules, const Hunk& hunk) {
   return false;
 }
 
+// The line a gap is reported at: the first added line that calls a bridge, else the added
+// Compat-Gap marker, else the line the gap pattern matched, else the first changed line.
+const DiffLine* GapLine(const RulesData& rules, const Hunk& hunk) {
+  for (const auto& line : hunk.lines) {
+    if (line.origin != '+') continue;
+    for (const auto& bridge : rules.compat_gaps.bridges)
+      if (RE2::PartialMatch(line.text, *bridge)) return &line;
+  }
+  for (const auto& line : hunk.lines) {
+    Markers one;
+    if (line.origin == '+') ReadMarker(line.text, one);
+    if (one.count("compat-gap")) return &line;
+  }
+  for (const auto& id : rules.compat_gaps.patterns) {
+    const PatternRule* pattern = rules.FindPattern(id);
+    if (pattern == nullptr || std::find(hunk.patterns.begin(), hunk.patterns.end(), id) == hunk.patterns.end())
+      continue;
+    if (const DiffLine* line = RuleLine(pattern->all, pattern->any_of, hunk)) return line;
+  }
+  return FirstChangedLine(hunk);
+}
+
 std::string Take(const Markers& markers, const char* key) {
   auto it = markers.find(key);
   return it == markers.end() ? "" : it->second;
@@ -114,13 +138,16 @@ std::string Take(const Markers& markers, const char* key) {
 
 }  // namespace
 
-std::optional<CompatGap> FindCompatGap(const RulesData& rules, const FileChange& file, const Hunk& hunk, int line) {
+std::optional<CompatGap> FindCompatGap(const RulesData& rules, const FileChange& file, const Hunk& hunk,
+                                       const DiffLine** at) {
   Markers markers = AddedMarkers(hunk);
   if (!HasGapPattern(rules, hunk) && !markers.count("compat-gap")) return std::nullopt;
   AddLeadingMarkers(hunk, markers);
   CompatGap gap;
   gap.path = file.path;
-  gap.line = line;
+  const DiffLine* line = GapLine(rules, hunk);
+  gap.line = line != nullptr ? ReportedLine(file, hunk, *line) : std::max(hunk.new_start, 1);
+  if (at != nullptr) *at = line;
   gap.api = Take(markers, "compat-gap");
   if (gap.api.empty()) gap.api = InferApi(rules, hunk);
   gap.bridge = InferBridge(rules, hunk);

@@ -16,8 +16,11 @@ namespace forkscope::analyzer {
 //   Compat-Gap: <api>   Scope: ...   Remove-When: ... (or Removal: ...)   Paddle-Issue: <url>
 //   Reproduction: ... (or Repro: ...)   Origin: ...   Forwarded: ...   Applied-Upstream: ...
 // Added lines are read first; context lines above the first changed line fill missing keys.
-// Returns a gap when the hunk has one of rules.patterns or a Compat-Gap marker on an added line.
-std::optional<CompatGap> FindCompatGap(const RulesData& rules, const FileChange& file, const Hunk& hunk, int line);
+// Returns a gap when the hunk has one of rules.patterns or a Compat-Gap marker on an added line. Its
+// line is the first added line that calls a bridge (else the Compat-Gap marker, else the line the gap
+// pattern matched); *at, when given, is set to that diff line (null for a hunk without changes).
+std::optional<CompatGap> FindCompatGap(const RulesData& rules, const FileChange& file, const Hunk& hunk,
+                                       const DiffLine** at = nullptr);
 
 // --- the registry's view of a gap (server API /api/v1/compat-gaps, storage/compat_gap_store.h) ---
 

@@ -9,29 +9,12 @@
 
 #include "analyzer/classify/classifier.h"
 #include "analyzer/classify/compat_gap.h"
+#include "analyzer/classify/finding_line.h"
 #include "analyzer/classify/rules_data.h"
+#include "analyzer/classify/tree_findings.h"
 
 namespace forkscope::analyzer {
 namespace {
-
-// The line a hunk is reported at: the new-side line of its first changed line (old side in a
-// deleted file).
-int HunkLine(const FileChange& file, const Hunk& hunk) {
-  const bool old_side = file.status == FileStatus::kDeleted;
-  int new_pos = hunk.new_start;
-  int old_pos = hunk.old_start;
-  for (const auto& line : hunk.lines) {
-    if (line.origin == ' ') {
-      ++new_pos;
-      ++old_pos;
-      continue;
-    }
-    if (old_side) return line.old_lineno > 0 ? line.old_lineno : old_pos;
-    if (line.origin == '+' && line.new_lineno > 0) return line.new_lineno;
-    return new_pos;
-  }
-  return old_side ? hunk.old_start : hunk.new_start;
-}
 
 std::string WithoutSpace(std::string_view text) {
   std::string out;
@@ -52,27 +35,59 @@ bool IsFormattingOnly(const Hunk& hunk) {
   return changed && removed == added;
 }
 
-std::vector<std::string> SchemasOn(const Hunk& hunk, char origin, const RE2& schema) {
+// The op schema strings on one line, whitespace dropped.
+std::vector<std::string> SchemasIn(const std::string& text, const RE2& schema) {
   std::vector<std::string> found;
-  for (const auto& line : hunk.lines) {
-    if (line.origin != origin) continue;
-    re2::StringPiece input(line.text), match;
-    size_t pos = 0;
-    while (pos < line.text.size() && schema.Match(input, pos, line.text.size(), RE2::UNANCHORED, &match, 1)) {
-      found.push_back(WithoutSpace(std::string_view(match.data(), match.size())));
-      pos = static_cast<size_t>(match.data() - line.text.data()) + std::max<size_t>(match.size(), 1);
-    }
+  re2::StringPiece input(text), match;
+  size_t pos = 0;
+  while (pos < text.size() && schema.Match(input, pos, text.size(), RE2::UNANCHORED, &match, 1)) {
+    found.push_back(WithoutSpace(std::string_view(match.data(), match.size())));
+    pos = static_cast<size_t>(match.data() - text.data()) + std::max<size_t>(match.size(), 1);
   }
   return found;
 }
 
-// The first op schema string on a removed line that no added line carries unchanged.
-std::optional<std::string> EditedSchema(const Hunk& hunk, const RE2& schema) {
-  const std::vector<std::string> added = SchemasOn(hunk, '+', schema);
-  for (const auto& removed : SchemasOn(hunk, '-', schema))
-    if (std::find(added.begin(), added.end(), removed) == added.end()) return removed;
-  return std::nullopt;
+std::vector<std::string> SchemasOn(const Hunk& hunk, char origin, const RE2& schema) {
+  std::vector<std::string> found;
+  for (const auto& line : hunk.lines) {
+    if (line.origin != origin) continue;
+    auto on_line = SchemasIn(line.text, schema);
+    found.insert(found.end(), on_line.begin(), on_line.end());
+  }
+  return found;
 }
+
+bool Contains(const std::vector<std::string>& list, const std::string& item) {
+  return std::find(list.begin(), list.end(), item) != list.end();
+}
+
+struct SchemaEdit {
+  std::string schema;              // the removed schema string, whitespace dropped
+  const DiffLine* line = nullptr;  // the added line carrying the edited schema, else the removed line
+};
+
+// The first op schema string on a removed line that no added line carries unchanged.
+std::optional<SchemaEdit> EditedSchema(const Hunk& hunk, const RE2& schema) {
+  const std::vector<std::string> added = SchemasOn(hunk, '+', schema);
+  const std::vector<std::string> removed = SchemasOn(hunk, '-', schema);
+  auto edited = std::find_if(removed.begin(), removed.end(), [&](const std::string& r) { return !Contains(added, r); });
+  if (edited == removed.end()) return std::nullopt;
+  SchemaEdit edit{*edited, nullptr};
+  for (const auto& line : hunk.lines) {
+    if (line.origin == '-' && edit.line == nullptr && Contains(SchemasIn(line.text, schema), *edited))
+      edit.line = &line;
+    if (line.origin != '+') continue;
+    for (const auto& s : SchemasIn(line.text, schema))
+      if (!Contains(removed, s)) return SchemaEdit{*edited, &line};
+  }
+  return edit;
+}
+
+// What a hunk rule found: the detail for the message (possibly empty) and the matched line.
+struct Hit {
+  std::string detail;
+  const DiffLine* line = nullptr;
+};
 
 struct Firing {
   int count = 0;
@@ -85,69 +100,82 @@ class Linter {
       : rules_(rules), analysis_(analysis), firings_(rules.violations.size()) {}
 
   void Run() {
-    for (auto& file : analysis_.files) LintFile(file);
+    const std::vector<FileFinding> file_findings = FindFileFindings(rules_, analysis_.files);
+    auto next = file_findings.begin();
+    for (size_t i = 0; i < analysis_.files.size(); ++i) {
+      for (; next != file_findings.end() && next->first_file == i; ++next)
+        Report(next->rule, next->path, nullptr, next->detail, nullptr, next->files);
+      LintHunks(analysis_.files[i]);
+    }
     AddNotices();
   }
 
  private:
-  void LintFile(FileChange& file) {
-    for (size_t r = 0; r < rules_.violations.size(); ++r) FileViolation(r, file);
+  // A matched diff line with the file and hunk that number it.
+  struct Located {
+    const FileChange* file;
+    const Hunk* hunk;
+    const DiffLine* line;
+  };
+
+  void LintHunks(FileChange& file) {
     for (auto& hunk : file.hunks) {
-      const int line = HunkLine(file, hunk);
-      std::optional<CompatGap> gap = FindCompatGap(rules_, file, hunk, line);
+      const DiffLine* gap_line = nullptr;
+      std::optional<CompatGap> gap = FindCompatGap(rules_, file, hunk, &gap_line);
       for (size_t r = 0; r < rules_.violations.size(); ++r) {
-        if (auto detail = HunkViolation(rules_.violations[r], file, hunk, gap))
-          Report(r, file.path, line, *detail, &hunk);
+        std::optional<Hit> hit = HunkViolation(rules_.violations[r], file, hunk, gap);
+        if (!hit) continue;
+        if (rules_.violations[r].check == ViolationCheck::kCompatGapNoRemoval) hit->line = gap_line;
+        Located at{&file, &hunk, hit->line != nullptr ? hit->line : FirstChangedLine(hunk)};
+        Report(r, file.path, &at, hit->detail, &hunk, {});
       }
       if (gap) analysis_.compat_gaps.push_back(std::move(*gap));
     }
   }
 
-  void FileViolation(size_t r, const FileChange& file) {
-    const ViolationRule& rule = rules_.violations[r];
-    if (!InScope(rule.scope, file, nullptr)) return;
-    if (rule.check == ViolationCheck::kDeletedFile && file.status == FileStatus::kDeleted)
-      Report(r, file.path, 0, "", nullptr);
-    if (rule.check != ViolationCheck::kRenamedFile) return;
-    const std::string& from = !file.moved_from.empty() ? file.moved_from : file.old_path;
-    if (file.status == FileStatus::kRenamed || !file.moved_from.empty())
-      Report(r, file.path, 0, from + " -> " + file.path, nullptr);
-  }
-
-  // The detail of a violation when the rule fires on the hunk (possibly empty), else nullopt.
-  static std::optional<std::string> HunkViolation(const ViolationRule& rule, const FileChange& file, const Hunk& hunk,
-                                                  const std::optional<CompatGap>& gap) {
+  // The detail and line of a violation when the rule fires on the hunk, else nullopt.
+  static std::optional<Hit> HunkViolation(const ViolationRule& rule, const FileChange& file, const Hunk& hunk,
+                                          const std::optional<CompatGap>& gap) {
     if (!InScope(rule.scope, file, &hunk) || !HoldsAll(rule.all, rule.any_of, hunk)) return std::nullopt;
     switch (rule.check) {
       case ViolationCheck::kHunk:
-        return std::string();
+        return Hit{"", RuleLine(rule.all, rule.any_of, hunk)};
       case ViolationCheck::kFormattingOnly:
-        return IsFormattingOnly(hunk) ? std::optional<std::string>("") : std::nullopt;
-      case ViolationCheck::kSchemaEdit:
-        return EditedSchema(hunk, *rule.schema);
+        if (!IsFormattingOnly(hunk)) return std::nullopt;
+        return Hit{"", FirstChangedLine(hunk)};
+      case ViolationCheck::kSchemaEdit: {
+        std::optional<SchemaEdit> edit = EditedSchema(hunk, *rule.schema);
+        if (!edit) return std::nullopt;
+        return Hit{edit->schema, edit->line};
+      }
       case ViolationCheck::kKernelEdit:
         if (IsFormattingOnly(hunk) || (rule.reason && AnyLine(hunk, LineSide::kAdded, *rule.reason)))
           return std::nullopt;
-        return std::string();
+        return Hit{"", FirstChangedLine(hunk)};
       case ViolationCheck::kCompatGapNoRemoval:
         if (!gap || !gap->removal.empty()) return std::nullopt;
-        return gap->api.empty() ? gap->bridge : gap->api;
+        return Hit{gap->api.empty() ? gap->bridge : gap->api, nullptr};
       case ViolationCheck::kRenamedFile:
       case ViolationCheck::kDeletedFile:
-        return std::nullopt;  // file-wide, see FileViolation
+        return std::nullopt;  // file-wide, see FindFileFindings
     }
     return std::nullopt;
   }
 
-  void Report(size_t r, const std::string& path, int line, const std::string& detail, Hunk* hunk) {
+  void Report(size_t r, const std::string& path, const Located* at, const std::string& detail, Hunk* hunk,
+              std::vector<std::string> files) {
     const ViolationRule& rule = rules_.violations[r];
-    std::string message = detail.empty() ? rule.message : rule.message + ": " + detail;
-    analysis_.violations.push_back(Violation{rule.id, path, line, std::move(message)});
-    if (hunk != nullptr &&
-        std::find(hunk->violations.begin(), hunk->violations.end(), rule.id) == hunk->violations.end())
-      hunk->violations.push_back(rule.id);
+    Violation v{rule.id, path, 0, detail.empty() ? rule.message : rule.message + ": " + detail};
+    v.severity = rule.severity;
+    v.files = std::move(files);
+    if (at != nullptr && at->line != nullptr) {
+      v.line = ReportedLine(*at->file, *at->hunk, *at->line);
+      v.snippet = at->line->text;
+    }
+    if (hunk != nullptr && !Contains(hunk->violations, rule.id)) hunk->violations.push_back(rule.id);
     Firing& firing = firings_[r];
-    if (firing.count++ == 0) firing.first = path + ":" + std::to_string(line);
+    if (firing.count++ == 0) firing.first = v.line > 0 ? path + ":" + std::to_string(v.line) : path;
+    analysis_.violations.push_back(std::move(v));
   }
 
   void AddNotices() {

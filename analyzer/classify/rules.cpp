@@ -321,11 +321,17 @@ std::optional<ViolationCheck> CheckFromName(const std::string& name) {
 
 Status RulesParser::OneViolation(const json& obj, const std::string& key, ViolationRule& rule) const {
   FS_RETURN_IF_ERROR(CheckKeys(obj, key,
-                               {"id", "check", "message", "notice", "enabled", "paths", "file_layers", "hunk_layers",
-                                "statuses", "added", "removed", "changed", "not_added", "any_of", "schema", "reason"}));
+                               {"id", "check", "message", "notice", "severity", "enabled", "paths", "file_layers",
+                                "hunk_layers", "statuses", "added", "removed", "changed", "not_added", "any_of",
+                                "schema", "reason"}));
   FS_RETURN_IF_ERROR(Text(obj, key, "id", true, rule.id));
   FS_RETURN_IF_ERROR(Text(obj, key, "message", true, rule.message));
   FS_RETURN_IF_ERROR(Text(obj, key, "notice", false, rule.notice));
+  std::string severity = "error";
+  FS_RETURN_IF_ERROR(Text(obj, key, "severity", false, severity));
+  auto level = SeverityFromName(severity);
+  if (!level) return Fail(key + ".severity", "expected 'error', 'warning' or 'note'");
+  rule.severity = *level;
   std::string check = "hunk";
   FS_RETURN_IF_ERROR(Text(obj, key, "check", false, check));
   auto parsed = CheckFromName(check);

@@ -85,6 +85,7 @@ struct ViolationRule {
   ViolationCheck check = ViolationCheck::kHunk;
   std::string message;
   std::string notice;  // added once to Analysis::notices when the rule fires, if not empty
+  Severity severity = Severity::kError;  // "severity": error (default), warning or note
   HunkScope scope;
   LineCondition all;
   std::vector<LineCondition> any_of;

@@ -1,5 +1,9 @@
 #include "analyzer/model/model.h"
 
+#include <cctype>
+
+#include "base/text.h"
+
 namespace forkscope::analyzer {
 
 const char* LayerName(Layer layer) {
@@ -56,6 +60,36 @@ int Hunk::deletions() const {
   int n = 0;
   for (const auto& l : lines) n += l.origin == '-';
   return n;
+}
+
+const char* SeverityName(Severity severity) {
+  switch (severity) {
+    case Severity::kError: return "error";
+    case Severity::kWarning: return "warning";
+    case Severity::kNote: return "note";
+  }
+  return "error";
+}
+
+std::optional<Severity> SeverityFromName(const std::string& name) {
+  for (Severity s : {Severity::kError, Severity::kWarning, Severity::kNote})
+    if (name == SeverityName(s)) return s;
+  return std::nullopt;
+}
+
+std::string ViolationFingerprint(const Violation& violation) {
+  std::string key = violation.rule + '\n' + violation.path + '\n';
+  bool space = false;
+  for (char c : violation.snippet) {
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      space = true;
+      continue;
+    }
+    if (space && key.back() != '\n') key += ' ';
+    key += c;
+    space = false;
+  }
+  return base::Fnv1a64Hex(key);
 }
 
 }  // namespace forkscope::analyzer

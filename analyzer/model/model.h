@@ -32,12 +32,24 @@ struct DiffLine {
   int new_lineno = -1;
 };
 
+// How much a violation matters to a CI gate; the names are SARIF's result levels.
+enum class Severity { kError, kWarning, kNote };
+const char* SeverityName(Severity severity);  // "error", "warning", "note"
+std::optional<Severity> SeverityFromName(const std::string& name);
+
 struct Violation {
   std::string rule;     // e.g. "formatting-only"
-  std::string path;
-  int line = 0;         // new-side line (old-side for deletions), 0 when file-wide
+  std::string path;     // the file; for a grouped finding the directory, with a trailing '/'
+  int line = 0;         // the matched line: new side, old side in a deleted file; 0 when file-wide
   std::string message;
+  Severity severity = Severity::kError;  // the rule's
+  std::string snippet{};  // the matched line's text, "" when file-wide (part of the fingerprint)
+  std::vector<std::string> files{};  // a grouped finding (moved package, deleted directory): its files
 };
+
+// A finding's identity across line shifts: 16 hex digits of rule, path and the snippet with its
+// whitespace collapsed. Equal findings at different lines share it (a baseline counts them).
+std::string ViolationFingerprint(const Violation& violation);
 
 struct CompatGap {
   std::string path;

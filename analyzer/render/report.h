@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "analyzer/model/model.h"
 #include "base/status.h"
@@ -17,5 +18,9 @@ Result<Analysis> AnalysisFromJson(const nlohmann::json& doc);
 
 std::string RenderMarkdown(const Analysis& analysis);
 std::string RenderText(const Analysis& analysis);
+// The findings a CI log shows, one per line: "path:line  rule  severity: message" (just "path" for a
+// file-wide one), a grouped finding's files indented below it, then each compat gap as a note.
+// Violations that baselined (when not empty) marks are left out and counted in a closing line.
+std::string RenderFindingsText(const Analysis& analysis, const std::vector<bool>& baselined = {});
 
 }  // namespace forkscope::analyzer

@@ -164,7 +164,14 @@ void FindingsToJson(const Analysis& analysis, json& doc) {
                         {"count", p.count}});
   json& violations = doc["violations"] = json::array();
   for (const Violation& v : analysis.violations)
-    violations.push_back({{"rule", Str(v.rule)}, {"path", Str(v.path)}, {"line", v.line}, {"message", Str(v.message)}});
+    violations.push_back({{"rule", Str(v.rule)},
+                          {"path", Str(v.path)},
+                          {"line", v.line},
+                          {"message", Str(v.message)},
+                          {"severity", SeverityName(v.severity)},
+                          {"snippet", NullIfEmpty(v.snippet)},
+                          {"files", StringArray(v.files)},
+                          {"fingerprint", ViolationFingerprint(v)}});
   json& gaps = doc["compat_gaps"] = json::array();
   for (const CompatGap& g : analysis.compat_gaps) gaps.push_back(CompatGapToJson(g));
   json& moves = doc["moves"] = json::array();

@@ -257,6 +257,23 @@ Status ReadHeader(const json& doc, Analysis& a) {
   return ReadInt64(doc, "", "duration_ms", a.duration_ms);
 }
 
+// severity, snippet and files came with the CI gate: absent in older documents (error, "", none).
+Status ReadViolation(const json& o, const std::string& at, Violation& v) {
+  FS_RETURN_IF_ERROR(ReadString(o, at, "rule", v.rule));
+  FS_RETURN_IF_ERROR(ReadString(o, at, "path", v.path));
+  FS_RETURN_IF_ERROR(ReadInt(o, at, "line", v.line));
+  FS_RETURN_IF_ERROR(ReadString(o, at, "message", v.message));
+  FS_RETURN_IF_ERROR(ReadNullableString(o, at, "snippet", v.snippet));
+  if (o.contains("files")) FS_RETURN_IF_ERROR(ReadStringArray(o, at, "files", v.files));
+  if (!o.contains("severity")) return Status::Ok();
+  std::string name;
+  FS_RETURN_IF_ERROR(ReadString(o, at, "severity", name));
+  const std::optional<Severity> severity = SeverityFromName(name);
+  if (!severity) return IllTyped(KeyPath(at, "severity"), "one of error, warning, note");
+  v.severity = *severity;
+  return Status::Ok();
+}
+
 Status ReadFindings(const json& doc, Analysis& a) {
   FS_RETURN_IF_ERROR(ForEachObject(doc, "", "patterns", [&](const json& o, const std::string& at) {
     PatternCount& p = a.patterns.emplace_back();
@@ -266,11 +283,7 @@ Status ReadFindings(const json& doc, Analysis& a) {
     return ReadInt(o, at, "count", p.count);
   }));
   FS_RETURN_IF_ERROR(ForEachObject(doc, "", "violations", [&](const json& o, const std::string& at) {
-    Violation& v = a.violations.emplace_back();
-    FS_RETURN_IF_ERROR(ReadString(o, at, "rule", v.rule));
-    FS_RETURN_IF_ERROR(ReadString(o, at, "path", v.path));
-    FS_RETURN_IF_ERROR(ReadInt(o, at, "line", v.line));
-    return ReadString(o, at, "message", v.message);
+    return ReadViolation(o, at, a.violations.emplace_back());
   }));
   FS_RETURN_IF_ERROR(ForEachObject(doc, "", "compat_gaps", [&](const json& o, const std::string& at) {
     CompatGap& g = a.compat_gaps.emplace_back();

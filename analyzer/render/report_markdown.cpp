@@ -327,10 +327,10 @@ void RenderFindings(const Analysis& a, std::ostringstream& md) {
 
   md << "## Minimal-modification violations\n\n";
   if (a.violations.empty()) md << "None.\n\n";
-  else md << "| Rule | Where | Message |\n|---|---|---|\n";
+  else md << "| Rule | Where | Message | Severity |\n|---|---|---|---|\n";
   for (const Violation& v : a.violations)
     md << "| " << Cell(Code(v.rule)) << " | " << Cell(Code(v.line > 0 ? v.path + ":" + std::to_string(v.line) : v.path))
-       << " | " << Cell(v.message) << " |\n";
+       << " | " << Cell(v.message) << " | " << SeverityName(v.severity) << " |\n";
   if (!a.violations.empty()) md << "\n";
 }
 

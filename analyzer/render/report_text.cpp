@@ -73,4 +73,37 @@ std::string RenderText(const Analysis& a) {
   return out.str();
 }
 
+namespace {
+
+constexpr size_t kGroupFilesShown = 20;
+
+std::string Where(const std::string& path, int line) { return line > 0 ? path + ":" + std::to_string(line) : path; }
+
+std::string GapText(const CompatGap& gap) {
+  std::string text = "compat gap: " + (gap.api.empty() ? std::string("a torch API") : gap.api);
+  if (!gap.bridge.empty()) text += " bridged with " + gap.bridge;
+  return text + (gap.removal.empty() ? "; no removal condition stated" : "; remove when " + gap.removal);
+}
+
+}  // namespace
+
+std::string RenderFindingsText(const Analysis& a, const std::vector<bool>& baselined) {
+  std::ostringstream out;
+  size_t hidden = 0;
+  for (size_t i = 0; i < a.violations.size(); ++i) {
+    if (i < baselined.size() && baselined[i]) {
+      ++hidden;
+      continue;
+    }
+    const Violation& v = a.violations[i];
+    out << Where(v.path, v.line) << "  " << v.rule << "  " << SeverityName(v.severity) << ": " << v.message << "\n";
+    for (size_t f = 0; f < v.files.size() && f < kGroupFilesShown; ++f) out << "    " << v.files[f] << "\n";
+    if (v.files.size() > kGroupFilesShown) out << "    … " << v.files.size() - kGroupFilesShown << " more\n";
+  }
+  for (const CompatGap& gap : a.compat_gaps)
+    out << Where(gap.path, gap.line) << "  compat-gap  note: " << GapText(gap) << "\n";
+  if (hidden > 0) out << hidden << " baselined finding(s) not shown\n";
+  return out.str();
+}
+
 }  // namespace forkscope::analyzer

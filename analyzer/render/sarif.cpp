@@ -1,11 +1,13 @@
 // SARIF 2.1.0 for GitHub code scanning. One run; rules are listed in the order their ids first
 // appear (violations first, then "compat-gap"), and each result points at its rule by index.
-// partialFingerprints lets code scanning track an alert across pushes even when lines move.
+// partialFingerprints lets code scanning track an alert across pushes even when lines move;
+// "forkscope/finding/v1" is the fingerprint a baseline (.forkscope-baseline.json) keeps.
 #include "analyzer/render/sarif.h"
 
 #include <cstdint>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -139,6 +141,24 @@ json MakeResult(RuleTable& rules, const std::string& rule, const char* level, co
           {"partialFingerprints", {{"forkscope/v1", Fingerprint({rule, path, message})}}}};
 }
 
+// A violation at its rule's severity, with the baseline's fingerprint, a grouped finding's files as
+// related locations, and its baseline state when a baseline was applied.
+json ViolationResult(RuleTable& rules, const Violation& v, std::optional<bool> baselined) {
+  const std::string rule = v.rule.empty() ? "unnamed-rule" : v.rule;
+  json result = MakeResult(rules, rule, SeverityName(v.severity), v.path, v.line, v.message.empty() ? rule : v.message);
+  result["partialFingerprints"]["forkscope/finding/v1"] = ViolationFingerprint(v);
+  if (!v.files.empty()) {
+    json related = json::array();
+    for (const auto& file : v.files) related.push_back(Location(file, 0));
+    result["relatedLocations"] = std::move(related);
+  }
+  if (!baselined) return result;
+  result["baselineState"] = *baselined ? "unchanged" : "new";
+  if (*baselined)
+    result["suppressions"] = json::array({{{"kind", "external"}, {"justification", "accepted in the baseline"}}});
+  return result;
+}
+
 std::string CompatGapMessage(const CompatGap& gap) {
   std::string m = "Compat gap: " + (gap.api.empty() ? std::string("a torch API") : gap.api) + " is missing in Paddle";
   m += gap.bridge.empty() ? "; no bridge named" : "; bridged with " + gap.bridge;
@@ -168,12 +188,13 @@ void AddProvenance(const Analysis& analysis, json* run) {
 
 }  // namespace
 
-json RenderSarif(const Analysis& analysis) {
+json RenderSarif(const Analysis& analysis, const std::vector<bool>& baselined) {
   RuleTable rules;
   json results = json::array();
-  for (const Violation& v : analysis.violations) {
-    const std::string rule = v.rule.empty() ? "unnamed-rule" : v.rule;
-    results.push_back(MakeResult(rules, rule, "error", v.path, v.line, v.message.empty() ? rule : v.message));
+  for (size_t i = 0; i < analysis.violations.size(); ++i) {
+    std::optional<bool> state;
+    if (i < baselined.size()) state = baselined[i];
+    results.push_back(ViolationResult(rules, analysis.violations[i], state));
   }
   for (const CompatGap& gap : analysis.compat_gaps)
     results.push_back(MakeResult(rules, kCompatGapRule, "note", gap.path, gap.line, CompatGapMessage(gap)));

@@ -1,4 +1,5 @@
 #include "analyzer/classify/classifier.h"
+#include "analyzer/classify/gate.h"
 #include "analyzer/diff/unified_diff.h"
 #include "analyzer/render/report.h"
 #include "analyzer/render/sarif.h"
@@ -47,15 +48,20 @@ Result<analyzer::Analysis> CheckCommit(ServerContext& ctx, const httplib::Reques
   return ctx.sync->RunCheck(r, kCheckTimeoutS);
 }
 
+// The gate fails on violations at ?fail_on= (error, the default; warning; note) or more severe.
 void Check(ServerContext& ctx, const httplib::Request& req, httplib::Response& res, storage::Store& store) {
   std::string format = req.has_param("format") ? req.get_param_value("format") : "json";
   if (format != "json" && format != "sarif") return SendError(res, InvalidArgument("format must be json or sarif"));
+  auto fail_on = analyzer::SeverityFromName(req.has_param("fail_on") ? req.get_param_value("fail_on") : "error");
+  if (!fail_on) return SendError(res, InvalidArgument("fail_on must be error, warning or note"));
   bool raw_diff = req.get_header_value("Content-Type").rfind("text/x-diff", 0) == 0;
   auto analysis = raw_diff ? CheckDiff(ctx, req, store) : CheckCommit(ctx, req, store);
   if (!analysis.ok()) return SendError(res, analysis.status());
   if (format == "sarif") return SendJson(res, 200, analyzer::RenderSarif(*analysis));
+  const analyzer::GateVerdict verdict = analyzer::EvaluateGate(analysis->violations, *fail_on);
   json out = analyzer::AnalysisToJson(*analysis);
-  out["verdict"] = analysis->violations.empty() ? "pass" : "fail";
+  out["verdict"] = verdict.pass ? "pass" : "fail";
+  out["gate"] = analyzer::GateToJson(verdict);
   SendJson(res, 200, out);
 }
 

@@ -1,8 +1,14 @@
-// `forkscope check`: the CI gate inside a checkout, no daemon. Exit 0 pass, 1 violations, 2 error.
+// `forkscope check`: the CI gate inside a checkout, no daemon. Prints each finding as
+// "path:line  rule  severity: message" and the verdict. Exit 0 pass, 1 a finding at or above
+// --fail-on that the baseline does not accept, 2 error. --write-baseline records every current
+// finding in the baseline file (.forkscope-baseline.json in the checkout by default) and passes.
 #include <spdlog/spdlog.h>
 
+#include <fstream>
 #include <memory>
+#include <sstream>
 
+#include "analyzer/classify/gate.h"
 #include "analyzer/diff/analysis.h"
 #include "analyzer/render/report.h"
 #include "analyzer/render/sarif.h"
@@ -17,7 +23,60 @@ struct CheckArgs {
   std::string upstream;
   std::string format = "text";
   std::string rules_path;
+  std::string fail_on = "error";
+  std::string baseline;  // "" = <repo>/.forkscope-baseline.json, used when present
+  bool no_baseline = false;
+  bool write_baseline = false;
 };
+
+std::string BaselinePath(const CheckArgs& args) {
+  return args.baseline.empty() ? args.repo + "/" + analyzer::kBaselineFileName : args.baseline;
+}
+
+// Which violations the baseline accepts; empty when no baseline applies. A baseline named with
+// --baseline must exist; the default one is used only when present.
+Result<std::vector<bool>> ApplyBaseline(const CheckArgs& args, const std::vector<analyzer::Violation>& violations) {
+  if (args.no_baseline) return std::vector<bool>{};
+  const std::string path = BaselinePath(args);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    if (args.baseline.empty()) return std::vector<bool>{};
+    return NotFound("cannot open baseline " + path);
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  FS_ASSIGN_OR_RETURN(analyzer::Baseline baseline, analyzer::BaselineFromJson(text.str(), path));
+  return analyzer::MatchBaseline(baseline, violations);
+}
+
+int WriteBaseline(const CheckArgs& args, const analyzer::Analysis& analysis) {
+  const std::string path = BaselinePath(args);
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << analyzer::BaselineToJson(analysis.violations).dump(2) << "\n";
+  out.close();
+  if (!out) {
+    spdlog::error("cannot write baseline {}", path);
+    return kExitError;
+  }
+  PrintOut("wrote " + std::to_string(analysis.violations.size()) + " finding(s) to " + path);
+  return kExitOk;
+}
+
+void PrintReport(const CheckArgs& args, const analyzer::Analysis& analysis, const std::vector<bool>& baselined,
+                 const analyzer::GateVerdict& verdict) {
+  if (args.format == "sarif") return PrintOut(analyzer::RenderSarif(analysis, baselined).dump(2));
+  if (args.format == "json") {
+    auto j = analyzer::AnalysisToJson(analysis);
+    j["verdict"] = verdict.pass ? "pass" : "fail";
+    j["gate"] = analyzer::GateToJson(verdict);
+    for (size_t i = 0; i < baselined.size() && i < j["violations"].size(); ++i)
+      j["violations"][i]["baselined"] = static_cast<bool>(baselined[i]);
+    return PrintOut(j.dump(2));
+  }
+  std::string findings = analyzer::RenderFindingsText(analysis, baselined);
+  PrintOut(analyzer::RenderText(analysis) + "findings:\n" + (findings.empty() ? "none\n" : findings) +
+           "verdict: " + analyzer::GateSummary(verdict));
+}
 
 int RunCheck(const CheckArgs& args) {
   auto rules = args.rules_path.empty() ? analyzer::Rules::LoadDefault() : analyzer::Rules::Load(args.rules_path);
@@ -35,25 +94,24 @@ int RunCheck(const CheckArgs& args) {
     spdlog::error("{}", analysis.status().message());
     return kExitError;
   }
-  bool pass = analysis->violations.empty();
-  if (args.format == "sarif") {
-    PrintOut(analyzer::RenderSarif(*analysis).dump(2));
-  } else if (args.format == "json") {
-    auto j = analyzer::AnalysisToJson(*analysis);
-    j["verdict"] = pass ? "pass" : "fail";
-    PrintOut(j.dump(2));
-  } else {
-    PrintOut(analyzer::RenderText(*analysis) + (pass ? "verdict: pass" : "verdict: fail"));
+  if (args.write_baseline) return WriteBaseline(args, *analysis);
+  auto baselined = ApplyBaseline(args, analysis->violations);
+  if (!baselined.ok()) {
+    spdlog::error("{}", baselined.status().message());
+    return kExitError;
   }
-  return pass ? kExitOk : kExitViolations;
+  const auto fail_on = analyzer::SeverityFromName(args.fail_on).value_or(analyzer::Severity::kError);
+  const analyzer::GateVerdict verdict = analyzer::EvaluateGate(analysis->violations, fail_on, *baselined);
+  PrintReport(args, *analysis, *baselined, verdict);
+  return verdict.pass ? kExitOk : kExitViolations;
 }
 
 }  // namespace
 
 Command AddCheckCommand(CLI::App& app) {
   auto args = std::make_shared<CheckArgs>();
-  auto* cmd = app.add_subcommand("check", "CI gate in a checkout: analyse HEAD against upstream, fail on violations "
-                                          "(exit 0 pass, 1 violations, 2 error)");
+  auto* cmd = app.add_subcommand("check", "CI gate in a checkout: analyse HEAD against upstream, list the findings and "
+                                          "fail on new ones at --fail-on or above (exit 0 pass, 1 fail, 2 error)");
   cmd->add_option("--upstream", args->upstream, "Upstream revision in the checkout, e.g. upstream/main")->required();
   cmd->add_option("--head", args->head, "Fork revision to check")->capture_default_str();
   cmd->add_option("--repo", args->repo, "The checkout")->capture_default_str();
@@ -61,6 +119,15 @@ Command AddCheckCommand(CLI::App& app) {
       ->check(CLI::IsMember({"text", "json", "sarif"}))
       ->capture_default_str();
   cmd->add_option("--rules", args->rules_path, "Rules file (default: the shipped default_rules.json)");
+  cmd->add_option("--fail-on", args->fail_on, "Least severe finding that fails: error, warning or note")
+      ->check(CLI::IsMember({"error", "warning", "note"}))
+      ->capture_default_str();
+  auto* baseline = cmd->add_option("--baseline", args->baseline,
+                                   "Baseline of accepted findings (default: .forkscope-baseline.json in --repo, "
+                                   "when present)");
+  cmd->add_flag("--no-baseline", args->no_baseline, "Ignore any baseline: every finding counts")->excludes(baseline);
+  cmd->add_flag("--write-baseline", args->write_baseline,
+                "Write every current finding to the baseline file and pass (accepts the fork's known findings)");
   return {cmd, [args] { return RunCheck(*args); }};
 }
 

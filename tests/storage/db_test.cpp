@@ -193,5 +193,36 @@ TEST_CASE("an older database is migrated forward and keeps its rows", "[storage]
   CHECK(CountRows(path, "tasks") == 0);
 }
 
+TEST_CASE("version 7 gives stored violations a severity, a snippet and files", "[storage][schema]") {
+  TempDir dir;
+  const std::string path = dir.File("v6.db");
+  {
+    Database db = OpenDb(path);
+    REQUIRE(ConfigureConnection(db).ok());
+    for (int v = 0; v < 6; ++v) REQUIRE(db.Exec(Migrations()[v]).ok());
+    REQUIRE(db.Exec("PRAGMA user_version = 6").ok());
+    REQUIRE(db.Exec("INSERT INTO analyses (fork_sha, upstream_sha, base_sha, rules_version) "
+                    "VALUES ('f', 'u', 'b', 'r');"
+                    "INSERT INTO violations (analysis_id, idx, rule, path, line, message) "
+                    "VALUES (1, 0, 'schema-edit', 'csrc/ops.cpp', 12, 'schema edited')")
+                .ok());
+  }
+  Database db = OpenDb(path);
+  REQUIRE(ConfigureConnection(db).ok());
+  REQUIRE(Migrate(db).ok());
+  CHECK(*ReadSchemaVersion(db) == LatestSchemaVersion());
+  auto row = db.Prepare("SELECT rule, line, severity, snippet, files FROM violations");
+  REQUIRE(row.ok());
+  auto stepped = row->Step();
+  REQUIRE(stepped.ok());
+  REQUIRE(*stepped);
+  CHECK(row->ColumnText(0) == "schema-edit");
+  CHECK(row->ColumnInt(1) == 12);
+  CHECK(row->ColumnText(2) == "error");  // the gate failed on every violation before severities
+  CHECK(row->ColumnText(3) == "");
+  CHECK(row->ColumnText(4) == "[]");
+  row->Reset();
+}
+
 }  // namespace
 }  // namespace forkscope::storage

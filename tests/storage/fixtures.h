@@ -149,6 +149,13 @@ inline az::Analysis MakeAnalysis(const std::string& fork_sha = std::string(40, '
   a.violations = {{"kernel-edit-unexplained", "csrc/norm.cu", 41, "kernel line changed without a stated reason"},
                   {"formatting-only", "README.md", 3, "whitespace-only change"},
                   {"deleted-upstream-file", "csrc/unported.cu", 0, "upstream file deleted"}};
+  a.violations[0].severity = az::Severity::kWarning;
+  a.violations[0].snippet = "    out[i] = __fmul_rn(input[i], scale);";
+  a.violations[1].severity = az::Severity::kNote;
+  a.violations[1].snippet = "Paddle  port";
+  a.violations.push_back({"renamed-upstream-file", "paddle_x/", 0, "upstream file renamed: torch_x/ -> paddle_x/"});
+  a.violations.back().severity = az::Severity::kWarning;
+  a.violations.back().files = {"paddle_x/ops.py", "paddle_x/util.py"};
   az::CompatGap gap;
   gap.path = "csrc/norm.cu";
   gap.line = 201;
@@ -255,6 +262,9 @@ inline void CheckSameAnalysis(const az::Analysis& got, const az::Analysis& want,
     CHECK(got.violations[i].path == want.violations[i].path);
     CHECK(got.violations[i].line == want.violations[i].line);
     CHECK(got.violations[i].message == want.violations[i].message);
+    CHECK(got.violations[i].severity == want.violations[i].severity);
+    CHECK(got.violations[i].snippet == want.violations[i].snippet);
+    CHECK(got.violations[i].files == want.violations[i].files);
   }
   REQUIRE(got.compat_gaps.size() == want.compat_gaps.size());
   for (size_t i = 0; i < want.compat_gaps.size(); ++i) {

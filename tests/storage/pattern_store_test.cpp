@@ -235,7 +235,7 @@ TEST_CASE("the compat-gap registry: records, the no-removal lint, ranking across
   REQUIRE(by_fork.size() == 3);
   const CompatGapRecord& fastops = by_fork["fastops:record_stream"];
   CHECK(fastops.path == "csrc/bindings.cpp");
-  CHECK(fastops.line == 7);
+  CHECK(fastops.line == 12);  // the bridge call, below its five marker lines
   CHECK(fastops.api == "at::Tensor::record_stream");
   CHECK(fastops.bridge == "paddle::experimental::record_stream");
   CHECK(fastops.scope == "copy_async only");
@@ -245,6 +245,7 @@ TEST_CASE("the compat-gap registry: records, the no-removal lint, ranking across
   CHECK(fastops.violations.empty());
   const CompatGapRecord& sparsekit = by_fork["sparsekit:record_stream"];
   CHECK(sparsekit.path == "src/ext_bindings.cpp");
+  CHECK(sparsekit.line == 9);
   CHECK(sparsekit.removal.empty());
   CHECK(sparsekit.violations == std::vector<std::string>{"compat-gap-no-removal"});
   const CompatGapRecord& quickattn = by_fork["quickattn:getCurrentCUDAStream"];
@@ -294,7 +295,7 @@ TEST_CASE("the compat-gap registry: records, the no-removal lint, ranking across
     auto reanalysed = c.store->LoadAnalysis(next, true);
     REQUIRE(reanalysed.ok());
     REQUIRE(reanalysed->compat_gaps.size() == 1);
-    CHECK(reanalysed->compat_gaps[0].line == 1);  // the gap's hunk now opens with the licence
+    CHECK(reanalysed->compat_gaps[0].line == 12);  // the bridge call, 3 licence lines lower than before
     for (const auto& v : reanalysed->violations) CHECK(v.rule != "compat-gap-no-removal");
     for (const auto& f : reanalysed->files)
       for (const auto& h : f.hunks)

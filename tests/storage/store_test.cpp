@@ -292,6 +292,7 @@ TEST_CASE("files are listed by layer, pattern and violation", "[storage][store][
     CHECK(list({"", "", "formatting-only"}) == Paths{"README.md"});
     CHECK(list({"", "", "kernel-edit-unexplained"}) == Paths{"csrc/norm.cu"});
     CHECK(list({"", "", "deleted-upstream-file"}) == Paths{"csrc/unported.cu"});
+    CHECK(list({"", "", "renamed-upstream-file"}) == Paths{"paddle_x/ops.py", "paddle_x/util.py"});  // a group's files
   }
   SECTION("filters combine") {
     CHECK(list({"kernel", "", "deleted-upstream-file"}) == Paths{"csrc/unported.cu"});

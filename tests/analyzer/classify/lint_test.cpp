@@ -57,7 +57,7 @@ TEST_CASE("a bridge with a Remove-When marker is a bounded compat gap", "[analyz
   REQUIRE(a.compat_gaps.size() == 1);
   const CompatGap& gap = a.compat_gaps[0];
   CHECK(gap.path == "csrc/bindings.cpp");
-  CHECK(gap.line == 105);
+  CHECK(gap.line == 111);  // the bridge call, not the hunk's first changed line (the marker comment)
   CHECK(gap.api == "at::Tensor::record_stream");
   CHECK(gap.bridge == "paddle::experimental::record_stream");
   CHECK(gap.scope == "copy_async only");
@@ -251,7 +251,7 @@ TEST_CASE("global enable_compat belongs in build scripts only", "[analyzer][lint
   auto runtime = ViolationsOf(a, "global-enable-compat-runtime");
   REQUIRE(runtime.size() == 1);
   CHECK(runtime[0].path == "tests/conftest.py");
-  CHECK(runtime[0].line == 1);
+  CHECK(runtime[0].line == 2);  // the enable_compat() line, not the hunk's first changed line
   CHECK(a.style == MigrationStyle::kCompat);
 }
 
@@ -272,7 +272,7 @@ TEST_CASE("the legacy torch proxy: compat style, a violation and one notice", "[
   REQUIRE(a.notices.size() == 2);
   CHECK(a.notices[0].find("no 'paddle' branch") == 0);
   CHECK(a.notices[1].find("enable_torch_proxy") != std::string::npos);
-  CHECK(a.notices[1].find("fastops/ops.py:1") != std::string::npos);
+  CHECK(a.notices[1].find("fastops/ops.py:2") != std::string::npos);
 }
 
 TEST_CASE("migration style", "[analyzer][lint]") {

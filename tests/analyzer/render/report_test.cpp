@@ -177,9 +177,10 @@ TEST_CASE("AnalysisToJson writes the top-level keys with their types", "[analyze
                                        {"description", "torch.profiler -> paddle.profiler"}, {"count", 2}}));
   REQUIRE(doc.at("violations").size() == 3);
   CHECK(doc.at("violations")[0] == json({{"rule", "formatting-only"},
-                                         {"path", "include/flashinfer/attention/decode.cuh"},
-                                         {"line", 120},
-                                         {"message", "whitespace-only change in a kernel"}}));
+                                         {"path", "include/flashinfer/attention/decode.cuh"}, {"line", 120},
+                                         {"message", "whitespace-only change in a kernel"}, {"severity", "error"},
+                                         {"snippet", nullptr}, {"files", json::array()},
+                                         {"fingerprint", ViolationFingerprint(MakeAnalysis().violations[0])}}));
   REQUIRE(doc.at("moves").size() == 1);
   CHECK(doc.at("moves")[0] == json({{"kind", "copy"}, {"from", "tests/"}, {"to", "tests_paddle/"}, {"files", 2},
                                     {"verbatim", 1}, {"adapted", 1}}));

@@ -244,8 +244,21 @@ TEST_CASE("daemon: the CI check in JSON and SARIF", "[server][api]") {
     REQUIRE(r.status == 200);
     CHECK_API(r);
     json j = Body(r);
-    CHECK(j["verdict"] == "fail");
+    // Only warnings in the compat fork: the gate fails on errors by default, on warnings when asked.
+    CHECK(j["verdict"] == "pass");
+    CHECK(j["gate"]["fail_on"] == "error");
+    CHECK(j["gate"]["warnings"] == j["violations"].size());
     CHECK_FALSE(j["violations"].empty());
+    for (const auto& v : j["violations"]) CHECK(v["severity"] == "warning");
+    auto strict = Call(*c, "POST", "/api/v1/check?fail_on=warning", "/api/v1/check",
+                       json{{"fork", "fastops-paddle"}, {"head", env.compat.Head()}}.dump(), kAdmin);
+    REQUIRE(strict.status == 200);
+    CHECK_API(strict);
+    CHECK(Body(strict)["verdict"] == "fail");
+    CHECK(Body(strict)["gate"]["blocking"] == j["violations"].size());
+    auto bad_level = Call(*c, "POST", "/api/v1/check?fail_on=fatal", "/api/v1/check",
+                          json{{"fork", "fastops-paddle"}}.dump(), kAdmin);
+    CHECK(bad_level.status == 400);
     auto sarif = Call(*c, "POST", "/api/v1/check?format=sarif", "/api/v1/check",
                       json{{"fork", "fastops-paddle"}}.dump(), kAdmin);
     REQUIRE(sarif.status == 200);
@@ -271,6 +284,8 @@ TEST_CASE("daemon: the CI check in JSON and SARIF", "[server][api]") {
     REQUIRE(fail.status == 200);
     CHECK(Body(fail)["verdict"] == "fail");
     CHECK(Body(fail)["violations"][0]["rule"] == "global-enable-compat-runtime");
+    CHECK(Body(fail)["violations"][0]["line"] == 3);  // the enable_compat() line, not the hunk's first
+    CHECK(Body(fail)["violations"][0]["severity"] == "error");
     auto garbage = Call(*c, "POST", "/api/v1/check", "/api/v1/check", "@@ nonsense\n", kAdmin, "text/x-diff");
     CHECK(garbage.status == 400);
     CHECK_API(garbage);

@@ -69,9 +69,13 @@ analyzer::Experience LeaveOneOut(storage::Store& store, const std::string& fork)
 // only edit): the plan tells a maintainer not to make those, so they are scored apart.
 std::set<std::string> ViolationOnly(const analyzer::Analysis& a) {
   std::set<std::string> out;
-  for (const auto& v : a.violations)
-    if (v.rule == "renamed-upstream-file" || v.rule == "deleted-upstream-file") out.insert(v.path);
+  for (const auto& v : a.violations) {
+    if (v.rule != "renamed-upstream-file" && v.rule != "deleted-upstream-file") continue;
+    if (v.files.empty()) out.insert(v.path);  // a grouped finding (moved package, deleted directory) lists its files
+    out.insert(v.files.begin(), v.files.end());
+  }
   for (const auto& f : a.files) {
+    if (!f.moved_from.empty()) out.insert(f.moved_from);  // a move's deleted side is part of the move finding
     bool all_formatting = !f.hunks.empty();
     for (const auto& h : f.hunks)
       all_formatting = all_formatting && std::count(h.violations.begin(), h.violations.end(), "formatting-only") > 0;
