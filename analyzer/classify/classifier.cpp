@@ -82,12 +82,20 @@ struct HunkSite {
   }
 };
 
+// Whether any line of the hunk (context lines too), its context or its enclosing body matches.
+bool Anywhere(HunkSite& site, const RE2& re) {
+  for (const auto& line : site.hunk.lines)
+    if (RE2::PartialMatch(line.text, re)) return true;
+  return RE2::PartialMatch(site.enclosing.text, re) || site.BodyMatches(re);
+}
+
 bool RuleHolds(const HunkRule& rule, size_t index, HunkSite& site, FileView& file) {
   if (rule.match && !AnyLine(site.hunk, LineSide::kChanged, *rule.match)) return false;
   if (rule.every && !EveryChanged(site.hunk, *rule.every)) return false;
   if (rule.context && !RE2::PartialMatch(site.enclosing.text, *rule.context)) return false;
   if (rule.body && !site.BodyMatches(*rule.body)) return false;
-  return !rule.file || file.Matches(index, *rule.file);
+  if (rule.file && !file.Matches(index, *rule.file)) return false;
+  return !rule.unless || !Anywhere(site, *rule.unless);
 }
 
 Layer RulesLayer(const RulesData& data, std::string_view path, HunkSite& site, FileView& file, Layer path_layer) {

@@ -6,6 +6,7 @@
 #include <array>
 #include <cctype>
 #include <climits>
+#include <optional>
 
 namespace forkscope::analyzer::classify {
 namespace {
@@ -50,18 +51,26 @@ struct Anchor {
   bool inclusive = false;  // whether the line at index is itself a changed line
 };
 
+// Removed lines replaced by added ones: the first added line takes their place on the new side.
+bool ReplacedByAddition(const Hunk& hunk, size_t removed) {
+  size_t k = removed;
+  while (k < hunk.lines.size() && hunk.lines[k].origin == '-') ++k;
+  return k < hunk.lines.size() && hunk.lines[k].origin == '+';
+}
+
 Anchor FindAnchor(const Hunk& hunk) {
   const bool has_additions = hunk.additions() > 0;
   int new_pos = hunk.new_start;
   int old_pos = hunk.old_start;
-  for (const auto& line : hunk.lines) {
+  for (size_t i = 0; i < hunk.lines.size(); ++i) {
+    const DiffLine& line = hunk.lines[i];
     if (line.origin == ' ') {
       ++new_pos;
       ++old_pos;
       continue;
     }
     if (!has_additions) return Anchor{false, old_pos - 1, true};
-    return Anchor{true, new_pos - 1, line.origin == '+'};
+    return Anchor{true, new_pos - 1, line.origin == '+' || ReplacedByAddition(hunk, i)};
   }
   return Anchor{true, new_pos - 1, false};
 }
@@ -155,17 +164,45 @@ std::string CxxHeaderText(const std::vector<std::string_view>& lines, size_t i) 
   return JoinTrimmed({lines.begin() + top, lines.begin() + i + 1});
 }
 
+bool IsAccessSpecifier(std::string_view trimmed) {
+  return trimmed == "public:" || trimmed == "private:" || trimmed == "protected:";
+}
+
+// The class a member function defined inside it belongs to: the class head just above the function
+// at lower indentation; -1 for a free function.
+int OuterClass(const std::vector<std::string_view>& lines, int header) {
+  const int indent = Indent(lines[static_cast<size_t>(header)]);
+  for (int i = header - 1; i >= 0 && indent > 0; --i) {
+    const std::string_view trimmed = Trim(lines[i]);
+    if (IsCxxSkippable(trimmed) || IsAccessSpecifier(trimmed) || Indent(lines[i]) >= indent) continue;
+    return LooksLikeClassHead(lines, static_cast<size_t>(i)) ? i : -1;
+  }
+  return -1;
+}
+
+// A definition headed at lines[i] (or, for a `template <...>` line, at the line below it).
+std::optional<int> HeaderAt(const std::vector<std::string_view>& lines, int i) {
+  if (LooksLikeCxxHeader(lines, static_cast<size_t>(i)) || LooksLikeClassHead(lines, static_cast<size_t>(i)))
+    return i;
+  const bool below = FirstWord(Trim(lines[i])) == "template" && static_cast<size_t>(i) + 1 < lines.size();
+  const size_t next = static_cast<size_t>(i) + 1;
+  if (below && (LooksLikeCxxHeader(lines, next) || LooksLikeClassHead(lines, next))) return i + 1;
+  return std::nullopt;
+}
+
 Enclosing CxxEnclosing(const std::vector<std::string_view>& lines, const Anchor& anchor, int indent) {
   int min_indent = indent;
   for (int i = anchor.index; i >= 0; --i) {
     const bool is_anchor = i == anchor.index;
     if (is_anchor && !anchor.inclusive) continue;
+    if (!is_anchor && min_indent == 0) return {};  // nothing above can be less indented
     const std::string_view trimmed = Trim(lines[i]);
-    if (IsCxxSkippable(trimmed)) continue;
+    if (IsCxxSkippable(trimmed) || IsAccessSpecifier(trimmed)) continue;
     const int line_indent = Indent(lines[i]);
     if (!is_anchor && line_indent >= min_indent) continue;
-    if (LooksLikeCxxHeader(lines, i) || LooksLikeClassHead(lines, i))
-      return Enclosing{CxxHeaderText(lines, i), &lines, i};
+    if (const std::optional<int> header = HeaderAt(lines, i))
+      return Enclosing{CxxHeaderText(lines, static_cast<size_t>(*header)), &lines, *header,
+                       OuterClass(lines, *header)};
     if (is_anchor) continue;
     min_indent = line_indent;
     if (min_indent == 0) return {};  // a top-level line that starts no function: outside any
@@ -200,9 +237,9 @@ Enclosing PyDecorated(const std::vector<std::string_view>& lines, size_t at) {
   for (size_t k = at; k < lines.size() && k < at + kDecoratorLookahead; ++k) {
     const std::string_view trimmed = Trim(lines[k]);
     if (Indent(lines[k]) == indent && IsPyDef(trimmed))
-      return Enclosing{PyHeaderText(lines, k), &lines, static_cast<int>(k)};
+      return Enclosing{PyHeaderText(lines, k), &lines, static_cast<int>(k), -1};
   }
-  return Enclosing{std::string(Trim(lines[at])), &lines, -1};
+  return Enclosing{std::string(Trim(lines[at])), &lines, -1, -1};
 }
 
 Enclosing PythonEnclosing(const std::vector<std::string_view>& lines, const Anchor& anchor, int indent) {
@@ -210,11 +247,12 @@ Enclosing PythonEnclosing(const std::vector<std::string_view>& lines, const Anch
   for (int i = anchor.index; i >= 0; --i) {
     const bool is_anchor = i == anchor.index;
     if (is_anchor && !anchor.inclusive) continue;
+    if (!is_anchor && min_indent == 0) return {};  // nothing above can be less indented
     const std::string_view trimmed = Trim(lines[i]);
     if (IsPySkippable(trimmed)) continue;
     const int line_indent = Indent(lines[i]);
     if (!is_anchor && line_indent >= min_indent) continue;
-    if (IsPyDef(trimmed)) return Enclosing{PyHeaderText(lines, i), &lines, i};
+    if (IsPyDef(trimmed)) return Enclosing{PyHeaderText(lines, i), &lines, i, -1};
     if (is_anchor) continue;
     if (trimmed[0] == '@') return PyDecorated(lines, i);
     min_indent = line_indent;
@@ -223,7 +261,7 @@ Enclosing PythonEnclosing(const std::vector<std::string_view>& lines, const Anch
   return {};
 }
 
-Enclosing HeaderFallback(const Hunk& hunk) { return Enclosing{std::string(Trim(hunk.header)), nullptr, -1}; }
+Enclosing HeaderFallback(const Hunk& hunk) { return Enclosing{std::string(Trim(hunk.header)), nullptr, -1, -1}; }
 
 // One past the line whose '}' closes the brace opened at or after the header (braces in strings
 // and comments are counted too: a bound, not a parser).
@@ -286,9 +324,18 @@ Enclosing FindEnclosing(const SourceLines& source, const Hunk& hunk, Language la
 std::vector<std::string_view> BodyOf(const Enclosing& enclosing, Language lang) {
   if (enclosing.lines == nullptr || enclosing.header < 0) return {};
   const std::vector<std::string_view>& lines = *enclosing.lines;
-  const size_t header = static_cast<size_t>(enclosing.header);
-  const size_t end = lang == Language::kCxx ? CxxBodyEnd(lines, header) : PythonBodyEnd(lines, header);
-  return {lines.begin() + static_cast<std::ptrdiff_t>(header), lines.begin() + static_cast<std::ptrdiff_t>(end)};
+  auto span = [&](int header) {
+    const size_t begin = static_cast<size_t>(header);
+    const size_t end = lang == Language::kCxx ? CxxBodyEnd(lines, begin) : PythonBodyEnd(lines, begin);
+    return std::vector<std::string_view>(lines.begin() + static_cast<std::ptrdiff_t>(begin),
+                                         lines.begin() + static_cast<std::ptrdiff_t>(end));
+  };
+  std::vector<std::string_view> body = span(enclosing.header);
+  if (enclosing.outer >= 0) {
+    const std::vector<std::string_view> outer = span(enclosing.outer);
+    body.insert(body.end(), outer.begin(), outer.end());
+  }
+  return body;
 }
 
 }  // namespace forkscope::analyzer::classify

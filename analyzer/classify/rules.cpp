@@ -244,7 +244,8 @@ Status RulesParser::PathRules(const json& doc, RulesData& data) const {
 }
 
 Status RulesParser::OneHunkRule(const json& obj, const std::string& key, HunkRule& rule) const {
-  FS_RETURN_IF_ERROR(CheckKeys(obj, key, {"id", "paths", "match", "every", "context", "body", "file", "layer"}));
+  FS_RETURN_IF_ERROR(
+      CheckKeys(obj, key, {"id", "paths", "match", "every", "context", "body", "file", "unless", "layer"}));
   FS_RETURN_IF_ERROR(Text(obj, key, "id", false, rule.id));
   if (!obj.contains("paths") || !obj.contains("layer")) return Fail(key, "needs 'paths' and 'layer'");
   FS_RETURN_IF_ERROR(Globs(obj["paths"], key + ".paths", rule.paths));
@@ -254,6 +255,7 @@ Status RulesParser::OneHunkRule(const json& obj, const std::string& key, HunkRul
   FS_RETURN_IF_ERROR(OptionalRegex(obj, key, "context", rule.context));
   FS_RETURN_IF_ERROR(OptionalRegex(obj, key, "body", rule.body));
   FS_RETURN_IF_ERROR(OptionalRegex(obj, key, "file", rule.file));
+  FS_RETURN_IF_ERROR(OptionalRegex(obj, key, "unless", rule.unless));
   if (!rule.match && !rule.every && !rule.context && !rule.body && !rule.file)
     return Fail(key, "needs 'match', 'every', 'context', 'body' or 'file'");
   return Status::Ok();

@@ -60,6 +60,7 @@ struct HunkRule {
   std::unique_ptr<RE2> context;  // the enclosing context (function, class or decorator header)
   std::unique_ptr<RE2> body;     // some line of the enclosing definition, header to closing brace
   std::unique_ptr<RE2> file;     // the file's text on either side (its hunks' lines without text)
+  std::unique_ptr<RE2> unless;   // none of the hunk's lines (context too), its context or body matches
   Layer layer = Layer::kOther;
 };
 

@@ -208,6 +208,59 @@ TEST_CASE("a source rewritten onto Paddle's custom-op API is cpp_compat, CPU loo
   CHECK(file.layer == Layer::kCppCompat);
 }
 
+TEST_CASE("host math of a native CPU source is cpp_compat; device math of its CUDA twin stays kernel",
+          "[analyzer][classifier]") {
+  constexpr std::string_view kBasisCpu =
+      "#include \"utils.h\"\n"
+      "\n"
+      "template <typename scalar_t, int64_t degree>\n"
+      "struct Basis {\n"
+      "  static inline scalar_t forward(scalar_t v, int64_t k_mod) { return 1. - v - k_mod; }\n"
+      "};\n"
+      "\n"
+      "paddle::Tensor spline_basis_fw_cpu(paddle::Tensor pseudo) { return pseudo; }\n";
+  const Hunk reformat = MakeHunk(3, 3,
+                                 "-template <typename scalar_t, int64_t degree> struct Basis {\n"
+                                 "+template <typename scalar_t, int64_t degree>\n"
+                                 "+struct Basis {\n"
+                                 "   static inline scalar_t forward(scalar_t v, int64_t k_mod) { return 1. - v - k_mod; }");
+  FileChange cpu = Classified(MakeFile("csrc/cpu/basis_cpu.cpp", {reformat}), kBasisCpu);
+  CHECK(cpu.hunks[0].context == "template <typename scalar_t, int64_t degree> struct Basis {");
+  CHECK(cpu.hunks[0].layer == Layer::kCppCompat);
+
+  std::string cuda(kBasisCpu);
+  cuda.replace(cuda.find("static inline scalar_t"), 22, "static inline __device__ scalar_t");
+  FileChange gpu = Classified(MakeFile("csrc/cuda/basis_cuda.cu", {reformat}), cuda);
+  CHECK(gpu.hunks[0].layer == Layer::kKernel);
+}
+
+TEST_CASE("a method of a host runtime class, access specifiers at column 0", "[analyzer][classifier]") {
+  constexpr std::string_view kRuntimeHpp =
+      "#pragma once\n"
+      "#include <torch/version.h>\n"
+      "\n"
+      "class DeviceRuntime {\n"
+      "    int num_sms = 0;\n"
+      "\n"
+      "public:\n"
+      "    static torch::Tensor get_cublaslt_workspace() {\n"
+      "        return torch::empty({1024}, torch::kByte);\n"
+      "    }\n"
+      "\n"
+      "    std::string get_arch(const bool& number_only = false) {\n"
+      "        const auto& [major, minor] = get_arch_pair();\n"
+      "        return number_only ? \"90\" : \"90a\";\n"
+      "    }\n"
+      "};\n";
+  FileChange file = Classified(
+      MakeFile("csrc/jit/device_runtime.hpp",
+               {MakeHunk(13, 13, "-        const auto [major, minor] = get_arch_pair();\n"
+                                 "+        const auto& [major, minor] = get_arch_pair();")}),
+      kRuntimeHpp);
+  CHECK(file.hunks[0].context == "std::string get_arch(const bool& number_only = false) {");
+  CHECK(file.hunks[0].layer == Layer::kCppCompat);
+}
+
 TEST_CASE("build-facing headers: export macros and version shims are build", "[analyzer][classifier]") {
   FileChange macros = Classified(MakeFile("csrc/macros.h", {MakeHunk(0, 1,
                                                                      "+#pragma once\n"
@@ -226,6 +279,19 @@ TEST_CASE("build-facing headers: export macros and version shims are build", "[a
                {MakeHunk(3, 3, "-#define FASTOPS_VERSION \"0.3.0\"\n+#define FASTOPS_VERSION \"0.3.0.post1\"")}));
   CHECK(version.hunks[0].layer == Layer::kBuild);
 
+  SECTION("a framework version shim is build; a CUDA version guard around device code is not") {
+    FileChange shim = Classified(MakeFile("csrc/compat.h", {MakeHunk(4, 4,
+                                                                     "+#if TORCH_VERSION_MAJOR < 2\n"
+                                                                     "+#define FASTOPS_LEGACY_DISPATCH 1\n"
+                                                                     "+#endif")}));
+    CHECK(shim.hunks[0].layer == Layer::kBuild);
+    FileChange guard = Classified(MakeFile("csrc/gemm.cu", {MakeHunk(40, 40,
+                                                                     "+#if CUDA_VERSION >= 12000\n"
+                                                                     "   tma_load(smem, desc);\n"
+                                                                     "+#endif",
+                                                                     "__device__ void load_tile(float* smem) {")}));
+    CHECK(guard.hunks[0].layer == Layer::kKernel);
+  }
   SECTION("an include swap is no build shim") {
     FileChange swap = Classified(MakeFile(
         "csrc/utils.h", {MakeHunk(1, 1, "-#include <torch/extension.h>\n+#include \"paddle/extension.h\"")}));
