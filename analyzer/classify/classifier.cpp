@@ -36,7 +36,7 @@ class FileView {
   bool Search(const RE2& re) {
     if (!source_.new_text.empty() || !source_.old_text.empty())
       return RE2::PartialMatch(source_.new_text, re) || RE2::PartialMatch(source_.old_text, re);
-    if (!hunk_text_) {  // no text (binary-free diffs without blobs, oversized files): what the hunks show
+    if (!hunk_text_) {  // no text (raw diffs checked without blobs, oversized files): what the hunks show
       hunk_text_.emplace();
       for (const auto& hunk : file_.hunks)
         for (const auto& line : hunk.lines) *hunk_text_ += line.text + "\n";

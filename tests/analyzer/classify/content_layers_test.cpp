@@ -351,6 +351,9 @@ TEST_CASE("deleted code is classified by what it was", "[analyzer][classifier]")
                                                    "-}")}));
     CHECK(file.hunks[0].layer == Layer::kCppCompat);
   }
+}
+
+TEST_CASE("whole files by their content: deleted CI files, an added native op file", "[analyzer][classifier]") {
   SECTION("deleted CI files are build, workflows and composite actions alike") {
     for (const char* path : {".github/workflows/ci.yml", ".github/actions/setup-cuda/action.yml"}) {
       INFO(path);
