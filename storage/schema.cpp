@@ -49,13 +49,15 @@ constexpr std::string_view kSchemaV1 = R"sql(
 **   base_source        how base_sha was chosen: 'merge-base', 'given', 'searched'.
 **   upstream_branch_choice how upstream_branch was chosen: 'given', 'default', 'auto'.
 **   ahead, behind      commits on the fork side not upstream, and upstream commits the fork lacks.
-**   style              migration style: 'compat', 'native', 'none'.
+**   style              migration style: 'compat', 'native', 'mixed', 'none'.
 **   created_at         when the analysis ran.
 **   duration_ms        how long it took.
 **   extra              JSON object with the analysis' small lists: "notices" [string],
 **                      "migration_branches" [string], "moves" [{kind, from, to, files, verbatim,
 **                      adapted}], "base_distance" {files, lines, commits_scanned} (absent if none),
-**                      "layers" {<layer>: {files, hunks, additions, deletions}}.
+**                      "layers" {<layer>: {files, hunks, additions, deletions}}, "style_evidence"
+**                      {compat_hunks, compat_lines, native_hunks, native_lines, harness_only,
+**                      strongest [{style, signal, path, line, weight}]} (absent in older rows).
 **
 ** files -- the changed files of an analysis.
 **   id, analysis_id (analyses.id, cascade), idx.

@@ -35,9 +35,7 @@ analyzer::FileStatus StatusOrModified(const std::string& name) {
 }
 
 analyzer::MigrationStyle StyleFromName(const std::string& name) {
-  for (auto style : {analyzer::MigrationStyle::kCompat, analyzer::MigrationStyle::kNative})
-    if (name == analyzer::MigrationStyleName(style)) return style;
-  return analyzer::MigrationStyle::kNone;
+  return analyzer::MigrationStyleFromName(name).value_or(analyzer::MigrationStyle::kNone);
 }
 
 // --- hunk lines: origin + text per line, '\n' between lines ---
@@ -79,6 +77,23 @@ std::vector<std::string> StringsAt(const json& object, const char* key) {
   return it != object.end() ? Strings(*it) : std::vector<std::string>();
 }
 
+void DecodeStyleEvidence(const json& e, Analysis& analysis) {
+  analyzer::StyleEvidence& out = analysis.style_evidence;
+  out.compat_hunks = IntAt(e, "compat_hunks");
+  out.compat_lines = IntAt(e, "compat_lines");
+  out.native_hunks = IntAt(e, "native_hunks");
+  out.native_lines = IntAt(e, "native_lines");
+  auto harness = e.find("harness_only");
+  out.harness_only = harness != e.end() && harness->is_boolean() && harness->get<bool>();
+  auto strongest = e.find("strongest");
+  if (strongest == e.end() || !strongest->is_array()) return;
+  for (const auto& s : *strongest) {
+    if (!s.is_object()) continue;
+    out.strongest.push_back({StyleFromName(StringAt(s, "style")), StringAt(s, "signal"), StringAt(s, "path"),
+                             IntAt(s, "line"), IntAt(s, "weight")});
+  }
+}
+
 Status DecodeExtra(const std::string& text, Analysis& analysis) {
   json extra = json::parse(text, nullptr, false);
   if (!extra.is_object()) return Internal("analyses.extra is not a JSON object");
@@ -93,6 +108,7 @@ Status DecodeExtra(const std::string& text, Analysis& analysis) {
   if (auto it = extra.find("base_distance"); it != extra.end() && it->is_object())
     analysis.base_distance =
         analyzer::BaseDistance{IntAt(*it, "files"), IntAt(*it, "lines"), IntAt(*it, "commits_scanned")};
+  if (auto it = extra.find("style_evidence"); it != extra.end() && it->is_object()) DecodeStyleEvidence(*it, analysis);
   if (auto it = extra.find("layers"); it != extra.end() && it->is_object()) {
     for (Layer layer : analyzer::kAllLayers) {
       auto s = it->find(analyzer::LayerName(layer));

@@ -58,6 +58,14 @@ std::string EncodeExtra(const Analysis& analysis) {
     const auto& d = *analysis.base_distance;
     extra["base_distance"] = {{"files", d.files}, {"lines", d.lines}, {"commits_scanned", d.commits_scanned}};
   }
+  const analyzer::StyleEvidence& e = analysis.style_evidence;
+  json strongest = json::array();
+  for (const auto& s : e.strongest)
+    strongest.push_back({{"style", analyzer::MigrationStyleName(s.style)}, {"signal", s.signal}, {"path", s.path},
+                         {"line", s.line}, {"weight", s.weight}});
+  extra["style_evidence"] = {{"compat_hunks", e.compat_hunks}, {"compat_lines", e.compat_lines},
+                             {"native_hunks", e.native_hunks}, {"native_lines", e.native_lines},
+                             {"harness_only", e.harness_only}, {"strongest", std::move(strongest)}};
   json layers = json::object();
   for (Layer layer : analyzer::kAllLayers) {
     const auto& s = analysis.layers[static_cast<size_t>(layer)];

@@ -1,244 +1,109 @@
 // Layer classification of files and hunks: path rules first, then hunk rules over the hunk's
-// changed lines and its enclosing context (function signature or decorator found in the source).
+// changed lines, its enclosing definition (header and body) and the file's text. A whole added or
+// deleted file is classified by what it holds: each top-level definition on its own, and the file
+// hunk takes the layer of most of its lines.
 #include "analyzer/classify/classifier.h"
 
-#include <algorithm>
 #include <array>
 #include <cctype>
-#include <climits>
+#include <optional>
 #include <vector>
 
+#include "analyzer/classify/enclosing.h"
 #include "analyzer/classify/rules_data.h"
 #include "base/text.h"
 
 namespace forkscope::analyzer {
 namespace {
 
-enum class Language { kCxx, kPython, kOther };
+using classify::Enclosing;
+using classify::Language;
+using classify::SourceLines;
 
-constexpr int kNoIndent = INT_MAX;       // a hunk whose changed lines carry no usable indentation
-constexpr int kHeaderLookahead = 8;      // lines scanned for the '{' or ';' ending a C++ header
-constexpr int kMaxHeaderPrefix = 3;      // return-type / template / __global__ lines above a header
-constexpr int kDecoratorLookahead = 80;  // lines scanned from a multi-line decorator to its def
+// The file a hunk belongs to, as hunk rules see it; answers each rule's `file` regex once.
+class FileView {
+ public:
+  FileView(const RulesData& data, const FileSource& source, const FileChange& file)
+      : source_(source), file_(file), answers_(data.hunk_rules.size()) {}
 
-Language LanguageOf(std::string_view path) {
-  const size_t dot = path.rfind('.');
-  if (dot == std::string_view::npos) return Language::kOther;
-  const std::string_view ext = path.substr(dot + 1);
-  if (ext == "py" || ext == "pyi") return Language::kPython;
-  static constexpr std::array<std::string_view, 11> kCxx = {"cu", "cuh", "cpp", "cc",  "cxx", "c",
-                                                            "h",  "hpp", "hh",  "hxx", "inl"};
-  return std::find(kCxx.begin(), kCxx.end(), ext) != kCxx.end() ? Language::kCxx : Language::kOther;
-}
+  bool Matches(size_t rule, const RE2& re) {
+    std::optional<bool>& answer = answers_[rule];
+    if (!answer) answer = Search(re);
+    return *answer;
+  }
 
+ private:
+  bool Search(const RE2& re) {
+    if (!source_.new_text.empty() || !source_.old_text.empty())
+      return RE2::PartialMatch(source_.new_text, re) || RE2::PartialMatch(source_.old_text, re);
+    if (!hunk_text_) {  // no text (raw diffs checked without blobs, oversized files): what the hunks show
+      hunk_text_.emplace();
+      for (const auto& hunk : file_.hunks)
+        for (const auto& line : hunk.lines) *hunk_text_ += line.text + "\n";
+    }
+    return RE2::PartialMatch(*hunk_text_, re);
+  }
 
-std::string_view Trim(std::string_view s) {
+  const FileSource& source_;
+  const FileChange& file_;
+  std::optional<std::string> hunk_text_;
+  std::vector<std::optional<bool>> answers_;  // indexed like RulesData::hunk_rules
+};
+
+std::string_view TrimmedView(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
   return s;
 }
 
-int Indent(std::string_view line) {
-  int n = 0;
-  for (char c : line) {
-    if (c == ' ')
-      n += 1;
-    else if (c == '\t')
-      n += 4;
-    else
-      break;
+// Every changed line that is not blank matches (and there is one).
+bool EveryChanged(const Hunk& hunk, const RE2& re) {
+  bool any = false;
+  for (const auto& line : hunk.lines) {
+    if (line.origin == ' ' || TrimmedView(line.text).empty()) continue;
+    if (!RE2::PartialMatch(line.text, re)) return false;
+    any = true;
   }
-  return n;
+  return any;
 }
 
-bool StartsWith(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
+// One hunk under classification: its enclosing definition and, when a rule asks, that body.
+struct HunkSite {
+  const Hunk& hunk;
+  const Enclosing& enclosing;
+  Language lang;
+  std::optional<std::vector<std::string_view>> body;
 
-bool IsCxxSkippable(std::string_view trimmed) {
-  return trimmed.empty() || trimmed[0] == '#' || StartsWith(trimmed, "//") || StartsWith(trimmed, "/*") ||
-         trimmed[0] == '*';
-}
-
-bool IsPySkippable(std::string_view trimmed) { return trimmed.empty() || trimmed[0] == '#'; }
-
-// Where the scan for the enclosing context starts: a 0-based line of the old or new text.
-struct Anchor {
-  bool new_side = true;
-  int index = 0;           // the first changed line, or the line just below it (see inclusive)
-  bool inclusive = false;  // whether the line at index is itself a changed line
+  bool BodyMatches(const RE2& re) {
+    if (!body) body = classify::BodyOf(enclosing, lang);
+    for (std::string_view line : *body)
+      if (RE2::PartialMatch(line, re)) return true;
+    return false;
+  }
 };
 
-Anchor FindAnchor(const Hunk& hunk) {
-  const bool has_additions = hunk.additions() > 0;
-  int new_pos = hunk.new_start;
-  int old_pos = hunk.old_start;
-  for (const auto& line : hunk.lines) {
-    if (line.origin == ' ') {
-      ++new_pos;
-      ++old_pos;
-      continue;
-    }
-    if (!has_additions) return Anchor{false, old_pos - 1, true};
-    return Anchor{true, new_pos - 1, line.origin == '+'};
+// Whether any line of the hunk (context lines too), its context or its enclosing body matches.
+bool Anywhere(HunkSite& site, const RE2& re) {
+  for (const auto& line : site.hunk.lines)
+    if (RE2::PartialMatch(line.text, re)) return true;
+  return RE2::PartialMatch(site.enclosing.text, re) || site.BodyMatches(re);
+}
+
+bool RuleHolds(const HunkRule& rule, size_t index, HunkSite& site, FileView& file) {
+  if (rule.match && !AnyLine(site.hunk, LineSide::kChanged, *rule.match)) return false;
+  if (rule.every && !EveryChanged(site.hunk, *rule.every)) return false;
+  if (rule.context && !RE2::PartialMatch(site.enclosing.text, *rule.context)) return false;
+  if (rule.body && !site.BodyMatches(*rule.body)) return false;
+  if (rule.file && !file.Matches(index, *rule.file)) return false;
+  return !rule.unless || !Anywhere(site, *rule.unless);
+}
+
+Layer RulesLayer(const RulesData& data, std::string_view path, HunkSite& site, FileView& file, Layer path_layer) {
+  for (size_t i = 0; i < data.hunk_rules.size(); ++i) {
+    const HunkRule& rule = data.hunk_rules[i];
+    if (AnyGlob(rule.paths, path) && RuleHolds(rule, i, site, file)) return rule.layer;
   }
-  return Anchor{true, new_pos - 1, false};
-}
-
-// The indentation of the first changed line that says something about nesting.
-int ChangedIndent(const Hunk& hunk, Language lang) {
-  for (const auto& line : hunk.lines) {
-    if (line.origin == ' ') continue;
-    const std::string_view trimmed = Trim(line.text);
-    if (trimmed.empty() || (lang == Language::kCxx && trimmed[0] == '#')) continue;
-    return Indent(line.text);
-  }
-  return kNoIndent;
-}
-
-std::string JoinTrimmed(const std::vector<std::string_view>& parts) {
-  std::string out;
-  for (auto p : parts) {
-    if (!out.empty()) out += ' ';
-    out += Trim(p);
-  }
-  return out;
-}
-
-bool IsCxxKeywordLine(std::string_view trimmed) {
-  static constexpr std::array<std::string_view, 24> kKeywords = {
-      "if",        "else",   "for",   "while", "switch", "do",       "return",        "case",
-      "default",   "catch",  "try",   "goto",  "break",  "continue", "using",         "typedef",
-      "namespace", "struct", "class", "union", "enum",   "template", "static_assert", "extern"};
-  size_t end = 0;
-  while (end < trimmed.size() && (std::isalnum(static_cast<unsigned char>(trimmed[end])) || trimmed[end] == '_')) ++end;
-  const std::string_view word = trimmed.substr(0, end);
-  return std::find(kKeywords.begin(), kKeywords.end(), word) != kKeywords.end();
-}
-
-// Whether the header starting at lines[i] reaches a '{' before a ';' (a definition, not a call).
-bool EndsInBody(const std::vector<std::string_view>& lines, size_t i) {
-  for (size_t k = i; k < lines.size() && k < i + kHeaderLookahead; ++k) {
-    const std::string_view line = lines[k];
-    const size_t brace = line.find('{');
-    const size_t semi = line.find(';');
-    if (semi != std::string_view::npos && (brace == std::string_view::npos || semi < brace)) return false;
-    if (brace != std::string_view::npos) return true;
-  }
-  return Indent(lines[i]) == 0;
-}
-
-bool LooksLikeCxxHeader(const std::vector<std::string_view>& lines, size_t i) {
-  const std::string_view trimmed = Trim(lines[i]);
-  const unsigned char first = trimmed.empty() ? 0 : static_cast<unsigned char>(trimmed[0]);
-  if (!(std::isalpha(first) || first == '_' || first == '~' || first == ':')) return false;
-  if (IsCxxKeywordLine(trimmed)) return false;
-  const size_t paren = trimmed.find('(');
-  if (paren == std::string_view::npos) return false;
-  const size_t assign = trimmed.find('=');
-  if (assign < paren && trimmed.find("operator") == std::string_view::npos) return false;
-  for (std::string_view lambda : {"[&", "[=", "[]", "]("})
-    if (trimmed.find(lambda) != std::string_view::npos) return false;
-  return EndsInBody(lines, i);
-}
-
-// The header line plus the template / qualifier / return-type lines just above it.
-std::string CxxHeaderText(const std::vector<std::string_view>& lines, size_t i) {
-  const int indent = Indent(lines[i]);
-  size_t top = i;
-  while (top > 0 && i - top < kMaxHeaderPrefix) {
-    const std::string_view above = Trim(lines[top - 1]);
-    if (IsCxxSkippable(above) || Indent(lines[top - 1]) != indent) break;
-    const char last = above.back();
-    if (last == ';' || last == '{' || last == '}') break;
-    --top;
-  }
-  return JoinTrimmed({lines.begin() + top, lines.begin() + i + 1});
-}
-
-std::string CxxContext(const std::vector<std::string_view>& lines, const Anchor& anchor, int indent) {
-  int min_indent = indent;
-  for (int i = anchor.index; i >= 0; --i) {
-    const bool is_anchor = i == anchor.index;
-    if (is_anchor && !anchor.inclusive) continue;
-    const std::string_view trimmed = Trim(lines[i]);
-    if (IsCxxSkippable(trimmed)) continue;
-    const int line_indent = Indent(lines[i]);
-    if (!is_anchor && line_indent >= min_indent) continue;
-    if (LooksLikeCxxHeader(lines, i)) return CxxHeaderText(lines, i);
-    if (is_anchor) continue;
-    min_indent = line_indent;
-    if (min_indent == 0) return "";  // a top-level line that starts no function: outside any
-  }
-  return "";
-}
-
-bool IsPyDef(std::string_view trimmed) {
-  return StartsWith(trimmed, "def ") || StartsWith(trimmed, "async def ") || StartsWith(trimmed, "class ");
-}
-
-// A def line plus its decorators (first line of each; continuation lines of long decorators skipped).
-std::string PyHeaderText(const std::vector<std::string_view>& lines, size_t def) {
-  const int indent = Indent(lines[def]);
-  std::vector<std::string_view> parts;
-  for (size_t k = def; k > 0; --k) {
-    const std::string_view above = Trim(lines[k - 1]);
-    if (above.empty()) break;
-    const int above_indent = Indent(lines[k - 1]);
-    if (above_indent < indent) break;
-    if (above_indent > indent || above[0] == ')' || above[0] == ']' || above[0] == '#') continue;
-    if (above[0] != '@') break;
-    parts.insert(parts.begin(), above);
-  }
-  parts.push_back(lines[def]);
-  return JoinTrimmed(parts);
-}
-
-// From a decorator line forward to the def it decorates.
-std::string PyDecoratorText(const std::vector<std::string_view>& lines, size_t at) {
-  const int indent = Indent(lines[at]);
-  for (size_t k = at; k < lines.size() && k < at + kDecoratorLookahead; ++k) {
-    const std::string_view trimmed = Trim(lines[k]);
-    if (Indent(lines[k]) == indent && IsPyDef(trimmed)) return PyHeaderText(lines, k);
-  }
-  return std::string(Trim(lines[at]));
-}
-
-std::string PythonContext(const std::vector<std::string_view>& lines, const Anchor& anchor, int indent) {
-  int min_indent = indent;
-  for (int i = anchor.index; i >= 0; --i) {
-    const bool is_anchor = i == anchor.index;
-    if (is_anchor && !anchor.inclusive) continue;
-    const std::string_view trimmed = Trim(lines[i]);
-    if (IsPySkippable(trimmed)) continue;
-    const int line_indent = Indent(lines[i]);
-    if (!is_anchor && line_indent >= min_indent) continue;
-    if (IsPyDef(trimmed)) return PyHeaderText(lines, i);
-    if (is_anchor) continue;
-    if (trimmed[0] == '@') return PyDecoratorText(lines, i);
-    min_indent = line_indent;
-    if (min_indent == 0) return "";  // module level
-  }
-  return "";
-}
-
-std::string HeaderFallback(const Hunk& hunk) { return std::string(Trim(hunk.header)); }
-
-// A file's old and new text split into lines once, for every hunk of the file.
-struct SourceLines {
-  std::vector<std::string_view> old_lines;
-  std::vector<std::string_view> new_lines;
-};
-
-// The enclosing function or decorator of the hunk's first changed line (see classifier.h).
-std::string HunkContext(const SourceLines& source, const Hunk& hunk, Language lang) {
-  if (lang == Language::kOther) return HeaderFallback(hunk);
-  const Anchor anchor = FindAnchor(hunk);
-  const std::vector<std::string_view>& lines = anchor.new_side ? source.new_lines : source.old_lines;
-  // An exclusive anchor may sit one past the end (a deletion at the end of the file).
-  const int limit = static_cast<int>(lines.size()) + (anchor.inclusive ? 0 : 1);
-  if (lines.empty() || anchor.index < 0 || anchor.index >= limit) return HeaderFallback(hunk);
-  const int indent = ChangedIndent(hunk, lang);
-  if (lang == Language::kCxx) return CxxContext(lines, anchor, indent);
-  return PythonContext(lines, anchor, indent);
+  return path_layer;
 }
 
 // The hunk of an added or deleted file spans the whole file, not one edit site.
@@ -246,16 +111,102 @@ bool IsWholeFile(const Hunk& hunk) {
   return (hunk.old_start == 0 && hunk.old_lines == 0) || (hunk.new_start == 0 && hunk.new_lines == 0);
 }
 
-// Hunk rules describe edit sites; a whole file (kernels and wrappers alike) keeps its path layer.
-Layer HunkLayer(const RulesData& data, std::string_view path, const Hunk& hunk, Layer path_layer) {
-  if (IsWholeFile(hunk)) return path_layer;
-  for (const auto& rule : data.hunk_rules) {
-    if (!AnyGlob(rule.paths, path)) continue;
-    if (rule.match && !AnyLine(hunk, LineSide::kChanged, *rule.match)) continue;
-    if (rule.context && !RE2::PartialMatch(hunk.context, *rule.context)) continue;
-    return rule.layer;
+bool StartsCxxBlock(std::string_view line, std::string_view previous) {
+  if (line.empty() || line[0] == ' ' || line[0] == '\t') return false;
+  const unsigned char first = static_cast<unsigned char>(line[0]);
+  if (!(std::isalpha(first) || first == '_' || first == '~' || first == '@')) return false;
+  const std::string_view prev = TrimmedView(previous);
+  if (prev.empty() || prev[0] == '#' || prev.substr(0, 2) == "//" || prev.back() == '/') return true;
+  return prev.back() == ';' || prev.back() == '}' || prev.back() == '{';
+}
+
+bool StartsPythonBlock(std::string_view line, std::string_view previous) {
+  if (line.empty() || line[0] == ' ' || line[0] == '\t' || line[0] == '#') return false;
+  if (line[0] == ')' || line[0] == ']' || line[0] == '}') return false;
+  const std::string_view prev = TrimmedView(previous);
+  if (prev.empty()) return true;
+  if (previous[0] == '@') return false;  // a decorator belongs to the def below it
+  const char last = prev.back();
+  return last != '(' && last != '[' && last != '{' && last != ',' && last != '\\';
+}
+
+// Where each top-level definition of a whole-file hunk starts: indices into hunk.lines.
+std::vector<size_t> TopLevelBlocks(const Hunk& hunk, Language lang) {
+  std::vector<size_t> starts = {0};
+  std::string_view previous;  // the last non-blank line that is not a comment
+  for (size_t i = 0; i < hunk.lines.size(); ++i) {
+    const std::string_view text = hunk.lines[i].text;
+    const std::string_view trimmed = TrimmedView(text);
+    if (trimmed.empty()) continue;
+    const bool starts_block =
+        lang == Language::kCxx ? StartsCxxBlock(text, previous) : StartsPythonBlock(text, previous);
+    if (i > 0 && starts_block && !previous.empty()) starts.push_back(i);
+    previous = text;
   }
-  return path_layer;
+  return starts;
+}
+
+// A line that leads into a definition without saying what it is: blank, comment, preprocessor,
+// `template <...>` (C++); blank or comment (Python).
+bool IsLeadIn(std::string_view text, Language lang) {
+  const std::string_view t = TrimmedView(text);
+  if (t.empty() || t[0] == '#') return true;
+  if (lang != Language::kCxx) return false;
+  return t.substr(0, 2) == "//" || t.substr(0, 2) == "/*" || t[0] == '*' || t.substr(0, 8) == "template";
+}
+
+// The lines [begin, end) of a whole-file hunk as a hunk of their own, numbered as in the file. Its
+// lead-in lines become context, so the definition's own header is where its context is looked up.
+Hunk Slice(const Hunk& whole, size_t begin, size_t end, Language lang) {
+  Hunk part;
+  const bool added = whole.old_lines == 0 && whole.old_start == 0;
+  const int first = static_cast<int>(begin) + 1;
+  part.old_start = added ? 0 : first;
+  part.new_start = added ? first : 0;
+  part.lines.assign(whole.lines.begin() + static_cast<std::ptrdiff_t>(begin),
+                    whole.lines.begin() + static_cast<std::ptrdiff_t>(end));
+  (added ? part.new_lines : part.old_lines) = static_cast<int>(end - begin);
+  size_t code = 0;
+  while (code < part.lines.size() && IsLeadIn(part.lines[code].text, lang)) ++code;
+  if (code < part.lines.size())
+    for (size_t i = 0; i < code; ++i) part.lines[i].origin = ' ';
+  return part;
+}
+
+struct FileContext {
+  const RulesData& data;
+  std::string_view path;
+  Language lang;
+  const SourceLines& lines;
+  FileView& file;
+  Layer path_layer;
+};
+
+// A whole added or deleted file: the layer of most of its lines, each top-level definition
+// classified as if it were a hunk of its own; ties go to the path layer.
+Layer WholeFileLayer(FileContext& ctx, const Hunk& whole) {
+  SourceLines own;  // the file's text from the hunk itself when the blob text is missing
+  const bool added = whole.old_start == 0 && whole.old_lines == 0;
+  const std::vector<std::string_view>& text = added ? ctx.lines.new_lines : ctx.lines.old_lines;
+  if (text.size() != whole.lines.size()) {
+    auto& side = added ? own.new_lines : own.old_lines;
+    for (const auto& line : whole.lines) side.push_back(line.text);
+  }
+  const SourceLines& source = text.size() == whole.lines.size() ? ctx.lines : own;
+  std::array<int, kAllLayers.size()> lines_per_layer{};
+  const std::vector<size_t> starts = TopLevelBlocks(whole, ctx.lang);
+  for (size_t b = 0; b < starts.size(); ++b) {
+    const size_t end = b + 1 < starts.size() ? starts[b + 1] : whole.lines.size();
+    const Hunk part = Slice(whole, starts[b], end, ctx.lang);
+    const Enclosing enclosing = classify::FindEnclosing(source, part, ctx.lang);
+    HunkSite site{part, enclosing, ctx.lang, std::nullopt};
+    const Layer layer = RulesLayer(ctx.data, ctx.path, site, ctx.file, ctx.path_layer);
+    lines_per_layer[static_cast<size_t>(layer)] += static_cast<int>(end - starts[b]);
+  }
+  Layer best = ctx.path_layer;
+  for (Layer layer : kAllLayers)
+    if (lines_per_layer[static_cast<size_t>(layer)] > lines_per_layer[static_cast<size_t>(best)]) best = layer;
+  return best;
 }
 
 // The layer holding most changed lines; ties go to the path layer, then to kAllLayers order.
@@ -286,13 +237,21 @@ Layer ClassifyPath(const Rules& rules, std::string_view path) {
 void ClassifyFile(const Rules& rules, const FileSource& source, FileChange& file) {
   const RulesData& data = rules.data();
   file.path_layer = ClassifyPath(rules, file.path);
-  const Language lang = LanguageOf(file.path);
+  const Language lang = classify::LanguageOf(file.path);
   SourceLines lines;
   if (lang != Language::kOther && !file.hunks.empty())
     lines = SourceLines{base::SplitLines(source.old_text), base::SplitLines(source.new_text)};
+  FileView view(data, source, file);
+  FileContext ctx{data, file.path, lang, lines, view, file.path_layer};
   for (auto& hunk : file.hunks) {
-    hunk.context = HunkContext(lines, hunk, lang);
-    hunk.layer = HunkLayer(data, file.path, hunk, file.path_layer);
+    const Enclosing enclosing = classify::FindEnclosing(lines, hunk, lang);
+    hunk.context = enclosing.text;
+    if (IsWholeFile(hunk) && lang != Language::kOther) {
+      hunk.layer = WholeFileLayer(ctx, hunk);
+      continue;
+    }
+    HunkSite site{hunk, enclosing, lang, std::nullopt};
+    hunk.layer = RulesLayer(data, file.path, site, view, file.path_layer);
   }
   file.layer = MajorityLayer(file);
   // Patterns may be scoped by the file layer, so they come after every hunk has its layer.

@@ -11,6 +11,7 @@
 #include "analyzer/classify/compat_gap.h"
 #include "analyzer/classify/finding_line.h"
 #include "analyzer/classify/rules_data.h"
+#include "analyzer/classify/style.h"
 #include "analyzer/classify/tree_findings.h"
 
 namespace forkscope::analyzer {
@@ -239,38 +240,6 @@ void CountPatterns(const RulesData& rules, Analysis& analysis) {
   }
 }
 
-struct StyleEvidence {
-  bool compat = false;
-  bool native = false;
-  bool paddle = false;
-};
-
-void CollectStyle(const RulesData& rules, const Hunk& hunk, StyleEvidence& evidence) {
-  for (const auto& id : hunk.patterns) {
-    const PatternRule* pattern = rules.FindPattern(id);
-    if (pattern && pattern->style == MigrationStyle::kCompat) evidence.compat = true;
-    if (pattern && pattern->style == MigrationStyle::kNative) evidence.native = true;
-  }
-  const StyleRules& style = rules.style;
-  if (style.compat_added && AnyLine(hunk, LineSide::kAdded, *style.compat_added)) evidence.compat = true;
-  if (style.paddle_added && AnyLine(hunk, LineSide::kAdded, *style.paddle_added)) evidence.paddle = true;
-}
-
-// compat beats native (a native-looking rewrite next to enable_compat is still a compat
-// migration). Paddle mentioned without either signal counts as compat: a native port rewrites
-// operators and call sites wholesale and cannot miss the native patterns, while a compat
-// migration can be a single import. Docs and other non-code hunks are not evidence: a README
-// banner or a note about Paddle makes no migration.
-MigrationStyle DetectStyle(const RulesData& rules, const Analysis& analysis) {
-  StyleEvidence evidence;
-  for (const auto& file : analysis.files)
-    for (const auto& hunk : file.hunks)
-      if (hunk.layer != Layer::kOther) CollectStyle(rules, hunk, evidence);
-  if (evidence.compat) return MigrationStyle::kCompat;
-  if (evidence.native) return MigrationStyle::kNative;
-  return evidence.paddle ? MigrationStyle::kCompat : MigrationStyle::kNone;
-}
-
 }  // namespace
 
 void LintAnalysis(const Rules& rules, Analysis& analysis) {
@@ -280,7 +249,7 @@ void LintAnalysis(const Rules& rules, Analysis& analysis) {
   Linter(data, analysis).Run();
   SummarizeLayers(analysis);
   CountPatterns(data, analysis);
-  analysis.style = DetectStyle(data, analysis);
+  classify::DetectStyle(data, analysis);
 }
 
 }  // namespace forkscope::analyzer

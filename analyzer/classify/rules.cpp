@@ -6,10 +6,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+#include <utility>
 
 #include "analyzer/classify/rules_data.h"
 
@@ -60,6 +62,7 @@ class RulesParser {
   Status OneViolation(const json& obj, const std::string& key, ViolationRule& rule) const;
   Status Violations(const json& doc, RulesData& data) const;
   Status CompatGaps(const json& doc, RulesData& data) const;
+  Status StyleCutoffs(const json& obj, StyleRules& style) const;
   Status Style(const json& doc, RulesData& data) const;
 
   std::string origin_;
@@ -241,14 +244,20 @@ Status RulesParser::PathRules(const json& doc, RulesData& data) const {
 }
 
 Status RulesParser::OneHunkRule(const json& obj, const std::string& key, HunkRule& rule) const {
-  FS_RETURN_IF_ERROR(CheckKeys(obj, key, {"id", "paths", "match", "context", "layer"}));
+  FS_RETURN_IF_ERROR(
+      CheckKeys(obj, key, {"id", "paths", "match", "every", "context", "body", "file", "unless", "layer"}));
   FS_RETURN_IF_ERROR(Text(obj, key, "id", false, rule.id));
   if (!obj.contains("paths") || !obj.contains("layer")) return Fail(key, "needs 'paths' and 'layer'");
   FS_RETURN_IF_ERROR(Globs(obj["paths"], key + ".paths", rule.paths));
   FS_RETURN_IF_ERROR(LayerOf(obj["layer"], key + ".layer", rule.layer));
   FS_RETURN_IF_ERROR(OptionalRegex(obj, key, "match", rule.match));
+  FS_RETURN_IF_ERROR(OptionalRegex(obj, key, "every", rule.every));
   FS_RETURN_IF_ERROR(OptionalRegex(obj, key, "context", rule.context));
-  if (!rule.match && !rule.context) return Fail(key, "needs 'match' or 'context'");
+  FS_RETURN_IF_ERROR(OptionalRegex(obj, key, "body", rule.body));
+  FS_RETURN_IF_ERROR(OptionalRegex(obj, key, "file", rule.file));
+  FS_RETURN_IF_ERROR(OptionalRegex(obj, key, "unless", rule.unless));
+  if (!rule.match && !rule.every && !rule.context && !rule.body && !rule.file)
+    return Fail(key, "needs 'match', 'every', 'context', 'body' or 'file'");
   return Status::Ok();
 }
 
@@ -385,12 +394,36 @@ Status RulesParser::CompatGaps(const json& doc, RulesData& data) const {
   return Status::Ok();
 }
 
+Status RulesParser::StyleCutoffs(const json& obj, StyleRules& style) const {
+  const std::pair<const char*, int*> cutoffs[] = {{"mixed_percent", &style.mixed_percent},
+                                                  {"mixed_hunks", &style.mixed_hunks}};
+  for (const auto& [name, field] : cutoffs) {
+    auto it = obj.find(name);
+    if (it == obj.end()) continue;
+    if (!it->is_number_integer() || it->get<int64_t>() < 0 || it->get<int64_t>() > 100)
+      return Fail(std::string("style.") + name, "expected an integer from 0 to 100");
+    *field = it->get<int>();
+  }
+  return Status::Ok();
+}
+
 Status RulesParser::Style(const json& doc, RulesData& data) const {
   auto it = doc.find("style");
   if (it == doc.end()) return Status::Ok();
-  FS_RETURN_IF_ERROR(CheckKeys(*it, "style", {"compat_added", "paddle_added"}));
-  FS_RETURN_IF_ERROR(OptionalRegex(*it, "style", "compat_added", data.style.compat_added));
-  return OptionalRegex(*it, "style", "paddle_added", data.style.paddle_added);
+  static const char* const kRegexes[] = {"compat_added", "paddle_added", "torch_cxx",     "paddle_cxx",
+                                         "native_cxx",   "torch_import", "paddle_package"};
+  std::set<std::string> keys(std::begin(kRegexes), std::end(kRegexes));
+  keys.insert({"harness", "mixed_percent", "mixed_hunks"});
+  FS_RETURN_IF_ERROR(CheckKeys(*it, "style", keys));
+  StyleRules& style = data.style;
+  std::unique_ptr<RE2>* const fields[] = {&style.compat_added, &style.paddle_added, &style.torch_cxx,
+                                          &style.paddle_cxx,   &style.native_cxx,   &style.torch_import,
+                                          &style.paddle_package};
+  for (size_t i = 0; i < std::size(kRegexes); ++i)
+    FS_RETURN_IF_ERROR(OptionalRegex(*it, "style", kRegexes[i], *fields[i]));
+  if (auto harness = it->find("harness"); harness != it->end())
+    FS_RETURN_IF_ERROR(Globs(*harness, "style.harness", style.harness));
+  return StyleCutoffs(*it, style);
 }
 
 Status RulesParser::Parse(const json& doc, RulesData& data) {

@@ -50,12 +50,17 @@ struct PathRule {
   Layer layer = Layer::kOther;
 };
 
-// First match wins: a content rule that overrides the path layer for one hunk.
+// First match wins: a content rule that overrides the path layer for one hunk. Every set
+// condition must hold; a null regex is no condition.
 struct HunkRule {
   std::string id;
   std::vector<Glob> paths;
-  std::unique_ptr<RE2> match;    // on changed lines; null: any
-  std::unique_ptr<RE2> context;  // on the enclosing context; null: any
+  std::unique_ptr<RE2> match;    // some changed line ('+' or '-') matches
+  std::unique_ptr<RE2> every;    // every non-blank changed line matches
+  std::unique_ptr<RE2> context;  // the enclosing context (function, class or decorator header)
+  std::unique_ptr<RE2> body;     // some line of the enclosing definition, header to closing brace
+  std::unique_ptr<RE2> file;     // the file's text on either side (its hunks' lines without text)
+  std::unique_ptr<RE2> unless;   // none of the hunk's lines (context too), its context or body matches
   Layer layer = Layer::kOther;
 };
 
@@ -99,9 +104,19 @@ struct CompatGapRules {
   std::vector<std::unique_ptr<RE2>> bridges;  // on added lines, tried in order
 };
 
+// What the migration style is decided from (analyzer/classify/style.cpp); patterns with a
+// "style" add to the evidence too.
 struct StyleRules {
-  std::unique_ptr<RE2> compat_added;  // an added line that makes the migration compat style
+  std::unique_ptr<RE2> compat_added;  // an added line that turns the torch proxy on (compat)
   std::unique_ptr<RE2> paddle_added;  // an added line that mentions Paddle at all
+  std::unique_ptr<RE2> torch_cxx;     // torch-style C++ API (compat when kept next to Paddle C++)
+  std::unique_ptr<RE2> paddle_cxx;    // Paddle C++ reached from torch-style code
+  std::unique_ptr<RE2> native_cxx;    // Paddle's own custom-op API (its hunks are native, bridges too)
+  std::unique_ptr<RE2> torch_import;  // a Python torch import: a file that drops it was rewritten
+  std::unique_ptr<RE2> paddle_package;  // a moved directory's new name that says Paddle (paddle_x/)
+  std::vector<Glob> harness;          // tests, examples, benchmarks: evidence used only when alone
+  int mixed_percent = 25;             // the smaller style's share of the weight that makes "mixed"
+  int mixed_hunks = 2;                // ... and the fewest hunks it must come from
 };
 
 struct RulesData {

@@ -45,9 +45,17 @@ const char* MigrationStyleName(MigrationStyle style) {
   switch (style) {
     case MigrationStyle::kCompat: return "compat";
     case MigrationStyle::kNative: return "native";
+    case MigrationStyle::kMixed: return "mixed";
     case MigrationStyle::kNone: return "none";
   }
   return "none";
+}
+
+std::optional<MigrationStyle> MigrationStyleFromName(const std::string& name) {
+  for (MigrationStyle s :
+       {MigrationStyle::kCompat, MigrationStyle::kNative, MigrationStyle::kMixed, MigrationStyle::kNone})
+    if (name == MigrationStyleName(s)) return s;
+  return std::nullopt;
 }
 
 int Hunk::additions() const {

@@ -20,9 +20,11 @@ enum class FileStatus { kAdded, kModified, kDeleted, kRenamed, kCopied };
 const char* FileStatusName(FileStatus status);
 std::optional<FileStatus> FileStatusFromName(const std::string& name);
 
-// Which kind of Paddle migration a branch is.
-enum class MigrationStyle { kCompat, kNative, kNone };
-const char* MigrationStyleName(MigrationStyle style);
+// Which kind of Paddle migration a branch is: through the torch compatibility layer, a port onto
+// Paddle's own API, both with substantial weight, or none at all.
+enum class MigrationStyle { kCompat, kNative, kMixed, kNone };
+const char* MigrationStyleName(MigrationStyle style);  // "compat", "native", "mixed", "none"
+std::optional<MigrationStyle> MigrationStyleFromName(const std::string& name);
 
 // One line of a hunk: origin is '+', '-' or ' '.
 struct DiffLine {
@@ -120,6 +122,25 @@ struct TreeMove {
   int adapted = 0;          // edited
 };
 
+// One hunk (or one directory move) that speaks for a migration style.
+struct StyleSignal {
+  MigrationStyle style = MigrationStyle::kNone;  // kCompat or kNative
+  std::string signal;  // what it shows: a pattern id, "compat-proxy", "torch-cxx-on-paddle", "package-rename"
+  std::string path;
+  int line = 0;        // as for violations; 0 for a directory move
+  int weight = 0;      // lines of evidence it carries (files, for a move)
+};
+
+// Why the analysis has its style: evidence counted per style over the changed code.
+struct StyleEvidence {
+  int compat_hunks = 0;
+  int compat_lines = 0;
+  int native_hunks = 0;
+  int native_lines = 0;
+  bool harness_only = false;           // decided by tests, examples and benchmarks alone
+  std::vector<StyleSignal> strongest;  // the heaviest signals of each style, heaviest first
+};
+
 struct RefInfo {
   std::string url;
   std::string branch;
@@ -142,6 +163,7 @@ struct Analysis {
   int ahead = 0;
   int behind = 0;
   MigrationStyle style = MigrationStyle::kNone;
+  StyleEvidence style_evidence;
   bool cached = false;
   std::string rules_version;
   std::array<LayerSummary, 5> layers{};  // indexed by Layer

@@ -157,6 +157,19 @@ json CompatGapToJson(const CompatGap& gap) {
   return j;
 }
 
+json StyleEvidenceToJson(const StyleEvidence& e) {
+  json strongest = json::array();
+  for (const StyleSignal& s : e.strongest)
+    strongest.push_back({{"style", MigrationStyleName(s.style)}, {"signal", Str(s.signal)}, {"path", Str(s.path)},
+                         {"line", s.line}, {"weight", s.weight}});
+  json j = json::object();
+  j["compat"] = {{"hunks", e.compat_hunks}, {"lines", e.compat_lines}};
+  j["native"] = {{"hunks", e.native_hunks}, {"lines", e.native_lines}};
+  j["harness_only"] = e.harness_only;
+  j["strongest"] = std::move(strongest);
+  return j;
+}
+
 void FindingsToJson(const Analysis& analysis, json& doc) {
   json& patterns = doc["patterns"] = json::array();
   for (const PatternCount& p : analysis.patterns)
@@ -197,6 +210,7 @@ nlohmann::json AnalysisToJson(const Analysis& analysis, bool with_lines) {
   doc["ahead"] = analysis.ahead;
   doc["behind"] = analysis.behind;
   doc["style"] = MigrationStyleName(analysis.style);
+  doc["style_evidence"] = StyleEvidenceToJson(analysis.style_evidence);
   doc["cached"] = analysis.cached;
   doc["rules_version"] = Str(analysis.rules_version);
   doc["created_at"] = FormatUtc(analysis.created_at);

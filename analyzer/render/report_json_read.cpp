@@ -220,6 +220,41 @@ Status ReadSummary(const json& doc, Analysis& analysis) {
   return Status::Ok();  // the totals are derived from files[] and not read back
 }
 
+Status ReadStyle(const json& obj, const std::string& where, const std::string& key, MigrationStyle& out) {
+  std::string name;
+  FS_RETURN_IF_ERROR(ReadString(obj, where, key, name));
+  const std::optional<MigrationStyle> style = MigrationStyleFromName(name);
+  if (!style) return IllTyped(KeyPath(where, key), "one of compat, native, mixed, none");
+  out = *style;
+  return Status::Ok();
+}
+
+// Optional: documents written before the evidence was reported read back with none.
+Status ReadStyleEvidence(const json& doc, StyleEvidence& e) {
+  const json* obj = nullptr;
+  FS_RETURN_IF_ERROR(Find(doc, "", "style_evidence", obj, /*optional=*/true));
+  if (obj == nullptr) return Status::Ok();
+  if (!obj->is_object()) return IllTyped("style_evidence", "an object");
+  const std::string where = "style_evidence";
+  const json* compat = nullptr;
+  const json* native = nullptr;
+  FS_RETURN_IF_ERROR(ReadTyped(*obj, where, "compat", /*want_array=*/false, compat));
+  FS_RETURN_IF_ERROR(ReadTyped(*obj, where, "native", /*want_array=*/false, native));
+  FS_RETURN_IF_ERROR(ReadInt(*compat, where + ".compat", "hunks", e.compat_hunks));
+  FS_RETURN_IF_ERROR(ReadInt(*compat, where + ".compat", "lines", e.compat_lines));
+  FS_RETURN_IF_ERROR(ReadInt(*native, where + ".native", "hunks", e.native_hunks));
+  FS_RETURN_IF_ERROR(ReadInt(*native, where + ".native", "lines", e.native_lines));
+  FS_RETURN_IF_ERROR(ReadBool(*obj, where, "harness_only", e.harness_only));
+  return ForEachObject(*obj, where, "strongest", [&](const json& o, const std::string& at) {
+    StyleSignal& s = e.strongest.emplace_back();
+    FS_RETURN_IF_ERROR(ReadStyle(o, at, "style", s.style));
+    FS_RETURN_IF_ERROR(ReadString(o, at, "signal", s.signal));
+    FS_RETURN_IF_ERROR(ReadString(o, at, "path", s.path));
+    FS_RETURN_IF_ERROR(ReadInt(o, at, "line", s.line));
+    return ReadInt(o, at, "weight", s.weight);
+  });
+}
+
 Status ReadHeader(const json& doc, Analysis& a) {
   FS_RETURN_IF_ERROR(ReadRef(doc, "fork", a.fork));
   FS_RETURN_IF_ERROR(ReadRef(doc, "upstream", a.upstream));
@@ -240,13 +275,8 @@ Status ReadHeader(const json& doc, Analysis& a) {
   }
   FS_RETURN_IF_ERROR(ReadInt(doc, "", "ahead", a.ahead));
   FS_RETURN_IF_ERROR(ReadInt(doc, "", "behind", a.behind));
-  std::string style;
-  FS_RETURN_IF_ERROR(ReadString(doc, "", "style", style));
-  const auto styles = {MigrationStyle::kCompat, MigrationStyle::kNative, MigrationStyle::kNone};
-  const auto it = std::find_if(styles.begin(), styles.end(),
-                               [&](MigrationStyle s) { return style == MigrationStyleName(s); });
-  if (it == styles.end()) return IllTyped("style", "one of compat, native, none");
-  a.style = *it;
+  FS_RETURN_IF_ERROR(ReadStyle(doc, "", "style", a.style));
+  FS_RETURN_IF_ERROR(ReadStyleEvidence(doc, a.style_evidence));
   FS_RETURN_IF_ERROR(ReadBool(doc, "", "cached", a.cached));
   FS_RETURN_IF_ERROR(ReadString(doc, "", "rules_version", a.rules_version));
   std::string created_at;

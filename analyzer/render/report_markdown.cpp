@@ -146,9 +146,10 @@ std::string BuildStep(const Analysis& a) {
   for (const FileChange& f : a.files) {
     if (f.status == FileStatus::kDeleted) continue;
     if (f.path == "setup.py")
-      return "`pip install -e . --no-build-isolation` (or `python setup.py build_ext --inplace`); "
-             "`setup.py` changed, and a build that calls `paddle.enable_compat()` needs Paddle in the "
-             "build environment, hence no build isolation";
+      return std::string("`pip install -e . --no-build-isolation` (or `python setup.py build_ext --inplace`); "
+                         "`setup.py` changed, and a build that ") +
+             (a.style == MigrationStyle::kCompat ? "calls `paddle.enable_compat()`" : "imports `paddle`") +
+             " needs Paddle in the build environment, hence no build isolation";
     if (FileName(f.path) == "setup_ops.py") setup_ops = true;
     if (f.path == "pyproject.toml") pyproject = true;
     if (f.path == "CMakeLists.txt") cmake = true;
@@ -221,6 +222,7 @@ std::string StyleDescription(MigrationStyle style) {
   switch (style) {
     case MigrationStyle::kCompat: return "compat (Paddle's torch compatibility layer)";
     case MigrationStyle::kNative: return "native (ported to Paddle's own custom-op API)";
+    case MigrationStyle::kMixed: return "mixed (compat layer and Paddle's own API, both with substantial weight)";
     case MigrationStyle::kNone: return "none (no Paddle migration found)";
   }
   return "none";
@@ -355,6 +357,26 @@ void RenderCompatGaps(const Analysis& a, std::ostringstream& md) {
   md << "\n";
 }
 
+void RenderStyleEvidence(const Analysis& a, std::ostringstream& md) {
+  const StyleEvidence& e = a.style_evidence;
+  md << "## Migration style evidence\n\n";
+  if (e.compat_hunks + e.native_hunks == 0) {
+    md << (a.style == MigrationStyle::kNone ? "No Paddle migration found in the changed code.\n\n"
+                                            : "Paddle is used, but no change names a style; counted as compat.\n\n");
+    return;
+  }
+  md << "Compat: " << Plural(e.compat_hunks, "hunk", "hunks") << ", " << Plural(e.compat_lines, "line", "lines")
+     << "; native: " << Plural(e.native_hunks, "hunk", "hunks") << ", " << Plural(e.native_lines, "line", "lines")
+     << (e.harness_only ? " (tests, examples and benchmarks only: the library's own code names no style)" : "")
+     << ".\n\n| Style | Signal | Where | Weight |\n|---|---|---|---:|\n";
+  for (const StyleSignal& s : e.strongest) {
+    const std::string where = s.line > 0 ? s.path + ":" + std::to_string(s.line) : s.path;
+    md << "| " << MigrationStyleName(s.style) << " | " << Cell(Code(s.signal)) << " | " << Cell(Code(where)) << " | "
+       << s.weight << " |\n";
+  }
+  md << "\n";
+}
+
 void RenderMovesAndNotices(const Analysis& a, std::ostringstream& md) {
   if (!a.moves.empty()) {
     md << "## Directory moves and copies\n\n| Kind | From | To | Files | Verbatim | Adapted |\n"
@@ -375,6 +397,7 @@ void RenderMovesAndNotices(const Analysis& a, std::ostringstream& md) {
 std::string RenderMarkdown(const Analysis& analysis) {
   std::ostringstream md;
   RenderHeader(analysis, md);
+  RenderStyleEvidence(analysis, md);
   RenderFilesByLayer(analysis, md);
   RenderLayerSummary(analysis, md);
   RenderFindings(analysis, md);

@@ -36,6 +36,21 @@ std::string TableRow(const std::string& name, int files, int hunks, int addition
 
 std::string OrQuestion(const std::string& s) { return s.empty() ? "?" : s; }
 
+// "style evidence: compat 1 hunk(s) / 2 line(s), native ...; strongest: native csrc/ops.cc:3 (native-op-api, 12)"
+std::string StyleEvidenceLine(const StyleEvidence& e) {
+  std::ostringstream out;
+  out << "style evidence: compat " << e.compat_hunks << " hunk(s) / " << e.compat_lines << " line(s), native "
+      << e.native_hunks << " hunk(s) / " << e.native_lines << " line(s)";
+  if (e.harness_only) out << " (tests, examples and benchmarks only)";
+  for (size_t i = 0; i < e.strongest.size(); ++i) {
+    const StyleSignal& s = e.strongest[i];
+    out << (i == 0 ? "; strongest: " : ", ") << MigrationStyleName(s.style) << " " << s.path;
+    if (s.line > 0) out << ":" << s.line;
+    out << " (" << s.signal << ", " << s.weight << ")";
+  }
+  return out.str();
+}
+
 }  // namespace
 
 std::string RenderText(const Analysis& a) {
@@ -46,6 +61,8 @@ std::string RenderText(const Analysis& a) {
       << a.ahead << " ahead, " << a.behind << " behind, style " << MigrationStyleName(a.style)
       << (a.style == MigrationStyle::kNone ? " (no Paddle migration found)" : "") << ", "
       << (a.cached ? "cached" : "fresh") << "\n";
+  const StyleEvidence& evidence = a.style_evidence;
+  if (evidence.compat_hunks + evidence.native_hunks > 0) out << StyleEvidenceLine(evidence) << "\n";
   char header[128];
   std::snprintf(header, sizeof header, "  %-10s %6s %6s %7s %7s\n", "layer", "files", "hunks", "+", "-");
   out << header;

@@ -88,6 +88,13 @@ inline az::Analysis MakeAnalysis(const std::string& fork_sha = std::string(40, '
   a.ahead = 12;
   a.behind = 340;
   a.style = az::MigrationStyle::kCompat;
+  a.style_evidence.compat_hunks = 3;
+  a.style_evidence.compat_lines = 4;
+  a.style_evidence.native_hunks = 1;
+  a.style_evidence.native_lines = 1;
+  a.style_evidence.strongest = {{az::MigrationStyle::kCompat, "cpp_compat.pd-bridge", "csrc/ops.cu", 42, 2},
+                                {az::MigrationStyle::kCompat, "build.global-enable-compat", "setup.py", 12, 1},
+                                {az::MigrationStyle::kNative, "python.native-rewrite", "flashinfer/x.py", 0, 1}};
   a.rules_version = "2024.06-1";
   a.created_at = 1700000000;
   a.duration_ms = 4321;
@@ -238,6 +245,21 @@ inline void CheckSameAnalysis(const az::Analysis& got, const az::Analysis& want,
   CHECK(got.ahead == want.ahead);
   CHECK(got.behind == want.behind);
   CHECK(got.style == want.style);
+  CHECK(got.style_evidence.compat_hunks == want.style_evidence.compat_hunks);
+  CHECK(got.style_evidence.compat_lines == want.style_evidence.compat_lines);
+  CHECK(got.style_evidence.native_hunks == want.style_evidence.native_hunks);
+  CHECK(got.style_evidence.native_lines == want.style_evidence.native_lines);
+  CHECK(got.style_evidence.harness_only == want.style_evidence.harness_only);
+  REQUIRE(got.style_evidence.strongest.size() == want.style_evidence.strongest.size());
+  for (size_t i = 0; i < want.style_evidence.strongest.size(); ++i) {
+    const az::StyleSignal& g = got.style_evidence.strongest[i];
+    const az::StyleSignal& w = want.style_evidence.strongest[i];
+    CHECK(g.style == w.style);
+    CHECK(g.signal == w.signal);
+    CHECK(g.path == w.path);
+    CHECK(g.line == w.line);
+    CHECK(g.weight == w.weight);
+  }
   CHECK_FALSE(got.cached);
   CHECK(got.rules_version == want.rules_version);
   for (size_t i = 0; i < want.layers.size(); ++i) {

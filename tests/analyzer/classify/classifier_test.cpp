@@ -308,7 +308,8 @@ TEST_CASE("the enclosing context: fallbacks and edge cases", "[analyzer][classif
     FileChange file =
         Classified(MakeFile("csrc/launch.cpp", {MakeHunk(6, 6, "-    sync();\n+    sync_all();")}), kText);
     CHECK(file.hunks[0].context == "void launch(const at::Tensor& q,");
-    CHECK(file.hunks[0].layer == Layer::kKernel);
+    // Host code whose signature takes at::Tensor is binding code, not a device kernel.
+    CHECK(file.hunks[0].layer == Layer::kCppCompat);
   }
   SECTION("includes at file scope have no context") {
     FileChange file = Classified(MakeFile("csrc/bindings.cpp", {MakeHunk(1, 1,
@@ -421,7 +422,8 @@ TEST_CASE("patterns at the distributed boundary and in build files", "[analyzer]
   }
 }
 
-TEST_CASE("added and deleted files keep their path layer", "[analyzer][classifier]") {
+TEST_CASE("added and deleted files are classified by what they hold", "[analyzer][classifier]") {
+  // One Triton kernel and as many lines of wrapper: a tie keeps the path layer.
   FileChange deleted = Classified(MakeFile("fastops/ops.py",
                                            {MakeHunk(1, 0,
                                                      "-import triton\n"

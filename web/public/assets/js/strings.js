@@ -149,6 +149,8 @@ export const en = {
   'fork.not_analysed': 'This fork has not been analysed yet. Its first sync will fill this page.',
   'style.compat': 'compat layer (paddle.enable_compat)',
   'style.native': 'native port (Paddle custom-op API)',
+  'style.mixed': 'mixed (compat layer and Paddle custom-op API)',
+  'style.evidence': 'evidence: compat {compat} lines, native {native} lines',
   'style.none': 'no Paddle migration found',
 
   'status.added': 'added',
@@ -396,6 +398,8 @@ export const zh = {
   'fork.not_analysed': '此分支仓库尚未分析。首次同步完成后本页会显示结果。',
   'style.compat': '兼容层（paddle.enable_compat）',
   'style.native': '原生移植（Paddle 自定义算子 API）',
+  'style.mixed': '混合（兼容层与 Paddle 自定义算子 API 并存）',
+  'style.evidence': '依据：兼容 {compat} 行，原生 {native} 行',
   'style.none': '未发现 Paddle 迁移',
 
   'status.added': '新增',

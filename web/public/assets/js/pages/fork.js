@@ -7,6 +7,14 @@ import { LAYERS, LAYER_COLORS, layerBadge, layerName } from '../layers.js';
 import { createTable } from '../table.js';
 import { errorNotice, isAnalysisMissing, pageHeader, selectFilter, setQueryParam } from './common.js';
 
+// The style and, when the analysis carries it, the evidence it was decided on.
+function styleText(analysis) {
+  const style = t(`style.${analysis.style}`);
+  const e = analysis.style_evidence;
+  if (!e || e.compat.hunks + e.native.hunks === 0) return style;
+  return `${style} — ${t('style.evidence', { compat: e.compat.lines, native: e.native.lines })}`;
+}
+
 function meta(analysis, fork) {
   const row = (key, value) => [h('dt', {}, t(key)), h('dd', {}, value)];
   return h(
@@ -19,7 +27,7 @@ function meta(analysis, fork) {
     row('fork.upstream_head', h('code', { title: analysis.upstream.sha }, shortSha(analysis.upstream.sha))),
     row('fork.merge_base', h('code', { title: analysis.merge_base || '' }, `${shortSha(analysis.merge_base)} (${analysis.base_source || '—'})`)),
     row('col.behind_ahead', `${analysis.behind} / ${analysis.ahead}`),
-    row('fork.style', t(`style.${analysis.style}`)),
+    row('fork.style', styleText(analysis)),
     row('fork.analysed', formatTime(analysis.created_at)),
     row('fork.labels', fork.labels.join(', ') || '—'),
   );
