@@ -173,6 +173,50 @@ TEST_CASE("carry: a conflict in a file upstream renamed", "[analyzer][carry]") {
   CHECK(git.unmerged == GitPaths(*r));
 }
 
+TEST_CASE("carry: rename conflicts", "[analyzer][carry]") {
+  CarryPair p;
+  SECTION("upstream renamed a file the fork deleted (rename/delete)") {
+    p.fork.Remove("pkg/util.py");
+    std::string c1 = p.fork.Commit("Drop util");
+    p.up.Move("pkg/util.py", "pkg/helpers.py");
+    p.up.Commit("Rename util");
+    auto r = p.Carry();
+    REQUIRE(r.ok());
+    CHECK(r->state == CarryState::kConflict);
+    REQUIRE(r->conflicts.size() == 1);
+    const CarryConflict& c = ConflictAt(*r, 0);
+    CHECK(c.kind == ConflictKind::kRename);
+    CHECK(c.path == "pkg/util.py");
+    CHECK(c.base_path == "pkg/util.py");
+    CHECK(c.upstream_path == "pkg/helpers.py");
+    CHECK(c.fork_path.empty());
+    GitOutcome git = p.GitRebase(p.up.Head(), p.base);
+    REQUIRE_FALSE(git.clean);
+    CHECK(git.stopped_at == c1);
+    CHECK(git.unmerged == GitPaths(*r));
+  }
+  SECTION("both renamed the file, to different names (rename/rename)") {
+    p.fork.Move("pkg/util.py", "pkg/paddle_util.py");
+    std::string c1 = p.fork.Commit("Rename util for Paddle");
+    p.up.Move("pkg/util.py", "pkg/helpers.py");
+    p.up.Commit("Rename util");
+    auto r = p.Carry();
+    REQUIRE(r.ok());
+    CHECK(r->state == CarryState::kConflict);
+    REQUIRE_FALSE(r->conflicts.empty());
+    CHECK(ConflictAt(*r, 0).kind == ConflictKind::kRename);
+    GitOutcome git = p.GitRebase(p.up.Head(), p.base);
+    REQUIRE_FALSE(git.clean);
+    CHECK(git.stopped_at == c1);
+    std::set<std::string> ours;
+    for (const auto& c : r->conflicts)
+      for (const std::string* path : {&c.base_path, &c.upstream_path, &c.fork_path})
+        if (!path->empty()) ours.insert(*path);
+    CAPTURE(git.unmerged, ours);
+    CHECK(git.unmerged == ours);
+  }
+}
+
 TEST_CASE("carry: a squash that conflicts", "[analyzer][carry]") {
   CarryPair p;
   p.fork.Write("setup.py", "import paddle\npaddle.enable_compat()\n" + kSetup);
