@@ -42,7 +42,8 @@ Status CollectAll(git_repository* repo, const git_tree_entry* dir, const std::st
   FS_ASSIGN_OR_RETURN(TreePtr t, Tree(repo, *git_tree_entry_id(dir)));
   for (size_t i = 0; i < git_tree_entrycount(t.get()); ++i) {
     const git_tree_entry* e = git_tree_entry_byindex(t.get(), i);
-    FS_RETURN_IF_ERROR(Collect(repo, added ? nullptr : e, added ? e : nullptr, path + "/" + git_tree_entry_name(e), out));
+    std::string sub = path + "/" + git_tree_entry_name(e);
+    FS_RETURN_IF_ERROR(Collect(repo, added ? nullptr : e, added ? e : nullptr, sub, out));
   }
   return Status::Ok();
 }

@@ -33,7 +33,9 @@ std::string Sides(const CarryConflict& c) {
   return "base " + side(c.base_path) + ", upstream " + side(c.upstream_path) + ", fork " + side(c.fork_path);
 }
 
-std::string StopCommit(const CarryResult& r) { return r.conflicts.empty() ? "?" : Short(r.conflicts.front().fork_commit); }
+std::string StopCommit(const CarryResult& r) {
+  return r.conflicts.empty() ? "?" : Short(r.conflicts.front().fork_commit);
+}
 
 std::string StateLine(const CarryResult& r) {
   switch (r.state) {

@@ -5,8 +5,9 @@ The pair (git fast-import, deterministic): an upstream of N files (gen_pair.py's
 bindings, a Python package, tests, docs) and a fork branch `paddle` of C commits (default 30, each
 changing 2-3 files the way a migration does, one of them a change upstream also makes later so it is
 dropped), with upstream moved on by U commits (default 200: edits, additions, a few renames) on files
-the fork did not touch, but for one file the fork patches, which upstream renames halfway. Two bare repositories: fork.git (both branches) and upstream.git (main only), so
-forkscope works with two mirrors and the upstream alternate, as in production.
+the fork did not touch, but for one file the fork patches, which upstream renames halfway. Two bare
+repositories: fork.git (both branches) and upstream.git (main only), so forkscope works with two mirrors
+and the upstream alternate, as in production.
 
 Timed, clone and mirror creation excluded for both:
   forkscope: `forkscope carry --no-fetch` (a) with the fork's analysis answered from the database (the
@@ -167,7 +168,8 @@ def main():
               f"(generated in {t_gen:.1f} s)")
         print(f"fork commits: {', '.join(f'{n} {s}' for s, n in sorted(states.items()))}; "
               f"trees agree with git rebase in all {a.repeat} runs")
-        print(f"first run incl. libgit2 mirror clones     : {t_mirror:8.3f} s   (git clone of the scratch: {t_clone:.3f} s)")
+        print(f"first run incl. libgit2 mirror clones     : {t_mirror:8.3f} s   "
+              f"(git clone of the scratch: {t_clone:.3f} s)")
         print(f"git rebase --onto (scratch clone)         : {g:8.3f} s   (fastest {min(gitcli):.3f})")
         print(f"forkscope carry, analysis from database   : {w:8.3f} s   (fastest {min(warm):.3f})   "
               f"ratio to git rebase {w / g:5.2f}x")

@@ -44,9 +44,11 @@ inline const std::string kSetup =
     ")\n";
 
 inline std::string Kernel(const std::string& scale = "    out[i] = in[i] * s;") {
-  std::string s = "#include <cuda_runtime.h>\n\n__global__ void scale_kernel(float* out, const float* in, float s, int n) {\n"
-                  "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) {\n" + scale + "\n  }\n}\n";
-  for (int i = 0; i < 6; ++i) s += "__device__ float f" + std::to_string(i) + "(float x) { return x * " + std::to_string(i) + "; }\n";
+  std::string s =
+      "#include <cuda_runtime.h>\n\n__global__ void scale_kernel(float* out, const float* in, float s, int n) {\n"
+      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) {\n" + scale + "\n  }\n}\n";
+  for (int i = 0; i < 6; ++i)
+    s += "__device__ float f" + std::to_string(i) + "(float x) { return x * " + std::to_string(i) + "; }\n";
   return s;
 }
 

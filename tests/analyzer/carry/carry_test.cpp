@@ -242,7 +242,8 @@ TEST_CASE("carry: merge commits in the fork's history, rebase and squash", "[ana
                                                                         p.onto.substr(0, 12));
     CHECK_THAT(p.MirrorGit("log -1 --format=%b " + r->candidate_sha),
                Catch::Contains("* B: side change (" + p.b.substr(0, 12) + ")"));
-    CHECK(p.MirrorGit("log -1 --format='%an %at' " + r->candidate_sha) == p.fork.Git("log -1 --format='%an %at' " + p.d));
+    CHECK(p.MirrorGit("log -1 --format='%an %at' " + r->candidate_sha) ==
+          p.fork.Git("log -1 --format='%an %at' " + p.d));
     REQUIRE(r->range_diff.size() == 1);
     CHECK(r->range_diff[0].fork_sha == p.d);
     CHECK(r->range_diff[0].patch == PatchChange::kSame);
