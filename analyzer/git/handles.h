@@ -33,6 +33,8 @@ using BlobPtr = Handle<git_blob, git_blob_free>;
 using OdbPtr = Handle<git_odb, git_odb_free>;
 using IndexPtr = Handle<git_index, git_index_free>;
 using StatsPtr = Handle<git_diff_stats, git_diff_stats_free>;
+using SignaturePtr = Handle<git_signature, git_signature_free>;
+using ConflictIterPtr = Handle<git_index_conflict_iterator, git_index_conflict_iterator_free>;
 
 // Converts a libgit2 return code into a Status with the thread's last error message, prefixed by what.
 Status FromGit(int rc, const std::string& what);

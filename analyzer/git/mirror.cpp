@@ -152,31 +152,17 @@ std::string MirrorPathFor(const std::string& data_dir, const std::string& url) {
   return (fs::path(data_dir) / "mirrors" / (slug + "-" + std::string(hash, 10) + ".git")).string();
 }
 
-namespace {
-
-// An exclusive lock on <mirror>.lock for the life of the object: two syncs of forks that share an
-// upstream (threads of one daemon, or a daemon and a CLI run) never write one mirror at once.
-class MirrorLock {
- public:
-  explicit MirrorLock(const std::string& mirror_path) {
-    fd_ = ::open((mirror_path + ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd_ >= 0 && ::flock(fd_, LOCK_EX) != 0) {
-      ::close(fd_);
-      fd_ = -1;
-    }
+MirrorLock::MirrorLock(const std::string& mirror_path) {
+  fd_ = ::open((mirror_path + ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ >= 0 && ::flock(fd_, LOCK_EX) != 0) {
+    ::close(fd_);
+    fd_ = -1;
   }
-  ~MirrorLock() {
-    if (fd_ >= 0) ::close(fd_);  // closing releases the lock
-  }
-  MirrorLock(const MirrorLock&) = delete;
-  MirrorLock& operator=(const MirrorLock&) = delete;
-  bool locked() const { return fd_ >= 0; }
+}
 
- private:
-  int fd_ = -1;
-};
-
-}  // namespace
+MirrorLock::~MirrorLock() {
+  if (fd_ >= 0) ::close(fd_);  // closing releases the lock
+}
 
 Result<MirrorResult> SyncMirror(const std::string& url, const MirrorOptions& options) {
   GlobalInit();

@@ -45,6 +45,21 @@ std::string MirrorPathFor(const std::string& data_dir, const std::string& url);
 // Clones the mirror if missing, else fetches. A failed first clone leaves no directory behind.
 Result<MirrorResult> SyncMirror(const std::string& url, const MirrorOptions& options);
 
+// An exclusive lock on <mirror>.lock for the life of the object: two writers of one mirror (syncs of
+// forks that share an upstream, a carry writing its candidate ref; threads of one daemon, or a daemon
+// and a CLI run) never write it at once.
+class MirrorLock {
+ public:
+  explicit MirrorLock(const std::string& mirror_path);
+  ~MirrorLock();
+  MirrorLock(const MirrorLock&) = delete;
+  MirrorLock& operator=(const MirrorLock&) = delete;
+  bool locked() const { return fd_ >= 0; }
+
+ private:
+  int fd_ = -1;
+};
+
 // Strips credentials from a URL for logs and messages.
 std::string RedactUrl(const std::string& url);
 

@@ -10,6 +10,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "analyzer/git/replay.h"
 #include "analyzer/model/model.h"
 #include "base/status.h"
 
@@ -133,6 +134,11 @@ class PairRepo {
   // Hunks (with lines) of the diff between two blobs ("" = empty side), as the tree diff makes them.
   Result<std::vector<Hunk>> BlobHunks(const std::string& old_oid, const std::string& new_oid,
                                       int context_lines) const;
+
+  // --- carry (replay.cpp) ---
+  // Replays the fork's commits base..head onto request.onto in memory (see replay.h); writes the replayed
+  // commits into the fork mirror and, when clean and request.write_ref, the candidate ref.
+  Result<ReplayResult> Replay(const ReplayRequest& request);
 
   // Opaque to callers: libgit2 handles live in the implementation.
   struct Impl;

@@ -11,7 +11,6 @@
 namespace forkscope::analyzer::git {
 namespace {
 
-using ConflictIterPtr = Handle<git_index_conflict_iterator, git_index_conflict_iterator_free>;
 using TreeEntryPtr = Handle<git_tree_entry, git_tree_entry_free>;
 
 // git's -l default: inexact rename detection only while added x deleted <= kRenameLimit^2.

@@ -45,6 +45,7 @@ int RunCli(int argc, char** argv) {
       AddDemoCommand(app),
       AddCheckCommand(app),
       AddDriftCommand(app),
+      AddCarryCommand(app),
       AddJobCommand(app),
       AddTraceDiffCommand(app),
       AddPatternsCommand(app),

@@ -28,6 +28,7 @@ Command AddServeCommand(CLI::App& app);
 Command AddDemoCommand(CLI::App& app);
 Command AddCheckCommand(CLI::App& app);
 Command AddDriftCommand(CLI::App& app);
+Command AddCarryCommand(CLI::App& app);
 Command AddJobCommand(CLI::App& app);        // server/cli_job.cpp
 Command AddTraceDiffCommand(CLI::App& app);  // server/cli_trace_diff.cpp
 Command AddPatternsCommand(CLI::App& app);

@@ -1,0 +1,17 @@
+// The carry JSON (docs/carry.md): the one encoding of a CarryResult, written by the CLI (and later the
+// API and the candidate store) and read back by CarryFromJson. Pure functions; any thread.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "analyzer/model/carry.h"
+#include "base/status.h"
+
+namespace forkscope::analyzer {
+
+nlohmann::json CarryToJson(const CarryResult& result);
+// Inverse of CarryToJson; InvalidArgument ("carry json: key 'state' must be ...") when the document does
+// not have the documented shape.
+Result<CarryResult> CarryFromJson(const nlohmann::json& doc);
+
+}  // namespace forkscope::analyzer
