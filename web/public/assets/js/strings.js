@@ -156,6 +156,7 @@ export const en = {
   'status.deleted': 'deleted',
   'status.renamed': 'renamed',
   'status.copied': 'copied',
+  'status.typechange': 'type changed',
 
   'file.from': 'from {path}',
   'file.moved_from': 'moved from {path}',
@@ -403,6 +404,7 @@ export const zh = {
   'status.deleted': '删除',
   'status.renamed': '重命名',
   'status.copied': '复制',
+  'status.typechange': '类型变更',
 
   'file.from': '源自 {path}',
   'file.moved_from': '从 {path} 移动而来',
