@@ -92,7 +92,10 @@ struct FileChange {
   int additions = 0;
   int deletions = 0;
   int similarity = 0;       // renamed/copied: percent, git's score
-  std::string moved_from;   // paired by a directory move although -M did not match it
+  // An added file that forkscope traces to upstream where `git diff -M` does not (its status stays
+  // kAdded, the upstream side keeps its own entry):
+  std::string moved_from;   // the deleted upstream file it replaces, paired by a directory move
+  std::string copied_from;  // the upstream file (still present) it copies, verbatim or adapted
   Layer path_layer = Layer::kOther;  // from path rules alone
   Layer layer = Layer::kOther;       // layer of most changed lines
   std::vector<Hunk> hunks;

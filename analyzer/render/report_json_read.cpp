@@ -195,6 +195,7 @@ Status ReadFile(const json& obj, const std::string& where, FileChange& file) {
   if (similarity != nullptr && !similarity->is_null())
     FS_RETURN_IF_ERROR(ReadInt(obj, where, "similarity", file.similarity));
   FS_RETURN_IF_ERROR(ReadNullableString(obj, where, "moved_from", file.moved_from));
+  FS_RETURN_IF_ERROR(ReadNullableString(obj, where, "copied_from", file.copied_from));
   FS_RETURN_IF_ERROR(ReadInt(obj, where, "additions", file.additions));
   FS_RETURN_IF_ERROR(ReadInt(obj, where, "deletions", file.deletions));
   return ForEachObject(obj, where, "hunks", [&](const json& h, const std::string& path) {
