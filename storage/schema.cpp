@@ -296,10 +296,24 @@ ALTER TABLE violations ADD COLUMN snippet TEXT NOT NULL DEFAULT '';
 ALTER TABLE violations ADD COLUMN files TEXT NOT NULL DEFAULT '[]';
 )sql";
 
+// Version 8: files keep git's status and say where forkscope traced an added file beyond git.
+constexpr std::string_view kSchemaV8FileOrigins = R"sql(
+/*
+** files (version 8) -- the statuses are git's (`git diff -M --raw`): status may also be 'typechange'
+** (a file became a symlink or submodule, or the reverse), and a file git reports as added stays
+** 'added' where forkscope traces it further:
+**   moved_from         (since v1) the deleted upstream file an added file replaces, paired by a
+**                      directory move; the upstream file keeps its own 'deleted' row.
+**   copied_from        the upstream file, still present, that an added file copies; else ''.
+** Rows written before version 8 may say 'copied' (with old_path) for such a copy.
+*/
+ALTER TABLE files ADD COLUMN copied_from TEXT NOT NULL DEFAULT '';
+)sql";
+
 // Versions 3 to 6 belong to other areas and live beside their stores (storage/schema_parts.h).
-const std::array<std::string_view, 7> kMigrations = {kSchemaV1,       kSchemaV2,     kSchemaV3Drift,
-                                                     kSchemaV4Alerts, kSchemaV5Jobs, kSchemaV6Patterns,
-                                                     kSchemaV7Findings};
+const std::array<std::string_view, 8> kMigrations = {kSchemaV1,         kSchemaV2,           kSchemaV3Drift,
+                                                     kSchemaV4Alerts,   kSchemaV5Jobs,       kSchemaV6Patterns,
+                                                     kSchemaV7Findings, kSchemaV8FileOrigins};
 
 }  // namespace
 

@@ -127,7 +127,7 @@ constexpr const char* kAnalysisColumns =
 
 constexpr const char* kFileColumns =
     "SELECT fi.id, fi.path, fi.old_path, fi.status, fi.layer, fi.path_layer, fi.binary, fi.truncated, "
-    "fi.additions, fi.deletions, fi.similarity, fi.moved_from FROM files fi ";
+    "fi.additions, fi.deletions, fi.similarity, fi.moved_from, fi.copied_from FROM files fi ";
 
 }  // namespace
 
@@ -169,6 +169,7 @@ Result<FileSet> Store::Impl::ReadFiles(StatementLease& stmt) {
     f.deletions = stmt->ColumnInt(9);
     f.similarity = stmt->ColumnInt(10);
     f.moved_from = stmt->ColumnText(11);
+    f.copied_from = stmt->ColumnText(12);
     set.index_by_id.emplace(stmt->ColumnInt64(0), set.files.size());
     set.files.push_back(std::move(f));
   }

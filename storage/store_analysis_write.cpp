@@ -135,8 +135,8 @@ Status Store::Impl::InsertFiles(int64_t analysis_id, const Analysis& analysis, s
                                 HunksByPath& hunks_by_path) {
   FS_ASSIGN_OR_RETURN(StatementLease file,
                       Lease("INSERT INTO files (analysis_id, idx, path, old_path, status, layer, path_layer, "
-                            "binary, truncated, additions, deletions, similarity, moved_from) "
-                            "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"));
+                            "binary, truncated, additions, deletions, similarity, moved_from, copied_from) "
+                            "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)"));
   FS_ASSIGN_OR_RETURN(StatementLease hunk,
                       Lease("INSERT INTO hunks (file_id, idx, old_start, old_lines, new_start, new_lines, "
                             "header, layer, context, lines) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"));
@@ -153,6 +153,7 @@ Status Store::Impl::InsertFiles(int64_t analysis_id, const Analysis& analysis, s
     file->Bind(5, analyzer::FileStatusName(f.status)).Bind(6, analyzer::LayerName(f.layer));
     file->Bind(7, analyzer::LayerName(f.path_layer)).Bind(8, f.binary).Bind(9, f.truncated);
     file->Bind(10, f.additions).Bind(11, f.deletions).Bind(12, f.similarity).Bind(13, f.moved_from);
+    file->Bind(14, f.copied_from);
     FS_RETURN_IF_ERROR(file->Run());
     const int64_t file_id = db.LastInsertRowid();
     auto& path_hunks = hunks_by_path[f.path];

@@ -10,6 +10,8 @@ namespace {
 
 constexpr int kCopySimilarity = 50;
 constexpr size_t kMaxCopyCandidates = 8;
+// An empty file copies nothing: a new empty __init__.py is not a copy of an upstream one.
+constexpr const char* kEmptyBlob = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391";
 
 std::string BaseName(const std::string& path) {
   auto slash = path.rfind('/');
@@ -55,13 +57,50 @@ std::string Trim(std::string_view s) {
   return std::string(s.substr(b, e - b + 1));
 }
 
-void MarkCopies(const std::vector<std::pair<std::string, std::string>>& base_blobs, const BlobLoader& load,
-                std::vector<git::DiffFile>& files) {
+struct Group {
+  int files = 0, verbatim = 0, adapted = 0;
+};
+using Groups = std::map<std::pair<std::string, std::string>, Group>;
+using Blob = std::pair<std::string, std::string>;  // (path, blob id)
+using BlobsByName = std::unordered_map<std::string, std::vector<const Blob*>>;
+
+void Count(Groups& groups, const std::string& from, const std::string& to, bool verbatim) {
+  Group& g = groups[DirectoryMapping(from, to)];
+  ++g.files;
+  (verbatim ? g.verbatim : g.adapted)++;
+}
+
+// The base file an added file copies: the same blob, else the most similar base file of the same
+// name (at least kCopySimilarity). verbatim tells which. "" when none.
+std::string CopySource(const git::DiffFile& f, const std::unordered_map<std::string, std::string>& by_oid,
+                       const BlobsByName& by_name, const BlobLoader& load, bool& verbatim) {
+  verbatim = false;
+  if (auto it = by_oid.find(f.new_oid); it != by_oid.end()) {
+    verbatim = true;
+    return it->second;
+  }
+  if (f.change.binary) return "";
+  auto cands = by_name.find(BaseName(f.change.path));
+  if (cands == by_name.end() || cands->second.size() > kMaxCopyCandidates) return "";
+  std::string text = f.new_text.empty() ? load(f.new_oid) : f.new_text;
+  int best = 0;
+  std::string best_path;
+  for (const auto* cand : cands->second) {
+    int sim = LineSimilarity(load(cand->second), text);
+    if (sim > best) best = sim, best_path = cand->first;
+  }
+  return best >= kCopySimilarity ? best_path : "";
+}
+
+// Sets copied_from on added files that copy a base file the fork kept; git -M reports them as plain
+// additions and so do we (status and similarity untouched).
+void MarkCopies(const std::vector<Blob>& base_blobs, const BlobLoader& load, std::vector<git::DiffFile>& files,
+                Groups& copies) {
   std::unordered_set<std::string> deleted;
   for (const auto& f : files)
     if (f.change.status == FileStatus::kDeleted) deleted.insert(f.change.path);
   std::unordered_map<std::string, std::string> by_oid;
-  std::unordered_map<std::string, std::vector<const std::pair<std::string, std::string>*>> by_name;
+  BlobsByName by_name;
   for (const auto& blob : base_blobs) {
     if (deleted.count(blob.first)) continue;  // a deleted source is a move, not a copy
     by_oid.emplace(blob.second, blob.first);
@@ -69,44 +108,22 @@ void MarkCopies(const std::vector<std::pair<std::string, std::string>>& base_blo
   }
   for (auto& f : files) {
     FileChange& c = f.change;
-    if (c.status != FileStatus::kAdded || f.new_oid.empty()) continue;
-    if (auto it = by_oid.find(f.new_oid); it != by_oid.end()) {
-      c.status = FileStatus::kCopied;
-      c.old_path = it->second;
-      c.similarity = 100;
-      continue;
-    }
-    if (c.binary) continue;
-    auto cands = by_name.find(BaseName(c.path));
-    if (cands == by_name.end() || cands->second.size() > kMaxCopyCandidates) continue;
-    std::string text = f.new_text.empty() ? load(f.new_oid) : f.new_text;
-    int best = 0;
-    std::string best_path;
-    for (const auto* cand : cands->second) {
-      int sim = LineSimilarity(load(cand->second), text);
-      if (sim > best) best = sim, best_path = cand->first;
-    }
-    if (best >= kCopySimilarity) {
-      c.status = FileStatus::kCopied;
-      c.old_path = best_path;
-      c.similarity = best;
-    }
+    if (c.status != FileStatus::kAdded || f.new_oid.empty() || f.new_oid == kEmptyBlob) continue;
+    bool verbatim = false;
+    c.copied_from = CopySource(f, by_oid, by_name, load, verbatim);
+    if (!c.copied_from.empty()) Count(copies, c.copied_from, c.path, verbatim);
   }
 }
 
-struct Group {
-  int files = 0, verbatim = 0, adapted = 0;
-};
-
 // Pairs deleted and added files whose paths agree below a differing top directory.
-void PairMovedFiles(std::vector<git::DiffFile>& files, std::map<std::pair<std::string, std::string>, Group>& moves) {
+void PairMovedFiles(std::vector<git::DiffFile>& files, Groups& moves) {
   std::map<std::string, std::vector<size_t>> deleted_by_rest, added_by_rest;
   for (size_t i = 0; i < files.size(); ++i) {
     const auto& c = files[i].change;
     std::string rest = StripFirstComponent(c.path);
     if (rest.empty()) continue;
     if (c.status == FileStatus::kDeleted) deleted_by_rest[rest].push_back(i);
-    if (c.status == FileStatus::kAdded) added_by_rest[rest].push_back(i);
+    if (c.status == FileStatus::kAdded && c.copied_from.empty()) added_by_rest[rest].push_back(i);
   }
   std::map<std::pair<std::string, std::string>, std::vector<std::pair<size_t, size_t>>> candidates;
   for (const auto& [rest, dels] : deleted_by_rest) {
@@ -154,14 +171,11 @@ int LineSimilarity(const std::string& a, const std::string& b) {
 
 std::vector<TreeMove> DetectMovesAndCopies(const std::vector<std::pair<std::string, std::string>>& base_blobs,
                                            const BlobLoader& load, std::vector<git::DiffFile>& files) {
-  MarkCopies(base_blobs, load, files);
-  std::map<std::pair<std::string, std::string>, Group> moves, copies;
+  Groups moves, copies;
+  MarkCopies(base_blobs, load, files, copies);
   for (const auto& f : files) {
     const FileChange& c = f.change;
-    if (c.status != FileStatus::kRenamed && c.status != FileStatus::kCopied) continue;
-    auto& g = (c.status == FileStatus::kRenamed ? moves : copies)[DirectoryMapping(c.old_path, c.path)];
-    ++g.files;
-    (c.similarity == 100 ? g.verbatim : g.adapted)++;
+    if (c.status == FileStatus::kRenamed) Count(moves, c.old_path, c.path, c.similarity == 100);
   }
   PairMovedFiles(files, moves);
   std::vector<TreeMove> out;

@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <filesystem>
 
+#include <spdlog/spdlog.h>
+
 #include "analyzer/git/handles.h"
 #include "analyzer/git/repo_impl.h"
+#include "analyzer/git/tree_changes.h"
 
 namespace forkscope::analyzer::git {
 namespace fs = std::filesystem;
@@ -120,12 +123,12 @@ Result<DiffPtr> TreeDiff(git_repository* repo, const std::string& a, const std::
   return DiffPtr(raw);
 }
 
-FileStatus StatusOf(git_delta_t d) {
-  switch (d) {
-    case GIT_DELTA_ADDED: return FileStatus::kAdded;
-    case GIT_DELTA_DELETED: return FileStatus::kDeleted;
-    case GIT_DELTA_RENAMED: return FileStatus::kRenamed;
-    case GIT_DELTA_COPIED: return FileStatus::kCopied;
+FileStatus StatusOf(char status) {
+  switch (status) {
+    case 'A': return FileStatus::kAdded;
+    case 'D': return FileStatus::kDeleted;
+    case 'R': return FileStatus::kRenamed;
+    case 'T': return FileStatus::kTypeChanged;
     default: return FileStatus::kModified;
   }
 }
@@ -138,24 +141,6 @@ std::string HunkHeaderText(const git_diff_hunk& h) {
   while (!rest.empty() && (rest.back() == '\n' || rest.back() == '\r')) rest.pop_back();
   if (!rest.empty() && rest.front() == ' ') rest.erase(rest.begin());
   return rest;
-}
-
-Status FindSimilar(git_diff* diff, const DiffOptions& options) {
-  size_t added = 0, deleted = 0;
-  size_t n = git_diff_num_deltas(diff);
-  for (size_t i = 0; i < n; ++i) {
-    auto s = git_diff_get_delta(diff, i)->status;
-    added += s == GIT_DELTA_ADDED;
-    deleted += s == GIT_DELTA_DELETED;
-  }
-  if (added == 0 || deleted == 0) return Status::Ok();
-  git_diff_find_options fo = GIT_DIFF_FIND_OPTIONS_INIT;
-  fo.flags = GIT_DIFF_FIND_RENAMES;
-  fo.rename_threshold = static_cast<uint16_t>(options.rename_threshold);
-  fo.rename_limit = options.rename_limit;
-  // Inexact matching is quadratic in the candidates; beyond git's -l limit keep exact renames only.
-  if (added * deleted > options.rename_limit * options.rename_limit) fo.flags |= GIT_DIFF_FIND_EXACT_MATCH_ONLY;
-  return FromGit(git_diff_find_similar(diff, &fo), "rename detection");
 }
 
 Status FillHunks(git_patch* patch, const DiffOptions& options, FileChange& file) {
@@ -184,6 +169,40 @@ Status FillHunks(git_patch* patch, const DiffOptions& options, FileChange& file)
     file.hunks.push_back(std::move(hunk));
   }
   return Status::Ok();
+}
+
+// One changed file with its hunks: the patch is made from the blobs the classifier also reads, so each
+// blob is inflated once.
+Result<DiffFile> MakeDiffFile(git_repository* repo, const TreeChange& change, const DiffOptions& options) {
+  DiffFile df;
+  FileChange& f = df.change;
+  f.status = StatusOf(change.status);
+  const bool added = change.status == 'A', deleted = change.status == 'D';
+  f.path = deleted ? change.old_path : change.new_path;
+  if (f.status == FileStatus::kRenamed) {
+    f.old_path = change.old_path;
+    f.similarity = change.similarity;
+  }
+  if (!added) df.old_oid = OidHex(change.old_id);
+  if (!deleted) df.new_oid = OidHex(change.new_id);
+  BlobPtr old_blob = added ? BlobPtr() : LookupBlob(repo, change.old_id);
+  BlobPtr new_blob = deleted ? BlobPtr() : LookupBlob(repo, change.new_id);
+  git_diff_options dopts = GIT_DIFF_OPTIONS_INIT;
+  dopts.context_lines = static_cast<uint32_t>(options.context_lines);
+  dopts.interhunk_lines = 0;
+  const char* old_path = added ? change.new_path.c_str() : change.old_path.c_str();
+  const char* new_path = deleted ? change.old_path.c_str() : change.new_path.c_str();
+  git_patch* praw = nullptr;
+  FS_RETURN_IF_ERROR(FromGit(git_patch_from_blobs(&praw, old_blob.get(), old_path, new_blob.get(), new_path, &dopts),
+                             "patch " + f.path));
+  PatchPtr patch(praw);
+  f.binary = (git_patch_get_delta(patch.get())->flags & GIT_DIFF_FLAG_BINARY) != 0;
+  if (!f.binary) FS_RETURN_IF_ERROR(FillHunks(patch.get(), options, f));
+  if (options.load_texts && !f.binary && !f.truncated && !f.hunks.empty()) {
+    df.old_text = BlobContent(old_blob.get(), options.max_text_bytes);
+    df.new_text = BlobContent(new_blob.get(), options.max_text_bytes);
+  }
+  return df;
 }
 
 }  // namespace
@@ -332,44 +351,15 @@ Result<std::vector<DiffFile>> PairRepo::Diff(const std::string& base, const std:
   git_repository* repo = impl_->fork.get();
   FS_ASSIGN_OR_RETURN(TreePtr old_tree, CommitTree(repo, base));
   FS_ASSIGN_OR_RETURN(TreePtr new_tree, CommitTree(repo, head));
-  git_diff_options dopts = GIT_DIFF_OPTIONS_INIT;
-  dopts.context_lines = static_cast<uint32_t>(options.context_lines);
-  dopts.interhunk_lines = 0;
-  git_diff* raw = nullptr;
-  FS_RETURN_IF_ERROR(FromGit(git_diff_tree_to_tree(&raw, repo, old_tree.get(), new_tree.get(), &dopts), "diff"));
-  DiffPtr diff(raw);
-  FS_RETURN_IF_ERROR(FindSimilar(diff.get(), options));
+  const RenameOptions renames{options.rename_threshold, options.rename_limit};
+  FS_ASSIGN_OR_RETURN(TreeChanges tree, DiffTreesWithRenames(repo, old_tree.get(), new_tree.get(), renames));
+  if (tree.inexact_renames_skipped)
+    spdlog::info("diff base={} head={} inexact rename detection skipped: more candidates than rename_limit={}",
+                 base, head, options.rename_limit);
   std::vector<DiffFile> out;
-  size_t n = git_diff_num_deltas(diff.get());
-  out.reserve(n);
-  for (size_t i = 0; i < n; ++i) {
-    const git_diff_delta* delta = git_diff_get_delta(diff.get(), i);
-    if (delta->status == GIT_DELTA_UNMODIFIED) continue;
-    DiffFile df;
-    FileChange& f = df.change;
-    f.status = StatusOf(delta->status);
-    bool deleted = f.status == FileStatus::kDeleted;
-    f.path = deleted ? delta->old_file.path : delta->new_file.path;
-    if (f.status == FileStatus::kRenamed || f.status == FileStatus::kCopied) {
-      f.old_path = delta->old_file.path;
-      f.similarity = delta->similarity;
-    }
-    if (delta->status != GIT_DELTA_ADDED) df.old_oid = OidHex(delta->old_file.id);
-    if (!deleted) df.new_oid = OidHex(delta->new_file.id);
-    // Each blob is inflated once: the patch is made from the blobs the classifier also reads.
-    BlobPtr old_blob = delta->status == GIT_DELTA_ADDED ? BlobPtr() : LookupBlob(repo, delta->old_file.id);
-    BlobPtr new_blob = deleted ? BlobPtr() : LookupBlob(repo, delta->new_file.id);
-    git_patch* praw = nullptr;
-    FS_RETURN_IF_ERROR(FromGit(git_patch_from_blobs(&praw, old_blob.get(), delta->old_file.path, new_blob.get(),
-                                                    delta->new_file.path, &dopts),
-                               "patch " + f.path));
-    PatchPtr patch(praw);
-    f.binary = (git_patch_get_delta(patch.get())->flags & GIT_DIFF_FLAG_BINARY) != 0;
-    if (!f.binary) FS_RETURN_IF_ERROR(FillHunks(patch.get(), options, f));
-    if (options.load_texts && !f.binary && !f.truncated && !f.hunks.empty()) {
-      df.old_text = BlobContent(old_blob.get(), options.max_text_bytes);
-      df.new_text = BlobContent(new_blob.get(), options.max_text_bytes);
-    }
+  out.reserve(tree.changes.size());
+  for (const TreeChange& change : tree.changes) {
+    FS_ASSIGN_OR_RETURN(DiffFile df, MakeDiffFile(repo, change, options));
     out.push_back(std::move(df));
   }
   return out;

@@ -57,9 +57,10 @@ struct DiffFile {
 
 struct DiffOptions {
   int context_lines = 3;
+  // Renames are git's (`git diff -M<rename_threshold>%`, analyzer/git/renames.h): same pairs, scores
+  // and tie-breaks. Inexact matching runs only while the destinations x sources left after exact and
+  // same-basename matching are <= rename_limit^2 (git's -l, diff.renameLimit default 1000).
   int rename_threshold = 50;
-  // Inexact rename detection runs only while added x deleted <= rename_limit^2 (git's -l);
-  // exact renames are always found.
   size_t rename_limit = 1000;
   size_t max_lines_per_file = 20000;   // larger files are marked truncated, hunks dropped
   size_t max_text_bytes = 4 << 20;     // contents above this are not loaded for context
@@ -123,7 +124,8 @@ class PairRepo {
   // commit costs the subtrees it changed, not the size of the tree).
   Result<std::vector<CommitChanges>> CommitsOldestFirst(const std::string& base, const std::string& head,
                                                         int limit) const;
-  // A non-merge commit's changes against its parent with renames detected ('R', as git's -M50%).
+  // A non-merge commit's changes against its parent with renames detected ('R' and 'T' as `git diff -M`
+  // reports them).
   Result<std::vector<PathChange>> ChangesWithRenames(const std::string& sha) const;
   // Three-way merge of the commits' trees in memory (no work tree, no index on disk): ancestor is the
   // merge-base, ours the upstream head, theirs the fork head. Returns the conflicted paths in index order.

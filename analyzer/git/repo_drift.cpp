@@ -7,14 +7,12 @@
 
 #include "analyzer/git/handles.h"
 #include "analyzer/git/repo_impl.h"
+#include "analyzer/git/tree_changes.h"
 
 namespace forkscope::analyzer::git {
 namespace {
 
 using TreeEntryPtr = Handle<git_tree_entry, git_tree_entry_free>;
-
-// git's -l default: inexact rename detection only while added x deleted <= kRenameLimit^2.
-constexpr size_t kRenameLimit = 1000;
 
 Result<git_oid> ParseOid(const std::string& sha) {
   git_oid oid;
@@ -37,33 +35,6 @@ Result<TreePtr> TreeOf(git_repository* repo, const std::string& sha) {
   int rc = git_commit_tree(&raw, commit.get());
   if (rc < 0) return FromGit(rc, "tree of " + sha);
   return TreePtr(raw);
-}
-
-char StatusLetter(git_delta_t status) {
-  switch (status) {
-    case GIT_DELTA_ADDED: return 'A';
-    case GIT_DELTA_DELETED: return 'D';
-    case GIT_DELTA_RENAMED: return 'R';
-    case GIT_DELTA_TYPECHANGE: return 'T';
-    default: return 'M';
-  }
-}
-
-// Renames as git log -M finds them; exact-only when the candidates exceed git's -l limit.
-Status DetectRenames(git_diff* diff) {
-  size_t added = 0, deleted = 0;
-  for (size_t i = 0; i < git_diff_num_deltas(diff); ++i) {
-    auto s = git_diff_get_delta(diff, i)->status;
-    added += s == GIT_DELTA_ADDED;
-    deleted += s == GIT_DELTA_DELETED;
-  }
-  if (added == 0 || deleted == 0) return Status::Ok();
-  git_diff_find_options fo = GIT_DIFF_FIND_OPTIONS_INIT;
-  fo.flags = GIT_DIFF_FIND_RENAMES;
-  fo.rename_threshold = 50;
-  fo.rename_limit = kRenameLimit;
-  if (added * deleted > kRenameLimit * kRenameLimit) fo.flags |= GIT_DIFF_FIND_EXACT_MATCH_ONLY;
-  return FromGit(git_diff_find_similar(diff, &fo), "rename detection");
 }
 
 Result<TreePtr> LookupTree(git_repository* repo, const git_oid* oid) {
@@ -161,20 +132,11 @@ Result<std::pair<TreePtr, TreePtr>> CommitAndParentTrees(git_commit* commit) {
 // detected.
 Result<std::vector<PathChange>> ChangesOf(git_repository* repo, git_commit* commit) {
   FS_ASSIGN_OR_RETURN(auto trees, CommitAndParentTrees(commit));
-  git_diff* diff_raw = nullptr;
-  FS_RETURN_IF_ERROR(
-      FromGit(git_diff_tree_to_tree(&diff_raw, repo, trees.first.get(), trees.second.get(), nullptr), "commit diff"));
-  DiffPtr diff(diff_raw);
-  FS_RETURN_IF_ERROR(DetectRenames(diff.get()));
+  FS_ASSIGN_OR_RETURN(TreeChanges tree,
+                      DiffTreesWithRenames(repo, trees.first.get(), trees.second.get(), RenameOptions{}));
   std::vector<PathChange> out;
-  for (size_t i = 0; i < git_diff_num_deltas(diff.get()); ++i) {
-    const git_diff_delta* d = git_diff_get_delta(diff.get(), i);
-    PathChange c;
-    c.status = StatusLetter(d->status);
-    if (d->status != GIT_DELTA_ADDED) c.old_path = d->old_file.path;
-    if (d->status != GIT_DELTA_DELETED) c.new_path = d->new_file.path;
-    out.push_back(std::move(c));
-  }
+  out.reserve(tree.changes.size());
+  for (TreeChange& c : tree.changes) out.push_back({c.status, std::move(c.old_path), std::move(c.new_path)});
   return out;
 }
 

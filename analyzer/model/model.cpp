@@ -30,13 +30,14 @@ const char* FileStatusName(FileStatus status) {
     case FileStatus::kDeleted: return "deleted";
     case FileStatus::kRenamed: return "renamed";
     case FileStatus::kCopied: return "copied";
+    case FileStatus::kTypeChanged: return "typechange";
   }
   return "modified";
 }
 
 std::optional<FileStatus> FileStatusFromName(const std::string& name) {
   for (FileStatus s : {FileStatus::kAdded, FileStatus::kModified, FileStatus::kDeleted, FileStatus::kRenamed,
-                       FileStatus::kCopied})
+                       FileStatus::kCopied, FileStatus::kTypeChanged})
     if (name == FileStatusName(s)) return s;
   return std::nullopt;
 }

@@ -16,7 +16,9 @@ inline constexpr std::array<Layer, 5> kAllLayers = {Layer::kKernel, Layer::kBuil
 const char* LayerName(Layer layer);                      // "kernel", "build", ...
 std::optional<Layer> LayerFromName(const std::string& name);
 
-enum class FileStatus { kAdded, kModified, kDeleted, kRenamed, kCopied };
+// As git's --raw letters: A, M, D, R, C, T. kTypeChanged: a file became a symlink, a submodule or the
+// reverse at the same path. kCopied comes only from a parsed patch: `git diff -M` never copies.
+enum class FileStatus { kAdded, kModified, kDeleted, kRenamed, kCopied, kTypeChanged };
 const char* FileStatusName(FileStatus status);
 std::optional<FileStatus> FileStatusFromName(const std::string& name);
 
@@ -91,8 +93,11 @@ struct FileChange {
   bool truncated = false;   // hunks dropped because the file's diff exceeded the size cap
   int additions = 0;
   int deletions = 0;
-  int similarity = 0;       // renamed/copied: percent
-  std::string moved_from;   // paired by a directory move although -M did not match it
+  int similarity = 0;       // renamed/copied: percent, git's score
+  // An added file that forkscope traces to upstream where `git diff -M` does not (its status stays
+  // kAdded, the upstream side keeps its own entry):
+  std::string moved_from;   // the deleted upstream file it replaces, paired by a directory move
+  std::string copied_from;  // the upstream file (still present) it copies, verbatim or adapted
   Layer path_layer = Layer::kOther;  // from path rules alone
   Layer layer = Layer::kOther;       // layer of most changed lines
   std::vector<Hunk> hunks;

@@ -116,6 +116,7 @@ json FileToJson(const FileChange& file, bool with_lines) {
   j["truncated"] = file.truncated;
   j["similarity"] = renamed ? json(file.similarity) : json(nullptr);
   j["moved_from"] = NullIfEmpty(file.moved_from);
+  j["copied_from"] = NullIfEmpty(file.copied_from);
   j["additions"] = file.additions;
   j["deletions"] = file.deletions;
   json hunks = json::array();

@@ -182,7 +182,8 @@ Status ReadFile(const json& obj, const std::string& where, FileChange& file) {
   std::string status;
   FS_RETURN_IF_ERROR(ReadString(obj, where, "status", status));
   const std::optional<FileStatus> parsed = FileStatusFromName(status);
-  if (!parsed) return IllTyped(KeyPath(where, "status"), "one of added, modified, deleted, renamed, copied");
+  if (!parsed)
+    return IllTyped(KeyPath(where, "status"), "one of added, modified, deleted, renamed, copied, typechange");
   file.status = *parsed;
   FS_RETURN_IF_ERROR(ReadNullableString(obj, where, "old_path", file.old_path));
   FS_RETURN_IF_ERROR(ReadLayer(obj, where, "layer", file.layer));
@@ -194,6 +195,7 @@ Status ReadFile(const json& obj, const std::string& where, FileChange& file) {
   if (similarity != nullptr && !similarity->is_null())
     FS_RETURN_IF_ERROR(ReadInt(obj, where, "similarity", file.similarity));
   FS_RETURN_IF_ERROR(ReadNullableString(obj, where, "moved_from", file.moved_from));
+  FS_RETURN_IF_ERROR(ReadNullableString(obj, where, "copied_from", file.copied_from));
   FS_RETURN_IF_ERROR(ReadInt(obj, where, "additions", file.additions));
   FS_RETURN_IF_ERROR(ReadInt(obj, where, "deletions", file.deletions));
   return ForEachObject(obj, where, "hunks", [&](const json& h, const std::string& path) {

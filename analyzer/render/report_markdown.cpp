@@ -261,6 +261,7 @@ std::string FilePathCell(const FileChange& f) {
   std::string s = IsRenameOrCopy(f.status) && !f.old_path.empty() ? Code(f.old_path) + " → " + Code(f.path)
                                                                   : Code(f.path);
   if (!f.moved_from.empty()) s += " (moved from " + Code(f.moved_from) + ")";
+  if (!f.copied_from.empty()) s += " (copied from " + Code(f.copied_from) + ")";
   if (f.truncated) s += " (diff truncated)";
   return Cell(s);
 }

@@ -96,7 +96,8 @@ Command AddAnalyzeCommand(CLI::App& app) {
   cmd->add_flag("--allow-foreign-owner", r.allow_foreign_owner,
                 "Open repositories owned by another user (libgit2 refuses them by default)");
   cmd->add_option("--rename-limit", r.diff.rename_limit,
-                  "Inexact rename detection only while added x deleted files <= limit^2")
+                  "As git's -l: inexact rename detection only while the added x deleted files left after exact "
+                  "and same-name matching are <= limit^2")
       ->capture_default_str();
   cmd->add_option("--base-search-limit", r.base_search_limit, "Commits scanned by --base auto")->capture_default_str();
   return {cmd, [args] { return RunAnalyze(*args); }};

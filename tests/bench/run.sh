@@ -5,6 +5,8 @@ build=${1:-build}
 here=$(cd "$(dirname "$0")" && pwd)
 echo "== analysis: forkscope vs git CLI"
 python3 "$here/analysis_bench.py" "$build/forkscope" --callgrind
+echo "== renames: forkscope's file lists vs git diff -M --raw (100 random ports and the benchmark pair)"
+python3 "$here/rename_agreement.py" "$build/forkscope" --ports 100
 echo "== HTTP: forkscope vs nginx (wrk)"
 bash "$here/http_bench.sh" "$build"
 echo "== drift: conflict prediction vs git merge-tree, sweep vs a shell loop of git commands"

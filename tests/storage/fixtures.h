@@ -130,6 +130,7 @@ inline az::Analysis MakeAnalysis(const std::string& fork_sha = std::string(40, '
                                        {"formatting-only"})}));
   auto logo = MakeFile("docs/logo.png", FileStatus::kAdded, Layer::kOther, Layer::kOther, {});
   logo.binary = true;
+  logo.copied_from = "assets/logo.png";
   a.files.push_back(std::move(logo));
   auto deleted = MakeFile("csrc/unported.cu", FileStatus::kDeleted, Layer::kKernel, Layer::kKernel,
                           {MakeHunk(1, 0, {"-// unported op", "-void f();"}, Layer::kKernel)});
@@ -217,6 +218,7 @@ inline void CheckSameFile(const az::FileChange& got, const az::FileChange& want,
   CHECK(got.deletions == want.deletions);
   CHECK(got.similarity == want.similarity);
   CHECK(got.moved_from == want.moved_from);
+  CHECK(got.copied_from == want.copied_from);
   CHECK(got.path_layer == want.path_layer);
   CHECK(got.layer == want.layer);
   REQUIRE(got.hunks.size() == want.hunks.size());

@@ -158,9 +158,11 @@ export const en = {
   'status.deleted': 'deleted',
   'status.renamed': 'renamed',
   'status.copied': 'copied',
+  'status.typechange': 'type changed',
 
   'file.from': 'from {path}',
   'file.moved_from': 'moved from {path}',
+  'file.copied_from': 'copied from {path}',
   'file.hunks': '{n} hunks',
   'file.binary': 'Binary file: no diff to show.',
   'file.truncated': 'This file’s diff was too large; its hunks were not stored.',
@@ -407,9 +409,11 @@ export const zh = {
   'status.deleted': '删除',
   'status.renamed': '重命名',
   'status.copied': '复制',
+  'status.typechange': '类型变更',
 
   'file.from': '源自 {path}',
   'file.moved_from': '从 {path} 移动而来',
+  'file.copied_from': '从 {path} 复制而来',
   'file.hunks': '{n} 个代码块',
   'file.binary': '二进制文件：无差异可显示。',
   'file.truncated': '此文件的差异过大，未保存其代码块。',

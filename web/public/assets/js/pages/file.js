@@ -78,6 +78,7 @@ export async function filePage(main, { name, path }) {
       file.old_path ? ` · ${t('file.from', { path: file.old_path })}` : '',
       file.similarity != null ? ` · ${file.similarity}%` : '',
       file.moved_from ? ` · ${t('file.moved_from', { path: file.moved_from })}` : '',
+      file.copied_from ? ` · ${t('file.copied_from', { path: file.copied_from })}` : '',
       ' · ', h('span', { class: 'add' }, `+${file.additions}`), ' ', h('span', { class: 'del' }, `−${file.deletions}`),
       ` · ${t('file.hunks', { n: file.hunks.length })}`));
   if (file.binary) main.append(notice('info', t('file.binary')));
