@@ -310,10 +310,80 @@ constexpr std::string_view kSchemaV8FileOrigins = R"sql(
 ALTER TABLE files ADD COLUMN copied_from TEXT NOT NULL DEFAULT '';
 )sql";
 
+// Version 9: sync candidates (a fork carried onto upstream, validated by its build job).
+constexpr std::string_view kSchemaV9Candidates = R"sql(
+/*
+** forkscope database, schema version 9: sync candidates (storage/candidate_store.h, docs/carry.md).
+**
+** candidates -- one carry of a registered fork's head onto an upstream commit, kept with its proof.
+** The key (fork_id, fork_sha, onto, strategy) is UNIQUE: the same fork head is never carried twice
+** onto the same target with the same strategy; a repeat answers the existing row.
+**   id                 candidate id (AUTOINCREMENT: never reused; a newer candidate has a larger id).
+**   fork_id            forks.id; ON DELETE CASCADE (a fork's candidates go with it).
+**   branch             the fork branch carried (names the candidate ref).
+**   fork_sha           the fork head carried.
+**   onto               the upstream commit it was carried onto (the target).
+**   base               where the fork's commits started (merge-base, or the given/searched base).
+**   strategy           'rebase' or 'squash'.
+**   state              'conflict' (a fork commit did not apply; final), 'clean' (the candidate commit
+**                      exists, no job queued yet), 'validating' (its build job runs), 'ready' (the
+**                      job passed every stage), 'failed' (a stage failed, timed out or was lost),
+**                      'unvalidated' (no recipe, no job could be queued, or a stage was skipped: no
+**                      GPU runner; never ready). Moves only clean -> validating | unvalidated and
+**                      validating -> ready | failed | unvalidated.
+**   candidate_sha      the candidate commit; '' for a conflict.
+**   candidate_ref      refs/forkscope/candidates/<branch>/<onto-short12> in the fork's mirror; ''.
+**   repo               the fork mirror holding the ref (and the job's checkout source).
+**   applied, dropped   fork commits replayed, and dropped because upstream already has their change.
+**   conflicts          conflicting paths (0 unless conflict).
+**   carry              the carry JSON (docs/carry.md, analyzer/render/carry_json.h), UTF-8.
+**   job_id             jobs.id of its validation job; '' before one is queued. Not a foreign key.
+**   failing_stage      the stage that decided 'failed' ('build', 'import', 'smoke', 'compare'); ''.
+**   reason             why it is failed, unvalidated or conflicting, one line; ''.
+**   task_id            the carry task (tasks.id) that made it.
+**   triggered_by       'sync' (after a sync that found upstream ahead) or 'api' (POST .../carry).
+**   created_at, updated_at  unix seconds.
+**
+** tasks gains candidate_id: the candidate a 'carry' task made or found (candidates.id), NULL for other
+** tasks and for carries that found nothing to do; SET NULL when the candidate is deleted. tasks.kind
+** may now also be 'carry'.
+*/
+CREATE TABLE candidates (
+  id            INTEGER PRIMARY KEY AUTOINCREMENT,
+  fork_id       INTEGER NOT NULL REFERENCES forks(id) ON DELETE CASCADE,
+  branch        TEXT NOT NULL DEFAULT '',
+  fork_sha      TEXT NOT NULL,
+  onto          TEXT NOT NULL,
+  base          TEXT NOT NULL DEFAULT '',
+  strategy      TEXT NOT NULL CHECK (strategy IN ('rebase', 'squash')),
+  state         TEXT NOT NULL CHECK (state IN ('conflict', 'clean', 'validating', 'ready', 'failed',
+                                               'unvalidated')),
+  candidate_sha TEXT NOT NULL DEFAULT '',
+  candidate_ref TEXT NOT NULL DEFAULT '',
+  repo          TEXT NOT NULL DEFAULT '',
+  applied       INTEGER NOT NULL DEFAULT 0,
+  dropped       INTEGER NOT NULL DEFAULT 0,
+  conflicts     INTEGER NOT NULL DEFAULT 0,
+  carry         TEXT NOT NULL,
+  job_id        TEXT NOT NULL DEFAULT '',
+  failing_stage TEXT NOT NULL DEFAULT '',
+  reason        TEXT NOT NULL DEFAULT '',
+  task_id       TEXT NOT NULL DEFAULT '',
+  triggered_by  TEXT NOT NULL DEFAULT 'api' CHECK (triggered_by IN ('sync', 'api')),
+  created_at    INTEGER NOT NULL,
+  updated_at    INTEGER NOT NULL,
+  UNIQUE (fork_id, fork_sha, onto, strategy)
+);
+CREATE INDEX candidates_fork ON candidates(fork_id, id);
+CREATE INDEX candidates_job ON candidates(job_id);
+CREATE INDEX candidates_state ON candidates(state);
+ALTER TABLE tasks ADD COLUMN candidate_id INTEGER REFERENCES candidates(id) ON DELETE SET NULL;
+)sql";
+
 // Versions 3 to 6 belong to other areas and live beside their stores (storage/schema_parts.h).
-const std::array<std::string_view, 8> kMigrations = {kSchemaV1,         kSchemaV2,           kSchemaV3Drift,
+const std::array<std::string_view, 9> kMigrations = {kSchemaV1,         kSchemaV2,           kSchemaV3Drift,
                                                      kSchemaV4Alerts,   kSchemaV5Jobs,       kSchemaV6Patterns,
-                                                     kSchemaV7Findings, kSchemaV8FileOrigins};
+                                                     kSchemaV7Findings, kSchemaV8FileOrigins, kSchemaV9Candidates};
 
 }  // namespace
 

@@ -172,21 +172,22 @@ Status Store::SaveTask(const TaskRecord& task) {
   FS_ASSIGN_OR_RETURN(
       StatementLease stmt,
       impl_->Lease("INSERT INTO tasks (id, kind, fork_name, state, stage, progress, error, created_at, started_at, "
-                   "finished_at, analysis_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) "
+                   "finished_at, analysis_id, candidate_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) "
                    "ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, fork_name = excluded.fork_name, "
                    "state = excluded.state, stage = excluded.stage, progress = excluded.progress, "
                    "error = excluded.error, created_at = excluded.created_at, started_at = excluded.started_at, "
-                   "finished_at = excluded.finished_at, analysis_id = excluded.analysis_id"));
+                   "finished_at = excluded.finished_at, analysis_id = excluded.analysis_id, "
+                   "candidate_id = excluded.candidate_id"));
   stmt->Bind(1, task.id).Bind(2, task.kind).Bind(3, task.fork_name).Bind(4, task.state).Bind(5, task.stage);
   stmt->Bind(6, task.progress).Bind(7, task.error).Bind(8, task.created_at).Bind(9, task.started_at);
-  stmt->Bind(10, task.finished_at).Bind(11, task.analysis_id);
+  stmt->Bind(10, task.finished_at).Bind(11, task.analysis_id).Bind(12, task.candidate_id);
   return stmt->Run();
 }
 
 Result<std::optional<TaskRecord>> Store::GetTask(const std::string& id) {
   FS_ASSIGN_OR_RETURN(StatementLease stmt,
                       impl_->Lease("SELECT id, kind, fork_name, state, stage, progress, error, created_at, "
-                                   "started_at, finished_at, analysis_id FROM tasks WHERE id = ?1"));
+                                   "started_at, finished_at, analysis_id, candidate_id FROM tasks WHERE id = ?1"));
   stmt->Bind(1, id);
   FS_ASSIGN_OR_RETURN(bool row, stmt->Step());
   if (!row) return std::optional<TaskRecord>();
@@ -202,6 +203,7 @@ Result<std::optional<TaskRecord>> Store::GetTask(const std::string& id) {
   t.started_at = stmt->ColumnInt64(8);
   t.finished_at = stmt->ColumnInt64(9);
   t.analysis_id = stmt->ColumnOptionalInt64(10);
+  t.candidate_id = stmt->ColumnOptionalInt64(11);
   return std::optional<TaskRecord>(std::move(t));
 }
 

@@ -66,10 +66,10 @@ struct PatternSummary {
   std::vector<std::pair<std::string, int>> per_fork;  // fork name -> occurrences
 };
 
-// A background job (a scheduled sync or an on-demand check), kept so its state survives restarts.
+// A background job (a scheduled sync, an on-demand check, a carry), kept so its state survives restarts.
 struct TaskRecord {
   std::string id;
-  std::string kind;                    // "sync" or "check"
+  std::string kind;                    // "sync", "check" or "carry"
   std::string fork_name;               // "" when not tied to a registered fork
   std::string state;                   // "queued", "running", "succeeded", "failed"
   std::string stage;                   // what it is doing now ("fetch fork", "done", ...)
@@ -79,6 +79,7 @@ struct TaskRecord {
   int64_t started_at = 0;              // 0 = not started
   int64_t finished_at = 0;             // 0 = not finished
   std::optional<int64_t> analysis_id;  // the analysis it produced (NULLed if that is deleted)
+  std::optional<int64_t> candidate_id; // carry: the candidate it made or found (NULLed if deleted)
 };
 
 class Store {

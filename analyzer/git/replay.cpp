@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <unordered_map>
 
 #include "analyzer/git/mirror.h"
@@ -328,6 +329,11 @@ Status Replayer::Squash(const std::vector<git_oid>& order, const git_oid& head) 
 }
 
 Status WriteCandidateRef(git_repository* repo, const std::string& name, const std::string& sha) {
+  // Only forkscope writes refs/forkscope/, always under the mirror lock the caller holds: a <ref>.lock
+  // found now was left by a process killed while writing, and would refuse every later carry.
+  std::error_code ec;
+  if (std::filesystem::remove(MirrorPathOf(repo) + "/" + name + ".lock", ec))
+    spdlog::warn("carry removed a stale lock ref={}", name);
   git_oid oid;
   FS_RETURN_IF_ERROR(FromGit(git_oid_fromstr(&oid, sha.c_str()), "candidate id"));
   git_reference* raw = nullptr;

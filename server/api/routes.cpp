@@ -11,6 +11,7 @@ void InstallApiRoutes(Router& router) {
   InstallAlertRoutes(router);
   InstallDriftRoutes(router);
   InstallJobRoutes(router);
+  InstallCandidateRoutes(router);
   InstallDashboardRoutes(router);
 }
 

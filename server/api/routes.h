@@ -1,6 +1,6 @@
 // The REST API's route table: one Install function per resource, each in its own file here
 // (forks.cpp, tasks.cpp, analysis.cpp, check.cpp, patterns.cpp, drift.cpp, alerts.cpp, jobs.cpp,
-// dashboard.cpp). Every handler has one shape — ApiHandler in server/http/router.h — and does three
+// candidates.cpp, dashboard.cpp). Every handler has one shape — ApiHandler in server/http/router.h — and does three
 // things: parse the request, call a service or the request thread's Store, encode with server/codec/.
 #pragma once
 
@@ -23,6 +23,7 @@ void InstallPatternRoutes(Router& router);    // /api/v1/patterns, /compat-gaps,
 void InstallDriftRoutes(Router& router);      // /api/v1/drift, /forks/{name}/drift
 void InstallAlertRoutes(Router& router);      // /api/v1/alerts, /alerts/{id}/ack, /alerts/{id}/deliveries
 void InstallJobRoutes(Router& router);        // /api/v1/forks/{name}/jobs, /jobs, /jobs/{id}[/log|/cancel], /runners
+void InstallCandidateRoutes(Router& router);  // /api/v1/forks/{name}/carry, /candidates, /candidates/{id}, ...
 void InstallDashboardRoutes(Router& router);  // GET /api/v1/tasks and the dashboard's static assets
 
 }  // namespace forkscope::server

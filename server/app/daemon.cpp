@@ -15,6 +15,7 @@
 #include "server/services/drift_service.h"
 #include "server/http/http_server.h"
 #include "server/app/job_setup.h"
+#include "server/services/carry_service.h"
 #include "server/config/paths.h"
 #include "server/services/scheduler.h"
 #include "server/services/pattern_service.h"
@@ -77,6 +78,17 @@ Status PrepareConfig(ServeOptions& options) {
   return Status::Ok();
 }
 
+CarryServiceOptions CarryOptionsFromConfig(const Config& c, storage::StoreOpener& stores) {
+  CarryServiceOptions o;
+  o.data_dir = c.data_dir;
+  o.stores = &stores;
+  o.after_sync = c.carry.after_sync;
+  o.strategy = analyzer::CarryStrategyFromName(c.carry.strategy).value_or(analyzer::CarryStrategy::kRebase);
+  o.committer_name = c.carry.committer_name;
+  o.committer_email = c.carry.committer_email;
+  return o;
+}
+
 // The daemon's objects, built in dependency order and destroyed in reverse. Alerts and their webhook
 // outbox outlive the sync service, whose hooks (through the scheduler) use them.
 struct Daemon {
@@ -88,6 +100,7 @@ struct Daemon {
         delivery({&stores, c.webhooks, c.alerts.delivery}, clock),
         patterns({c.data_dir, &stores, c.security.allow_foreign_owner, {}}, rules),
         sync(SyncOptions{c.data_dir, &stores, c.workers, c.security.allow_foreign_owner, {}}, rules),
+        carry(CarryOptionsFromConfig(c, stores), rules, clock),
         scheduler({&stores, 10, c.sync_backoff_max_s, c.sync_timeout_s, 0}, clock, sync, alerts) {}
 
   const Config& config;
@@ -97,10 +110,13 @@ struct Daemon {
   DeliveryWorker delivery;
   PatternService patterns;
   SyncService sync;
+  CarryService carry;
   Scheduler scheduler;
   std::unique_ptr<JobService> jobs;
 
   Status Wire(const analyzer::Rules& rules);
+  // Candidates: validated by the fork's build job, decided ones told to the alert rules.
+  void WireCarry();
   Status Start();
   // Every service stops on any exit once Start() was called: producers first, the webhook outbox last.
   void Stop();
@@ -117,7 +133,9 @@ Status Daemon::Wire(const analyzer::Rules& rules) {
   sync.AddSyncHook(patterns.Hook());
   FS_ASSIGN_OR_RETURN(jobs, CreateJobService(config, rules, stores));
   sync.AddSyncHook(jobs->MakeSyncHook());
+  WireCarry();
   jobs->SetOnFinished([this](storage::Store& store, const storage::JobRecord& job) {
+    if (carry.OnJobFinished(store, job)) return;  // a candidate's validation, not the fork head's
     // Cancelled and skipped jobs say nothing about the fork; a lost one counts as a failure.
     bool passed = job.state == storage::JobState::kPassed;
     bool failed = job.state == storage::JobState::kFailed || job.state == storage::JobState::kTimedOut ||
@@ -129,10 +147,23 @@ Status Daemon::Wire(const analyzer::Rules& rules) {
   return Status::Ok();
 }
 
+void Daemon::WireCarry() {
+  carry.SetValidator([this](storage::Store& store, const storage::CandidateRecord& c) -> Result<std::string> {
+    FS_ASSIGN_OR_RETURN(storage::JobRecord job, jobs->Submit(store, JobRequest{c.fork, c.candidate_sha, "", ""}));
+    return job.id;
+  });
+  carry.SetListener([this](storage::Store& store, const std::string& fork, const storage::CandidateRecord* decided) {
+    Status st = alerts.OnCandidate(store, fork, decided);
+    if (!st.ok()) spdlog::warn("alerts fork={} error={}", fork, st.message());
+  });
+  sync.AddSyncHook(carry.MakeSyncHook());
+}
+
 Status Daemon::Start() {
   FS_RETURN_IF_ERROR(sync.Start());
   FS_RETURN_IF_ERROR(patterns.Start());
   FS_RETURN_IF_ERROR(jobs->Start());
+  FS_RETURN_IF_ERROR(carry.Start());
   FS_RETURN_IF_ERROR(delivery.Start());
   if (config.scheduler) FS_RETURN_IF_ERROR(scheduler.Start());
   return Status::Ok();
@@ -141,6 +172,7 @@ Status Daemon::Start() {
 void Daemon::Stop() {
   scheduler.Stop();
   patterns.Shutdown();
+  carry.Shutdown();  // before jobs: a carry in progress still queues its validation job
   jobs->Shutdown();
   sync.Shutdown();
   delivery.Stop();
@@ -180,6 +212,7 @@ int Serve(const ServeOptions& options, const analyzer::Rules& rules, const sigse
   ctx.alerts = &daemon.alerts;
   ctx.jobs = daemon.jobs.get();
   ctx.patterns = &daemon.patterns;
+  ctx.carry = &daemon.carry;
   HttpServer http(ctx, InstallApiRoutes);
   auto port = http.Bind();
   if (!port.ok()) {

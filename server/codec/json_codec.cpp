@@ -82,7 +82,8 @@ json TaskToJson(const storage::TaskRecord& t) {
          {"created_at", t.created_at},
          {"started_at", t.started_at ? json(t.started_at) : json(nullptr)},
          {"finished_at", t.finished_at ? json(t.finished_at) : json(nullptr)},
-         {"analysis_id", t.analysis_id ? json(*t.analysis_id) : json(nullptr)}};
+         {"analysis_id", t.analysis_id ? json(*t.analysis_id) : json(nullptr)},
+         {"candidate_id", t.candidate_id ? json(*t.candidate_id) : json(nullptr)}};
   return j;
 }
 

@@ -130,7 +130,9 @@ Status ReadAlertRuleOverrides(const toml::table& table, const std::string& path,
   FS_RETURN_IF_ERROR(flag("upstream_touched", v.upstream_touched, out.upstream_touched));
   FS_RETURN_IF_ERROR(
       integer("failures_before_alert", kFailuresRange, v.failures_before_alert, out.failures_before_alert));
-  return flag("job_failing", v.job_failing, out.job_failing);
+  FS_RETURN_IF_ERROR(flag("job_failing", v.job_failing, out.job_failing));
+  FS_RETURN_IF_ERROR(flag("candidate_ready", v.candidate_ready, out.candidate_ready));
+  return flag("candidate_conflict", v.candidate_conflict, out.candidate_conflict);
 }
 
 Status ReadDelivery(const toml::table& table, DeliveryConfig& delivery) {
@@ -144,7 +146,8 @@ Status ReadDelivery(const toml::table& table, DeliveryConfig& delivery) {
 
 Status ReadAlerts(const toml::table& table, AlertsConfig& alerts) {
   FS_RETURN_IF_ERROR(TableReader(table, "alerts").CheckKnown({"behind_commits", "merge_base_age_days",
-      "predicted_conflicts", "upstream_touched", "failures_before_alert", "job_failing", "delivery"}));
+      "predicted_conflicts", "upstream_touched", "failures_before_alert", "job_failing", "candidate_ready",
+      "candidate_conflict", "delivery"}));
   AlertRuleOverrides given;
   FS_RETURN_IF_ERROR(ReadAlertRuleOverrides(table, "alerts", given));
   alerts.rules = ResolveAlertRules(alerts.rules, given);
@@ -197,7 +200,8 @@ Result<ForkConfig> ReadFork(const toml::table& table, const std::string& path) {
   FS_ASSIGN_OR_RETURN(const toml::table* alerts, r.Table("alerts"));
   if (alerts != nullptr) {
     FS_RETURN_IF_ERROR(TableReader(*alerts, path + ".alerts").CheckKnown({"behind_commits", "merge_base_age_days",
-        "predicted_conflicts", "upstream_touched", "failures_before_alert", "job_failing"}));
+        "predicted_conflicts", "upstream_touched", "failures_before_alert", "job_failing", "candidate_ready",
+        "candidate_conflict"}));
     FS_RETURN_IF_ERROR(ReadAlertRuleOverrides(*alerts, path + ".alerts", fork.alerts));
   }
   FS_RETURN_IF_ERROR(r.String("recipe", fork.recipe));
@@ -233,11 +237,20 @@ Status ReadJobs(const toml::table& table, JobsConfig& jobs) {
   return Status::Ok();
 }
 
+Status ReadCarry(const toml::table& table, CarryConfig& carry) {
+  TableReader r(table, "carry");
+  FS_RETURN_IF_ERROR(r.CheckKnown({"after_sync", "strategy", "committer_name", "committer_email"}));
+  FS_RETURN_IF_ERROR(r.Bool("after_sync", carry.after_sync));
+  FS_RETURN_IF_ERROR(r.String("strategy", carry.strategy));
+  FS_RETURN_IF_ERROR(r.String("committer_name", carry.committer_name));
+  return r.String("committer_email", carry.committer_email);
+}
+
 Status ReadRoot(const toml::table& root, Config& config) {
   TableReader r(root, "");
   FS_RETURN_IF_ERROR(r.CheckKnown({"data_dir", "database", "rules", "workers", "sync_timeout_s", "http",
                                    "security", "forks", "sync_backoff_max_s", "scheduler", "alerts", "webhooks",
-                                   "jobs"}));
+                                   "jobs", "carry"}));
   FS_RETURN_IF_ERROR(r.String("data_dir", config.data_dir));
   FS_RETURN_IF_ERROR(r.String("database", config.database));
   FS_RETURN_IF_ERROR(r.String("rules", config.rules));
@@ -263,6 +276,8 @@ Status ReadRoot(const toml::table& root, Config& config) {
   }
   FS_ASSIGN_OR_RETURN(const toml::table* jobs, r.Table("jobs"));
   if (jobs != nullptr) FS_RETURN_IF_ERROR(ReadJobs(*jobs, config.jobs));
+  FS_ASSIGN_OR_RETURN(const toml::table* carry, r.Table("carry"));
+  if (carry != nullptr) FS_RETURN_IF_ERROR(ReadCarry(*carry, config.carry));
   return Status::Ok();
 }
 
@@ -379,6 +394,8 @@ AlertRulesConfig ResolveAlertRules(const AlertRulesConfig& defaults, const Alert
   r.upstream_touched = o.upstream_touched.value_or(r.upstream_touched);
   r.failures_before_alert = o.failures_before_alert.value_or(r.failures_before_alert);
   r.job_failing = o.job_failing.value_or(r.job_failing);
+  r.candidate_ready = o.candidate_ready.value_or(r.candidate_ready);
+  r.candidate_conflict = o.candidate_conflict.value_or(r.candidate_conflict);
   return r;
 }
 

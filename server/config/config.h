@@ -52,6 +52,8 @@ struct AlertRulesConfig {
   bool upstream_touched = true;           // "upstream-touched": upstream changed a file the fork patched
   int failures_before_alert = 3;          // "sync-failing": this many failed syncs in a row (0 = off)
   bool job_failing = true;                // "job-failing": a GPU job failed on two consecutive heads
+  bool candidate_ready = true;            // "candidate-ready": the newest sync candidate passed its build job
+  bool candidate_conflict = true;         // "candidate-conflict": the newest carry stopped on a conflict
 };
 
 // Per-fork overrides of AlertRulesConfig; unset fields keep the [alerts] default.
@@ -62,6 +64,8 @@ struct AlertRuleOverrides {
   std::optional<bool> upstream_touched;
   std::optional<int> failures_before_alert;
   std::optional<bool> job_failing;
+  std::optional<bool> candidate_ready;
+  std::optional<bool> candidate_conflict;
 };
 
 // The webhook outbox worker: retries with exponential backoff until a 2xx or max_attempts.
@@ -133,6 +137,15 @@ struct JobsConfig {
   SlurmConfig slurm;
 };
 
+// Sync candidates (docs/carry.md): the fork's migration replayed onto upstream in memory, after syncs
+// and on POST /api/v1/forks/{name}/carry, then validated by the fork's build job.
+struct CarryConfig {
+  bool after_sync = true;                 // carry after a sync that finds upstream ahead (once per head and target)
+  std::string strategy = "rebase";        // "rebase" | "squash": the strategy when a request names none
+  std::string committer_name = "forkscope";             // committer of the replayed commits
+  std::string committer_email = "forkscope@localhost";  // (their time is the target's committer time)
+};
+
 struct Config {
   std::string data_dir;                   // "" = the default data directory
   std::string database;                   // "" = <data_dir>/forkscope.db
@@ -147,6 +160,7 @@ struct Config {
   AlertsConfig alerts;
   std::vector<WebhookConfig> webhooks;
   JobsConfig jobs;
+  CarryConfig carry;
 };
 
 // Parses TOML text; an error names the offending key, prefixed by `origin` ("forkscope.toml: http.threads:

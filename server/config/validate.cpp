@@ -144,6 +144,19 @@ Status ValidateJobs(const JobsConfig& jobs) {
   return CheckRange("jobs.slurm.poll_interval_ms", jobs.slurm.poll_interval_ms, kPollIntervalRange);
 }
 
+Status ValidateCarry(const CarryConfig& carry) {
+  if (carry.strategy != "rebase" && carry.strategy != "squash")
+    return InvalidArgument("carry.strategy: expected \"rebase\" or \"squash\", got '" + carry.strategy + "'");
+  // A committer identity git would refuse (empty, or with the characters that delimit it) is refused here.
+  for (const auto& [key, value] : {std::pair{"carry.committer_name", &carry.committer_name},
+                                   {"carry.committer_email", &carry.committer_email}}) {
+    if (value->empty()) return InvalidArgument(std::string(key) + ": must not be empty");
+    if (value->find_first_of("<>\n") != std::string::npos)
+      return InvalidArgument(std::string(key) + ": must not contain '<', '>' or a newline");
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status ValidateConfig(const Config& config) {
@@ -154,6 +167,7 @@ Status ValidateConfig(const Config& config) {
   FS_RETURN_IF_ERROR(ValidateHttp(config.http));
   FS_RETURN_IF_ERROR(ValidateSecurity(config.security));
   FS_RETURN_IF_ERROR(ValidateJobs(config.jobs));
+  FS_RETURN_IF_ERROR(ValidateCarry(config.carry));
   return ValidateForks(config.forks);
 }
 

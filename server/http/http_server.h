@@ -17,6 +17,7 @@
 namespace forkscope::server {
 
 class AlertEngine;
+class CarryService;
 class JobService;
 class PatternService;
 class SyncService;
@@ -36,6 +37,7 @@ struct ServerContext {
   AlertEngine* alerts = nullptr;       // alert lifecycle (acks)
   JobService* jobs = nullptr;          // build jobs (server/api/jobs.cpp)
   PatternService* patterns = nullptr;  // mining and plans (server/services/pattern_service.h)
+  CarryService* carry = nullptr;       // sync candidates (server/services/carry_service.h)
 };
 
 class Router;

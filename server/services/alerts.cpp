@@ -6,6 +6,8 @@
 
 #include <cmath>
 
+#include "analyzer/render/carry_json.h"
+#include "server/services/carry_service.h"
 #include "server/services/webhooks.h"
 
 namespace forkscope::server {
@@ -69,7 +71,46 @@ AlertCondition UpstreamTouched(const AlertRulesConfig& rules, const std::string&
   return c;
 }
 
+AlertCondition CandidateReady(const AlertRulesConfig& rules, const std::string& fork,
+                              const storage::CandidateRecord* c) {
+  const bool ready = c != nullptr && c->state == storage::CandidateState::kReady;
+  AlertCondition a{"candidate-ready", rules.candidate_ready && ready, ready ? c->id : 0, 0, "info", ""};
+  if (!ready) return a;
+  a.message = fork + ": sync candidate #" + std::to_string(c->id) + " " + Short(c->candidate_sha) + " (" +
+              c->branch + " " + Short(c->fork_sha) + " carried onto upstream " + Short(c->onto) + ": " +
+              std::to_string(c->applied) + " applied, " + std::to_string(c->dropped) +
+              " dropped) passed its build job. Publish it to a side branch (the last command instead replaces " +
+              c->branch + "):";
+  for (const std::string& command : PublishCommands(*c)) a.message += "\n  " + command;
+  return a;
+}
+
+AlertCondition CandidateConflict(const AlertRulesConfig& rules, const std::string& fork,
+                                 const storage::CandidateRecord* c) {
+  const bool conflict = c != nullptr && c->state == storage::CandidateState::kConflict;
+  AlertCondition a{"candidate-conflict", rules.candidate_conflict && conflict, conflict ? c->id : 0, 0, "warning", ""};
+  if (!conflict) return a;
+  std::vector<std::string> paths;
+  std::string stop;
+  if (auto carry = analyzer::CarryFromJson(nlohmann::json::parse(c->carry_json, nullptr, false)); carry.ok()) {
+    for (const auto& k : carry->conflicts)
+      paths.push_back(k.path + " (" + analyzer::LayerName(k.layer) + ", " + analyzer::ConflictKindName(k.kind) + ")");
+    for (const auto& commit : carry->commits)
+      if (commit.state == analyzer::CarryCommitState::kConflict)
+        stop = Short(commit.fork_sha) + " \"" + commit.subject + "\"";
+  }
+  a.message = "carrying " + fork + " (" + c->branch + " " + Short(c->fork_sha) + ") onto upstream " + Short(c->onto) +
+              " stops at fork commit " + (stop.empty() ? "?" : stop) + ": " + std::to_string(c->conflicts) +
+              " conflicting path(s): " + ListPaths(paths) + " (candidate #" + std::to_string(c->id) + ")";
+  return a;
+}
+
 }  // namespace
+
+std::vector<AlertCondition> CandidateConditions(const AlertRulesConfig& rules, const std::string& fork,
+                                                const storage::CandidateRecord* decided) {
+  return {CandidateReady(rules, fork, decided), CandidateConflict(rules, fork, decided)};
+}
 
 AlertEngineOptions AlertOptionsFromConfig(const Config& config) {
   AlertEngineOptions o;
@@ -189,6 +230,17 @@ Status AlertEngine::OnJobResult(storage::Store& store, const std::string& fork, 
   health.last_job_passed = passed;
   FS_RETURN_IF_ERROR(alerts.SaveHealth(record.id, health));
   return Apply(store, record.id, JobCondition(RulesFor(fork), fork, health));
+}
+
+Status AlertEngine::OnCandidate(storage::Store& store, const std::string& fork,
+                                const storage::CandidateRecord* decided) {
+  FS_ASSIGN_OR_RETURN(storage::ForkRecord record, store.GetFork(fork));
+  Status first;
+  for (const AlertCondition& c : CandidateConditions(RulesFor(fork), fork, decided)) {
+    Status st = Apply(store, record.id, c);
+    if (!st.ok() && first.ok()) first = st;
+  }
+  return first;
 }
 
 Result<storage::AlertRecord> AlertEngine::Ack(storage::Store& store, int64_t alert_id, const std::string& by) {

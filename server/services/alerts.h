@@ -1,9 +1,9 @@
-// The alert rules and their lifecycle (docs/alerts.md). Measurements come in from three sides —
-// drift reports (OnDrift), sync outcomes (OnSyncResult, through the scheduler) and GPU job results
-// (OnJobResult) — and each rule's condition is applied to the fork's alert in storage: opened,
-// re-notified only when its value grows past the last notified one, resolved when it clears. Each
-// notifying change enqueues one delivery per interested webhook target in the same transaction and
-// then wakes the delivery worker.
+// The alert rules and their lifecycle (docs/alerts.md). Measurements come in from four sides —
+// drift reports (OnDrift), sync outcomes (OnSyncResult, through the scheduler), GPU job results
+// (OnJobResult) and decided sync candidates (OnCandidate) — and each rule's condition is applied to
+// the fork's alert in storage: opened, re-notified only when its value grows past the last notified
+// one, resolved when it clears. Each notifying change enqueues one delivery per interested webhook
+// target in the same transaction and then wakes the delivery worker.
 //
 // Rules (config key -> rule id, value, fires when):
 //   behind_commits        -> "behind"             commits behind upstream      value > N
@@ -12,6 +12,8 @@
 //   upstream_touched      -> "upstream-touched"   upstream commits touching patched files  value > 0
 //   failures_before_alert -> "sync-failing"       failed syncs in a row        value >= N
 //   job_failing           -> "job-failing"        consecutive failing heads    value >= 2
+//   candidate_ready       -> "candidate-ready"    the newest decided carry is a ready candidate (value: its id)
+//   candidate_conflict    -> "candidate-conflict" the newest decided carry stopped on a conflict (value: its id)
 // A rule turned off (0 / false) resolves its open alert at the next measurement.
 //
 // Thread contract: thread-safe after SetDeliveryNotifier(); every call takes the caller's Store, which
@@ -27,6 +29,7 @@
 #include "base/clock.h"
 #include "server/config/config.h"
 #include "storage/alert_store.h"
+#include "storage/candidate_store.h"
 #include "storage/store.h"
 
 namespace forkscope::server {
@@ -49,6 +52,10 @@ storage::AlertCondition SyncCondition(const AlertRulesConfig& rules, const std::
                                       const storage::ForkHealth& health);
 storage::AlertCondition JobCondition(const AlertRulesConfig& rules, const std::string& fork,
                                      const storage::ForkHealth& health);
+// The candidate rules' measurements of the fork's newest decided carry (null: it found nothing to
+// carry). A newer candidate has a larger id, so each new ready or conflicting candidate notifies again.
+std::vector<storage::AlertCondition> CandidateConditions(const AlertRulesConfig& rules, const std::string& fork,
+                                                         const storage::CandidateRecord* decided);
 
 class AlertEngine {
  public:
@@ -66,6 +73,9 @@ class AlertEngine {
   // A GPU job on the fork's head sha finished: job-failing fires when jobs failed on two consecutive
   // heads (a repeat on the same head counts once); a pass resolves it.
   Status OnJobResult(storage::Store& store, const std::string& fork, const std::string& sha, bool passed);
+  // A carry of fork was decided (conflict, ready, failed, unvalidated), or found the fork up to date
+  // (decided null): applies candidate-ready and candidate-conflict.
+  Status OnCandidate(storage::Store& store, const std::string& fork, const storage::CandidateRecord* decided);
   // A user acknowledges an alert. NotFound; FailedPrecondition when it is resolved.
   Result<storage::AlertRecord> Ack(storage::Store& store, int64_t alert_id, const std::string& by);
 

@@ -1,9 +1,11 @@
 // Every string the dashboard shows, in English and Chinese. The choice is remembered in localStorage.
 // t('key', {n: 3}) fills {n}; a key missing in Chinese falls back to English, then to `fallback`.
-import { en, zh } from './strings.js';
+import { en as baseEn, zh as baseZh } from './strings.js';
+import { carryEn, carryZh } from './strings_carry.js';
 
 const STORAGE_KEY = 'forkscope.lang';
-const dictionaries = { en, zh };
+const en = { ...baseEn, ...carryEn };
+const dictionaries = { en, zh: { ...baseZh, ...carryZh } };
 let current = 'en';
 const listeners = [];
 

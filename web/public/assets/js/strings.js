@@ -1,4 +1,4 @@
-// The dashboard's UI strings. Add a key to both dictionaries; tests check that they hold the same keys.
+// The dashboard's UI strings (sync candidates: strings_carry.js). Add a key to both dictionaries; tests check both.
 export const en = {
   'nav.skip': 'Skip to content',
   'nav.main': 'Main',

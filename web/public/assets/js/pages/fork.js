@@ -1,10 +1,11 @@
-// A fork's page: what was compared, the layer summary as a chart (and as a table), the changed
-// files filterable by layer, pattern and violation, and the Markdown report to download.
+// A fork's page: what was compared, its sync candidates, the layer summary as a chart (and as a table),
+// the changed files filterable by layer, pattern and violation, and the Markdown report to download.
 import { getAnalysis, getJson, getText, query } from '../api.js';
 import { fileHref, formatNumber, formatTime, h, notice, shortSha } from '../dom.js';
 import { t } from '../i18n.js';
 import { LAYERS, LAYER_COLORS, layerBadge, layerName } from '../layers.js';
 import { createTable } from '../table.js';
+import { candidatesSection } from './candidates.js';
 import { errorNotice, isAnalysisMissing, pageHeader, selectFilter, setQueryParam } from './common.js';
 
 // The style and, when the analysis carries it, the evidence it was decided on.
@@ -111,6 +112,9 @@ export async function forkPage(main, { name }, params) {
   }
   main.append(meta(analysis, fork));
   if (analysis.notices?.length) main.append(h('ul', { class: 'notices' }, analysis.notices.map((n) => h('li', {}, n))));
+  const candidates = await candidatesSection(name, params.get('candidate'));
+  if (candidates) main.append(candidates);
+  if (candidates && location.hash === '#candidates') candidates.scrollIntoView();
 
   const canvas = h('canvas', { id: 'layer-chart', role: 'img', 'aria-label': t('fork.chart_label') });
   main.append(h('section', { class: 'summary' }, h('h2', {}, t('fork.layers')), h('div', { class: 'summary-grid' }, h('div', { class: 'chart-box' }, canvas), summaryTable(analysis.summary))));

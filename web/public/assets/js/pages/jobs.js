@@ -56,7 +56,7 @@ export async function jobsPage(main, _params, params) {
   main.append(table.el);
 }
 
-function timeline(job) {
+export function timeline(job) {
   const stages = job.stages || [];
   const total = stages.reduce((n, s) => n + (s.duration_s || 0), 0) || 1;
   return h('ol', { class: 'timeline', id: 'stage-timeline', 'aria-label': t('jobs.timeline') }, stages.map((s) =>

@@ -1,11 +1,13 @@
 // The forks overview: one row per fork with its sync state (live while a sync runs), drift, a layer
-// bar of its changes, violations, open alerts and last job. Sortable; filterable by label and name.
+// bar of its changes, violations, open alerts, last job and newest sync candidate. Sortable;
+// filterable by label and name.
 import { getAnalysis, getJson, mapLimited, postJson, ApiError } from '../api.js';
 import { formatAgo, formatDays, formatNumber, forkHref, h, notice } from '../dom.js';
 import { t } from '../i18n.js';
 import { layerBar } from '../layers.js';
 import { createTable } from '../table.js';
 import { requireToken, setToken } from '../token.js';
+import { candidateCell } from './candidates.js';
 import { optionalJson, selectFilter, setQueryParam, stateBadge, errorNotice, pageHeader } from './common.js';
 
 const POLL_MS = 1500;
@@ -71,6 +73,7 @@ function columns(onSync) {
     { key: 'violations', label: () => t('col.violations'), numeric: true, value: (r) => r.analysis?.violations?.length ?? null, render: (r) => formatNumber(r.analysis?.violations?.length) },
     { key: 'alerts', label: () => t('col.open_alerts'), numeric: true, value: (r) => r.alerts ?? null, render: (r) => (r.alerts == null ? '—' : h('a', { href: '/alerts?state=open' }, formatNumber(r.alerts))) },
     { key: 'job', label: () => t('col.last_job'), value: (r) => r.job?.state ?? null, render: (r) => lastJobCell(r.job) },
+    { key: 'candidate', label: () => t('col.candidate'), value: (r) => r.candidate?.state ?? null, render: (r) => candidateCell(r.fork.name, r.candidate) },
     {
       key: 'actions',
       label: () => t('col.actions'),
@@ -86,12 +89,14 @@ export async function overviewPage(main, _params, query) {
   main.append(controls, status);
 
   const forks = (await getJson('/api/v1/forks')).forks;
-  const [drift, alerts, jobs, tasks] = await Promise.all([
+  const [drift, alerts, jobs, tasks, candidates] = await Promise.all([
     optionalJson('/api/v1/drift'),
     optionalJson('/api/v1/alerts?state=open'),
     optionalJson('/api/v1/jobs'),
     optionalJson('/api/v1/tasks'),
+    optionalJson('/api/v1/candidates'),
   ]);
+  const candidateBy = new Map((candidates.data?.candidates || []).map((c) => [c.fork, c]));
   const driftBy = new Map((drift.data?.drift || []).map((d) => [d.fork, d]));
   const alertsBy = new Map();
   for (const a of alerts.data?.alerts || []) alertsBy.set(a.fork, (alertsBy.get(a.fork) || 0) + 1);
@@ -107,6 +112,7 @@ export async function overviewPage(main, _params, query) {
     drift: driftBy.get(fork.name) || null,
     alerts: alerts.data ? alertsBy.get(fork.name) || 0 : null,
     job: jobBy.get(fork.name) || null,
+    candidate: candidateBy.get(fork.name) || null,
     task: (tasks.data?.tasks || []).find((tk) => tk.fork === fork.name) || null,
   }));
   const missing = [drift.missing && t('feature.drift'), alerts.missing && t('feature.alerts'), jobs.missing && t('feature.jobs')].filter(Boolean);

@@ -1,0 +1,409 @@
+#include "server/services/carry_service.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <random>
+
+#include "analyzer/carry/carry.h"
+#include "analyzer/git/checkout.h"
+#include "analyzer/git/mirror.h"
+#include "server/services/analysis_service.h"
+
+namespace forkscope::server {
+namespace {
+
+using storage::CandidateRecord;
+using storage::CandidateState;
+using storage::JobState;
+
+struct Mirrors {
+  std::string fork;
+  std::string upstream;
+};
+
+Result<Mirrors> MirrorsOf(const std::string& data_dir, const storage::ForkRecord& fork) {
+  FS_ASSIGN_OR_RETURN(std::string fork_url, analyzer::git::NormalizeLocation(fork.fork_url));
+  FS_ASSIGN_OR_RETURN(std::string upstream_url, analyzer::git::NormalizeLocation(fork.upstream_url));
+  return Mirrors{analyzer::git::MirrorPathFor(data_dir, fork_url),
+                 analyzer::git::MirrorPathFor(data_dir, upstream_url)};
+}
+
+// The target: the upstream head of the analysis, or a revision resolved in upstream, then in the fork
+// (as `forkscope carry --onto`).
+Result<std::string> ResolveOnto(const Mirrors& m, const analyzer::Analysis& a, const std::string& onto) {
+  if (onto.empty()) return a.upstream.sha;
+  if (auto sha = analyzer::git::ResolveRevision(m.upstream, onto); sha.ok()) return *sha;
+  auto sha = analyzer::git::ResolveRevision(m.fork, onto);
+  if (!sha.ok()) return InvalidArgument("onto: '" + onto + "' names no commit of upstream or of the fork");
+  return *sha;
+}
+
+// A command-line argument as a POSIX shell reads it back: bare when it holds only safe characters.
+std::string ShellArg(const std::string& s) {
+  const bool safe = !s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                      "0123456789@%+=:,./_-") == std::string::npos;
+  if (safe) return s;
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+bool StopsJob(JobState s) {
+  return s == JobState::kFailed || s == JobState::kTimedOut || s == JobState::kLost || s == JobState::kCancelled;
+}
+
+// What a finished build job says of the candidate it ran on. Only a job whose every stage passed
+// makes it ready; a skipped stage (no GPU runner) leaves it unvalidated.
+storage::CandidateUpdate UpdateFromJob(const storage::JobRecord& job) {
+  storage::CandidateUpdate u;
+  u.reason = job.reason;
+  switch (job.state) {
+    case JobState::kPassed:
+      u.state = CandidateState::kReady;
+      u.reason.clear();
+      break;
+    case JobState::kFailed:
+    case JobState::kTimedOut:
+    case JobState::kLost: {
+      u.state = CandidateState::kFailed;
+      auto stage = std::find_if(job.stages.begin(), job.stages.end(),
+                                [](const storage::StageRecord& s) { return StopsJob(s.state); });
+      // A job that failed before any stage ran failed at its checkout.
+      u.failing_stage = stage != job.stages.end() ? stage->name : "checkout";
+      break;
+    }
+    case JobState::kCancelled:
+      u.state = CandidateState::kUnvalidated;
+      u.reason = "the build job was cancelled";
+      break;
+    default:  // skipped (queued and running jobs never end here)
+      u.state = CandidateState::kUnvalidated;
+      if (u.reason.empty()) u.reason = "a stage of the build job was skipped";
+      break;
+  }
+  return u;
+}
+
+}  // namespace
+
+std::vector<std::string> PublishCommands(const storage::CandidateRecord& c) {
+  const std::string url = ShellArg(analyzer::git::RedactUrl(c.fork_url));
+  const std::string onto = c.onto.substr(0, 12);
+  return {"git fetch " + ShellArg(c.repo) + " " + ShellArg(c.candidate_ref),
+          "git push " + url + " FETCH_HEAD:refs/heads/forkscope/sync-" + onto,
+          "git push --force-with-lease=refs/heads/" + c.branch + ":" + c.fork_sha + " " + url +
+              " FETCH_HEAD:refs/heads/" + c.branch};
+}
+
+struct CarryService::Job {
+  storage::TaskRecord task;
+  std::string fork;
+  CarryParams params;
+  analyzer::CarryStrategy strategy = analyzer::CarryStrategy::kRebase;
+  std::optional<int64_t> analysis_id;
+  std::string trigger;
+};
+
+CarryService::CarryService(CarryServiceOptions options, analyzer::Rules rules, base::Clock& clock)
+    : options_(std::move(options)), rules_(std::move(rules)), clock_(clock) {}
+
+CarryService::~CarryService() { Shutdown(); }
+
+Status CarryService::Start() {
+  FS_ASSIGN_OR_RETURN(auto store, options_.stores->Open());
+  std::random_device rd;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    next_id_ = (static_cast<uint64_t>(rd()) << 20) ^ static_cast<uint64_t>(clock_.NowS());
+    task_store_ = std::move(store);
+  }
+  FS_ASSIGN_OR_RETURN(auto work_store, options_.stores->Open());
+  // What a previous process left is taken up as far as possible; it never keeps the daemon down.
+  if (Status st = Reconcile(*work_store); !st.ok()) spdlog::warn("carry start-up reconciliation: {}", st.message());
+  worker_ = std::thread([this] { WorkerLoop(); });
+  return Status::Ok();
+}
+
+std::string CarryService::NewTaskId() {
+  char buf[24];
+  snprintf(buf, sizeof buf, "tc%012llx", static_cast<unsigned long long>(++next_id_ & 0xffffffffffffULL));
+  return buf;
+}
+
+Result<std::string> CarryService::Enqueue(const storage::ForkRecord& fork, const CarryParams& params,
+                                          std::optional<int64_t> analysis_id, const std::string& trigger) {
+  const analyzer::CarryStrategy strategy = params.strategy.value_or(options_.strategy);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (stopping_ || !task_store_) return Unavailable("the carry service is not running");
+  for (const auto& queued : queue_)
+    if (queued->fork == fork.name && queued->params.onto == params.onto && queued->strategy == strategy &&
+        queued->analysis_id == analysis_id)
+      return queued->task.id;
+  auto job = std::make_shared<Job>();
+  job->fork = fork.name;
+  job->params = params;
+  job->strategy = strategy;
+  job->analysis_id = analysis_id;
+  job->trigger = trigger;
+  storage::TaskRecord& t = job->task;
+  t.id = NewTaskId();
+  t.kind = "carry";
+  t.fork_name = fork.name;
+  t.state = "queued";
+  t.stage = "queued";
+  t.created_at = clock_.NowS();
+  FS_RETURN_IF_ERROR(task_store_->SaveTask(t));
+  unfinished_.push_back(t);
+  queue_.push_back(job);
+  cv_.notify_one();
+  spdlog::info("carry queued task={} fork={} onto={} strategy={} trigger={}", t.id, fork.name,
+               params.onto.empty() ? "upstream-head" : params.onto, analyzer::CarryStrategyName(strategy), trigger);
+  return t.id;
+}
+
+SyncHook CarryService::MakeSyncHook() {
+  return [this](storage::Store& store, const storage::TaskRecord& task, const AnalysisOutcome* outcome) {
+    if (outcome == nullptr || task.fork_name.empty()) return;
+    const analyzer::Analysis& a = outcome->analysis;
+    if (a.behind <= 0) {  // upstream's head is in the fork already (a candidate was published, say)
+      Decided(store, task.fork_name, nullptr);
+      return;
+    }
+    if (!options_.after_sync) return;
+    auto fork = store.GetFork(task.fork_name);
+    if (!fork.ok()) return;
+    auto carried = storage::CandidateStore(store.db()).Find(fork->id, a.fork.sha, a.upstream.sha, options_.strategy);
+    if (!carried.ok() || *carried) return;  // this head was carried onto this target before
+    auto queued = Enqueue(*fork, {}, outcome->analysis_id, "sync");
+    if (!queued.ok()) spdlog::warn("carry after sync fork={} error={}", task.fork_name, queued.status().message());
+  };
+}
+
+void CarryService::SaveTask(const storage::TaskRecord& task) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = std::find_if(unfinished_.begin(), unfinished_.end(),
+                         [&task](const storage::TaskRecord& t) { return t.id == task.id; });
+  const bool finished = task.state == "succeeded" || task.state == "failed";
+  if (it != unfinished_.end()) {
+    if (finished)
+      unfinished_.erase(it);
+    else
+      *it = task;
+  }
+  Status st = task_store_->SaveTask(task);
+  if (!st.ok()) spdlog::warn("carry task save failed id={} state={} error={}", task.id, task.state, st.message());
+}
+
+std::optional<storage::TaskRecord> CarryService::ActiveTask(const std::string& id) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& t : unfinished_)
+    if (t.id == id) return t;
+  return std::nullopt;
+}
+
+void CarryService::WorkerLoop() {
+  auto store = options_.stores->Open();
+  if (!store.ok()) spdlog::error("carry worker cannot open database: {}", store.status().message());
+  while (true) {
+    std::shared_ptr<Job> job;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      if (stopping_) return;
+      job = queue_.front();
+      queue_.pop_front();
+      running_ = true;
+    }
+    if (store.ok()) {
+      RunJob(**store, *job);
+    } else {
+      job->task.state = "failed";
+      job->task.error = "the carry worker has no database connection: " + store.status().message();
+      SaveTask(job->task);
+    }
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      running_ = false;
+    }
+    idle_cv_.notify_all();
+  }
+}
+
+void CarryService::RunJob(storage::Store& store, Job& job) {
+  storage::TaskRecord& t = job.task;
+  t.state = "running";
+  t.stage = "carry";
+  t.progress = 10;
+  t.started_at = clock_.NowS();
+  SaveTask(t);
+  auto candidate = Carry(store, job);
+  t.finished_at = clock_.NowS();
+  if (candidate.ok()) {
+    t.state = "succeeded";
+    t.progress = 100;
+    t.candidate_id = *candidate;
+  } else {
+    t.state = "failed";
+    t.error = candidate.status().message();
+    spdlog::warn("carry failed task={} fork={} error={}", t.id, t.fork_name, t.error);
+  }
+  SaveTask(t);
+}
+
+Result<std::optional<int64_t>> CarryService::Carry(storage::Store& store, Job& job) {
+  FS_ASSIGN_OR_RETURN(storage::ForkRecord fork, store.GetFork(job.fork));
+  std::optional<int64_t> analysis_id = job.analysis_id ? job.analysis_id : fork.latest_analysis_id;
+  if (!analysis_id) return FailedPrecondition("fork '" + fork.name + "' has not been synced yet; POST its /sync first");
+  FS_ASSIGN_OR_RETURN(analyzer::Analysis analysis, store.LoadAnalysis(*analysis_id));
+  FS_ASSIGN_OR_RETURN(Mirrors mirrors, MirrorsOf(options_.data_dir, fork));
+  FS_ASSIGN_OR_RETURN(std::string onto, ResolveOnto(mirrors, analysis, job.params.onto));
+  storage::CandidateStore candidates(store.db());
+  FS_ASSIGN_OR_RETURN(auto existing, candidates.Find(fork.id, analysis.fork.sha, onto, job.strategy));
+  if (existing) {
+    job.task.stage = "already carried";
+    return std::optional<int64_t>(existing->id);
+  }
+  analyzer::CarryOptions o;
+  o.onto = onto;
+  o.strategy = job.strategy;
+  o.committer_name = options_.committer_name;
+  o.committer_email = options_.committer_email;
+  o.clock = &clock_;
+  analyzer::ResolvedPair pair{mirrors.fork, mirrors.upstream, analysis};
+  FS_ASSIGN_OR_RETURN(analyzer::CarryResult carry, analyzer::CarryAnalysed(pair, analysis, rules_, o));
+  spdlog::info("carry done task={} fork={} onto={} state={} ms={}", job.task.id, fork.name, onto.substr(0, 12),
+               analyzer::CarryStateName(carry.state), carry.duration_ms);
+  if (carry.state == analyzer::CarryState::kUpToDate) {
+    job.task.stage = "up to date";
+    Decided(store, fork.name, nullptr);
+    return std::optional<int64_t>();
+  }
+  CandidateRecord row = storage::CandidateFromCarry(fork.id, carry, mirrors.fork);
+  row.task_id = job.task.id;
+  row.triggered_by = job.trigger;
+  FS_ASSIGN_OR_RETURN(auto inserted, candidates.Insert(row, clock_.NowS()));
+  CandidateRecord stored = std::move(inserted.first);
+  job.task.stage = !inserted.second ? "already carried" : storage::CandidateStateName(stored.state);
+  if (!inserted.second) return std::optional<int64_t>(stored.id);
+  if (stored.state == CandidateState::kConflict) {
+    Decided(store, fork.name, &stored);
+    return std::optional<int64_t>(stored.id);
+  }
+  FS_ASSIGN_OR_RETURN(stored, Validate(store, std::move(stored)));
+  job.task.stage = storage::CandidateStateName(stored.state);
+  return std::optional<int64_t>(stored.id);
+}
+
+Result<CandidateRecord> CarryService::Validate(storage::Store& store, CandidateRecord candidate) {
+  storage::CandidateUpdate u;
+  {
+    // Held until the job id is stored, so OnJobFinished of a job that ends at once finds its candidate.
+    std::lock_guard<std::mutex> lock(validate_mu_);
+    Result<std::string> job = validator_ ? validator_(store, candidate)
+                                         : Result<std::string>(FailedPrecondition("no build jobs are configured"));
+    if (!job.ok() && job.status().code() == StatusCode::kUnavailable) {
+      // The job service is stopping: the candidate stays clean and the next start queues its job.
+      spdlog::warn("candidate id={} job not queued: {}", candidate.id, job.status().message());
+      return candidate;
+    }
+    if (job.ok()) {
+      u.state = CandidateState::kValidating;
+      u.job_id = *job;
+    } else {
+      u.state = CandidateState::kUnvalidated;
+      u.reason = "no build job: " + job.status().message();
+    }
+    FS_ASSIGN_OR_RETURN(candidate, storage::CandidateStore(store.db()).Update(candidate.id, u, clock_.NowS()));
+  }
+  spdlog::info("candidate id={} fork={} state={} job={} reason={}", candidate.id, candidate.fork,
+               storage::CandidateStateName(candidate.state), candidate.job_id, candidate.reason);
+  if (storage::IsDecided(candidate.state)) Decided(store, candidate.fork, &candidate);
+  return candidate;
+}
+
+bool CarryService::OnJobFinished(storage::Store& store, const storage::JobRecord& job) {
+  std::optional<CandidateRecord> decided;
+  {
+    std::lock_guard<std::mutex> lock(validate_mu_);
+    storage::CandidateStore candidates(store.db());
+    auto candidate = candidates.ForJob(job.id);
+    if (!candidate.ok()) {
+      spdlog::warn("candidate of job={} unknown: {}", job.id, candidate.status().message());
+      return false;
+    }
+    if (!*candidate) return false;
+    if ((*candidate)->state != CandidateState::kValidating) return true;  // taken up already (restart)
+    auto updated = candidates.Update((*candidate)->id, UpdateFromJob(job), clock_.NowS());
+    if (!updated.ok()) {
+      spdlog::warn("candidate id={} job={} update failed: {}", (*candidate)->id, job.id, updated.status().message());
+      return true;
+    }
+    decided = std::move(*updated);
+  }
+  spdlog::info("candidate id={} fork={} state={} stage={} reason={}", decided->id, decided->fork,
+               storage::CandidateStateName(decided->state), decided->failing_stage, decided->reason);
+  Decided(store, decided->fork, &*decided);
+  return true;
+}
+
+void CarryService::Decided(storage::Store& store, const std::string& fork, const CandidateRecord* decided) {
+  if (listener_) listener_(store, fork, decided);
+}
+
+// Start-up: candidates left clean get their job, validating ones whose job ended are decided, and
+// (with after_sync) the carries a previous process did not finish are queued again.
+Status CarryService::Reconcile(storage::Store& store) {
+  storage::CandidateStore candidates(store.db());
+  // Validating ones first: those were validating before this start (their jobs are in the table).
+  FS_ASSIGN_OR_RETURN(auto validating, candidates.InState(CandidateState::kValidating));
+  storage::JobStore jobs(store.db());
+  for (const auto& c : validating) {
+    FS_ASSIGN_OR_RETURN(auto job, jobs.Get(c.job_id));
+    if (job && storage::IsFinished(job->state)) OnJobFinished(store, *job);
+    if (!job) {
+      storage::CandidateUpdate gone{CandidateState::kUnvalidated, "", "", "its build job " + c.job_id + " is gone"};
+      FS_ASSIGN_OR_RETURN(auto updated, candidates.Update(c.id, gone, clock_.NowS()));
+      Decided(store, updated.fork, &updated);
+    }
+  }
+  FS_ASSIGN_OR_RETURN(auto clean, candidates.InState(CandidateState::kClean));
+  for (auto& c : clean) FS_RETURN_IF_ERROR(Validate(store, std::move(c)).status());
+  if (!options_.after_sync) return Status::Ok();
+  FS_ASSIGN_OR_RETURN(auto forks, store.ListForks());
+  for (const auto& f : forks) {
+    if (!f.latest_analysis_id) continue;
+    FS_ASSIGN_OR_RETURN(analyzer::Analysis a, store.LoadAnalysis(*f.latest_analysis_id));
+    if (a.behind <= 0) continue;
+    FS_ASSIGN_OR_RETURN(auto carried, candidates.Find(f.id, a.fork.sha, a.upstream.sha, options_.strategy));
+    if (!carried) FS_RETURN_IF_ERROR(Enqueue(f, {}, f.latest_analysis_id, "sync").status());
+  }
+  return Status::Ok();
+}
+
+bool CarryService::WaitIdle(std::chrono::milliseconds timeout) {
+  std::unique_lock<std::mutex> lock(mu_);
+  return idle_cv_.wait_for(lock, timeout, [this] { return queue_.empty() && !running_; });
+}
+
+void CarryService::Shutdown() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stopping_ && !worker_.joinable()) return;
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  if (worker_.joinable()) worker_.join();
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto& job : queue_) {
+    job->task.state = "failed";
+    job->task.error = "interrupted: the daemon stopped before the task ran";
+    job->task.finished_at = clock_.NowS();
+    if (task_store_) (void)task_store_->SaveTask(job->task);
+  }
+  queue_.clear();
+  unfinished_.clear();
+  idle_cv_.notify_all();
+}
+
+}  // namespace forkscope::server

@@ -1,0 +1,129 @@
+// Sync candidates in the daemon (docs/carry.md, "The daemon"): carries a registered fork's head onto
+// upstream (analyzer/carry, in memory) on one worker thread, after a sync that finds upstream ahead
+// (MakeSyncHook) or when asked (Enqueue: POST /api/v1/forks/{name}/carry); stores each carry once per
+// (fork head, target, strategy) as a candidate (storage/candidate_store.h); hands a clean candidate to
+// the validator (the fork's build job, wired by the daemon) and follows that job to ready, failed or
+// unvalidated (OnJobFinished). Each carry is a task ("carry") saved at every change, so a restart
+// finds it failed ("interrupted", by SyncService::Start) and Start() carries again what was lost.
+// Thread-safe: every public method may be called from any thread once Start() has returned.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "analyzer/classify/rules.h"
+#include "analyzer/model/carry.h"
+#include "base/clock.h"
+#include "server/services/sync_service.h"
+#include "storage/candidate_store.h"
+#include "storage/job_store.h"
+#include "storage/store.h"
+#include "storage/store_opener.h"
+
+namespace forkscope::server {
+
+struct CarryServiceOptions {
+  std::string data_dir;                    // mirrors live under <data_dir>/mirrors
+  storage::StoreOpener* stores = nullptr;  // required: every connection the service opens comes from here
+  bool after_sync = true;                  // carry.after_sync: the sync hook and the start-up catch-up
+  analyzer::CarryStrategy strategy = analyzer::CarryStrategy::kRebase;  // when a request names none
+  std::string committer_name = "forkscope";
+  std::string committer_email = "forkscope@localhost";
+};
+
+// What a carry request may choose; empty fields take the defaults (onto: the upstream head of the
+// fork's latest analysis; strategy: options.strategy).
+struct CarryParams {
+  std::string onto;
+  std::optional<analyzer::CarryStrategy> strategy;
+};
+
+// Queues the build job that validates a clean candidate (on its candidate commit); returns the job id.
+// FailedPrecondition when the fork has no recipe. Called on the carry worker with its Store.
+using CandidateValidator =
+    std::function<Result<std::string>(storage::Store& store, const storage::CandidateRecord& candidate)>;
+// Told when a carry of fork is decided (conflict, ready, failed, unvalidated) or found the fork up to
+// date (decided null): the alert rules. Called on the thread that decided it, with its Store.
+using CandidateListener =
+    std::function<void(storage::Store& store, const std::string& fork, const storage::CandidateRecord* decided)>;
+
+// The commands that publish a candidate: fetch its ref from the fork mirror, push it to a side branch
+// of the fork (forkscope/sync-<onto-short12>), or replace the migration branch (guarded by
+// --force-with-lease on the carried fork head). Credentials are stripped from the fork's URL.
+std::vector<std::string> PublishCommands(const storage::CandidateRecord& candidate);
+
+class CarryService {
+ public:
+  CarryService(CarryServiceOptions options, analyzer::Rules rules, base::Clock& clock);
+  ~CarryService();
+  CarryService(const CarryService&) = delete;
+  CarryService& operator=(const CarryService&) = delete;
+
+  // Set before Start(). Without a validator every clean candidate ends unvalidated.
+  void SetValidator(CandidateValidator validator) { validator_ = std::move(validator); }
+  void SetListener(CandidateListener listener) { listener_ = std::move(listener); }
+  // Opens the task connection, takes up candidates a previous process left clean or validating (whose
+  // job ended meanwhile), queues the carries that process did not finish (with after_sync), starts
+  // the worker.
+  Status Start();
+  // Queues a carry of fork (coalesced with a queued one of the same fork and parameters); returns the
+  // task id. analysis_id pins the analysis to carry from (default: the fork's latest when it runs).
+  // Unavailable once stopping.
+  Result<std::string> Enqueue(const storage::ForkRecord& fork, const CarryParams& params,
+                              std::optional<int64_t> analysis_id = std::nullopt, const std::string& trigger = "api");
+  // After a successful sync: queues a carry when upstream is ahead of the fork and this fork head has
+  // not been carried onto this upstream head yet (with after_sync); a fork that has upstream's head
+  // already tells the listener there is nothing to propose (its candidate alerts resolve).
+  SyncHook MakeSyncHook();
+  // A build job ended: when it validates a candidate, moves the candidate to ready (passed), failed
+  // (failed, timed_out, lost: with the stage) or unvalidated (skipped, cancelled) and tells the
+  // listener. Returns whether the job was a candidate's.
+  bool OnJobFinished(storage::Store& store, const storage::JobRecord& job);
+  // The unfinished carry task, if id names one (others are read from the tasks table).
+  std::optional<storage::TaskRecord> ActiveTask(const std::string& id) const;
+  // Blocks until no carry is queued or running, or timeout.
+  bool WaitIdle(std::chrono::milliseconds timeout);
+  // Stops taking carries; the running one finishes; queued ones are failed. Joins the worker.
+  void Shutdown();
+
+ private:
+  struct Job;
+  void WorkerLoop();
+  void RunJob(storage::Store& store, Job& job);
+  Result<std::optional<int64_t>> Carry(storage::Store& store, Job& job);
+  Result<storage::CandidateRecord> Validate(storage::Store& store, storage::CandidateRecord candidate);
+  void Decided(storage::Store& store, const std::string& fork, const storage::CandidateRecord* decided);
+  Status Reconcile(storage::Store& store);
+  void SaveTask(const storage::TaskRecord& task);
+  std::string NewTaskId();
+
+  const CarryServiceOptions options_;
+  const analyzer::Rules rules_;
+  base::Clock& clock_;
+  CandidateValidator validator_;   // fixed before Start()
+  CandidateListener listener_;     // fixed before Start()
+  std::thread worker_;
+  // Held from a validation job's submission until its id is stored on the candidate, and while a
+  // finished job is applied: a job that ends at once still finds its candidate.
+  std::mutex validate_mu_;
+
+  mutable std::mutex mu_;  // guards everything below
+  std::condition_variable cv_;
+  std::condition_variable idle_cv_;
+  bool stopping_ = false;
+  bool running_ = false;                          // the worker is carrying
+  std::deque<std::shared_ptr<Job>> queue_;
+  std::vector<storage::TaskRecord> unfinished_;   // queued and running tasks
+  std::unique_ptr<storage::Store> task_store_;    // task rows, written under mu_
+  uint64_t next_id_ = 0;
+};
+
+}  // namespace forkscope::server
