@@ -180,6 +180,7 @@ int Serve(const ServeOptions& options, const analyzer::Rules& rules, const sigse
   ctx.alerts = &daemon.alerts;
   ctx.jobs = daemon.jobs.get();
   ctx.patterns = &daemon.patterns;
+  ctx.responses.SetLimits({c.http.response_cache_bytes, ResponseCacheLimits{}.max_entries});
   HttpServer http(ctx, InstallApiRoutes);
   auto port = http.Bind();
   if (!port.ok()) {
