@@ -110,8 +110,9 @@ Status Daemon::Wire(const analyzer::Rules& rules) {
   alerts.SetDeliveryNotifier([this] { delivery.Wake(); });
   sync.AddSyncHook(MakeDriftHook(SystemNowSeconds, {},
                                  [this](storage::Store& store, const std::string& fork,
-                                        const analyzer::DriftReport& report) {
-                                   Status st = alerts.OnDrift(store, fork, report);
+                                        const analyzer::DriftReport& report,
+                                        const std::optional<analyzer::DriftSummary>& previous) {
+                                   Status st = alerts.OnDrift(store, fork, report, previous);
                                    if (!st.ok()) spdlog::warn("alerts fork={} error={}", fork, st.message());
                                  }));
   sync.AddSyncHook(patterns.Hook());
