@@ -18,6 +18,14 @@ int64_t NowS() {
   return base::SystemClock().NowS();
 }
 
+// What a failed sync says. A fork deleted while it synced fails on its missing row (a constraint
+// error from SQLite): the task says what happened instead.
+std::string FailureMessage(storage::Store& store, const storage::TaskRecord& t, bool is_check, const Status& st) {
+  if (!is_check && store.GetFork(t.fork_name).status().code() == StatusCode::kNotFound)
+    return "cancelled: the fork '" + t.fork_name + "' was deleted while it synced";
+  return st.message();
+}
+
 }  // namespace
 
 struct SyncService::Job {
@@ -232,7 +240,7 @@ void SyncService::RunJob(storage::Store& store, Job& job) {
     t.analysis_id = outcome->analysis_id;
   } else {
     t.state = "failed";
-    t.error = stopping_ ? "interrupted: the daemon stopped" : outcome.status().message();
+    t.error = stopping_ ? "interrupted: the daemon stopped" : FailureMessage(store, t, job.is_check, outcome.status());
     spdlog::warn("sync failed task={} fork={} error={}", t.id, t.fork_name, t.error);
   }
   bool abandoned = false;
