@@ -296,10 +296,10 @@ ALTER TABLE violations ADD COLUMN snippet TEXT NOT NULL DEFAULT '';
 ALTER TABLE violations ADD COLUMN files TEXT NOT NULL DEFAULT '[]';
 )sql";
 
-// Versions 3 to 6 belong to other areas and live beside their stores (storage/schema_parts.h).
-const std::array<std::string_view, 7> kMigrations = {kSchemaV1,       kSchemaV2,     kSchemaV3Drift,
-                                                     kSchemaV4Alerts, kSchemaV5Jobs, kSchemaV6Patterns,
-                                                     kSchemaV7Findings};
+// Versions 3 to 6 and 8 belong to other areas and live beside their stores (storage/schema_parts.h).
+const std::array<std::string_view, 8> kMigrations = {kSchemaV1,       kSchemaV2,         kSchemaV3Drift,
+                                                     kSchemaV4Alerts, kSchemaV5Jobs,     kSchemaV6Patterns,
+                                                     kSchemaV7Findings, kSchemaV8Credentials};
 
 }  // namespace
 
