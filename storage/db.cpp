@@ -71,6 +71,8 @@ int64_t Database::LastInsertRowid() const { return sqlite3_last_insert_rowid(db_
 
 int Database::Changes() const { return sqlite3_changes(db_.get()); }
 
+bool Database::InTransaction() const { return sqlite3_get_autocommit(db_.get()) == 0; }
+
 // --- Statement ---
 
 namespace {
@@ -181,6 +183,27 @@ Status Transaction::Commit() {
   FS_RETURN_IF_ERROR(begin_status_);
   if (!open_) return FailedPrecondition("transaction already committed");
   FS_RETURN_IF_ERROR(db_.Exec("COMMIT"));
+  open_ = false;
+  return Status::Ok();
+}
+
+// --- NestedTransaction ---
+
+NestedTransaction::NestedTransaction(Database& db) : db_(db), savepoint_(db.InTransaction()) {
+  begin_status_ = db_.Exec(savepoint_ ? "SAVEPOINT nested_write" : "BEGIN IMMEDIATE");
+  open_ = begin_status_.ok();
+}
+
+NestedTransaction::~NestedTransaction() {
+  if (!open_) return;
+  // As Transaction's: nothing to report to; SQLite rolls back what is left when the connection closes.
+  (void)db_.Exec(savepoint_ ? "ROLLBACK TO nested_write; RELEASE nested_write" : "ROLLBACK");
+}
+
+Status NestedTransaction::Commit() {
+  FS_RETURN_IF_ERROR(begin_status_);
+  if (!open_) return FailedPrecondition("transaction already committed");
+  FS_RETURN_IF_ERROR(db_.Exec(savepoint_ ? "RELEASE nested_write" : "COMMIT"));
   open_ = false;
   return Status::Ok();
 }

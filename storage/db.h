@@ -45,6 +45,7 @@ class Database {
 
   int64_t LastInsertRowid() const;
   int Changes() const;  // rows changed by the most recent INSERT/UPDATE/DELETE
+  bool InTransaction() const;  // a BEGIN (or SAVEPOINT) is open
   sqlite3* handle() const { return db_.get(); }
 
  private:
@@ -118,6 +119,25 @@ class Transaction {
 
  private:
   Database& db_;
+  Status begin_status_;
+  bool open_ = false;
+};
+
+// A write span that nests: BEGIN IMMEDIATE when no transaction is open, else a SAVEPOINT inside the
+// caller's, so a store method that writes several rows stays all-or-nothing on its own and inside a
+// caller's transaction alike. Rolls back (to the savepoint) in the destructor unless Commit() succeeded.
+class NestedTransaction {
+ public:
+  explicit NestedTransaction(Database& db);
+  ~NestedTransaction();
+  NestedTransaction(const NestedTransaction&) = delete;
+  NestedTransaction& operator=(const NestedTransaction&) = delete;
+  const Status& status() const { return begin_status_; }
+  Status Commit();
+
+ private:
+  Database& db_;
+  bool savepoint_ = false;
   Status begin_status_;
   bool open_ = false;
 };

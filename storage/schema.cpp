@@ -380,10 +380,11 @@ CREATE INDEX candidates_state ON candidates(state);
 ALTER TABLE tasks ADD COLUMN candidate_id INTEGER REFERENCES candidates(id) ON DELETE SET NULL;
 )sql";
 
-// Versions 3 to 6 belong to other areas and live beside their stores (storage/schema_parts.h).
-const std::array<std::string_view, 9> kMigrations = {kSchemaV1,         kSchemaV2,           kSchemaV3Drift,
+// Versions 3 to 6 and 10 belong to other areas and live beside their stores (storage/schema_parts.h).
+const std::array<std::string_view, 10> kMigrations = {kSchemaV1,         kSchemaV2,           kSchemaV3Drift,
                                                      kSchemaV4Alerts,   kSchemaV5Jobs,       kSchemaV6Patterns,
-                                                     kSchemaV7Findings, kSchemaV8FileOrigins, kSchemaV9Candidates};
+                                                     kSchemaV7Findings, kSchemaV8FileOrigins, kSchemaV9Candidates,
+                                                     kSchemaV10Credentials};
 
 }  // namespace
 

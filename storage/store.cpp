@@ -115,16 +115,24 @@ Result<ForkRecord> Store::Impl::ForkByName(const std::string& name) {
 Result<ForkRecord> Store::CreateFork(const ForkRecord& fork) {
   FS_RETURN_IF_ERROR(ValidateFork(fork));
   Impl& s = *impl_;
+  FS_ASSIGN_OR_RETURN(Impl::UrlWrite fork_url, s.PrepareUrl("fork_url", fork.fork_url, ""));
+  FS_ASSIGN_OR_RETURN(Impl::UrlWrite upstream_url, s.PrepareUrl("upstream_url", fork.upstream_url, ""));
+  NestedTransaction txn(s.db);
+  FS_RETURN_IF_ERROR(txn.status());
   const int64_t now = s.now_s();
   FS_ASSIGN_OR_RETURN(StatementLease stmt,
                       s.Lease("INSERT INTO forks (name, fork_url, branch, upstream_url, upstream_branch, "
                               "sync_interval_s, labels, created_at, updated_at) "
                               "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8)"));
-  stmt->Bind(1, fork.name).Bind(2, fork.fork_url).Bind(3, fork.branch).Bind(4, fork.upstream_url);
+  stmt->Bind(1, fork.name).Bind(2, fork_url.url).Bind(3, fork.branch).Bind(4, upstream_url.url);
   stmt->Bind(5, fork.upstream_branch).Bind(6, fork.sync_interval_s).Bind(7, EncodeLabels(fork.labels));
   stmt->Bind(8, now);
   FS_RETURN_IF_ERROR(NameTaken(stmt->Run(), fork.name));
-  return s.ForkById(s.db.LastInsertRowid());
+  const int64_t id = s.db.LastInsertRowid();
+  FS_RETURN_IF_ERROR(s.WriteCredential(id, "fork", fork_url));
+  FS_RETURN_IF_ERROR(s.WriteCredential(id, "upstream", upstream_url));
+  FS_RETURN_IF_ERROR(txn.Commit());
+  return s.ForkById(id);
 }
 
 Result<ForkRecord> Store::GetFork(const std::string& name) { return impl_->ForkByName(name); }
@@ -144,15 +152,23 @@ Result<std::vector<ForkRecord>> Store::ListForks() {
 Result<ForkRecord> Store::UpdateFork(const ForkRecord& fork) {
   FS_RETURN_IF_ERROR(ValidateFork(fork));
   Impl& s = *impl_;
+  NestedTransaction txn(s.db);
+  FS_RETURN_IF_ERROR(txn.status());
+  FS_ASSIGN_OR_RETURN(ForkRecord before, s.ForkById(fork.id));
+  FS_ASSIGN_OR_RETURN(Impl::UrlWrite fork_url, s.PrepareUrl("fork_url", fork.fork_url, before.fork_url));
+  FS_ASSIGN_OR_RETURN(Impl::UrlWrite upstream_url,
+                      s.PrepareUrl("upstream_url", fork.upstream_url, before.upstream_url));
   FS_ASSIGN_OR_RETURN(StatementLease stmt,
                       s.Lease("UPDATE forks SET name = ?2, fork_url = ?3, branch = ?4, upstream_url = ?5, "
                               "upstream_branch = ?6, sync_interval_s = ?7, labels = ?8, updated_at = ?9 "
                               "WHERE id = ?1"));
-  stmt->Bind(1, fork.id).Bind(2, fork.name).Bind(3, fork.fork_url).Bind(4, fork.branch);
-  stmt->Bind(5, fork.upstream_url).Bind(6, fork.upstream_branch).Bind(7, fork.sync_interval_s);
+  stmt->Bind(1, fork.id).Bind(2, fork.name).Bind(3, fork_url.url).Bind(4, fork.branch);
+  stmt->Bind(5, upstream_url.url).Bind(6, fork.upstream_branch).Bind(7, fork.sync_interval_s);
   stmt->Bind(8, EncodeLabels(fork.labels)).Bind(9, s.now_s());
   FS_RETURN_IF_ERROR(NameTaken(stmt->Run(), fork.name));
-  if (s.db.Changes() == 0) return NotFound("fork " + std::to_string(fork.id) + " not found");
+  FS_RETURN_IF_ERROR(s.WriteCredential(fork.id, "fork", fork_url));
+  FS_RETURN_IF_ERROR(s.WriteCredential(fork.id, "upstream", upstream_url));
+  FS_RETURN_IF_ERROR(txn.Commit());
   return s.ForkById(fork.id);
 }
 
@@ -167,12 +183,15 @@ Status Store::DeleteFork(const std::string& name) {
 // ---------------------------------------------------------------------------------------------------
 // Tasks
 
+// An analysis deleted since the task produced it reads as NULL, as ON DELETE SET NULL would have left
+// it: the task's final row is written whatever happened to its analysis.
 Status Store::SaveTask(const TaskRecord& task) {
   if (task.id.empty()) return InvalidArgument("task id is empty");
   FS_ASSIGN_OR_RETURN(
       StatementLease stmt,
       impl_->Lease("INSERT INTO tasks (id, kind, fork_name, state, stage, progress, error, created_at, started_at, "
-                   "finished_at, analysis_id, candidate_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) "
+                   "finished_at, analysis_id, candidate_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
+                   "(SELECT id FROM analyses WHERE id = ?11), ?12) "
                    "ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, fork_name = excluded.fork_name, "
                    "state = excluded.state, stage = excluded.stage, progress = excluded.progress, "
                    "error = excluded.error, created_at = excluded.created_at, started_at = excluded.started_at, "

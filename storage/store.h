@@ -25,9 +25,17 @@ struct AnalysisKey {
   std::string rules_version;
 };
 
+// What SaveAnalysisIfAbsent did: the analysis id, and whether it was stored before (by another saver).
+struct SavedAnalysis {
+  int64_t id = 0;
+  bool existed = false;
+};
+
 struct ForkRecord {
   int64_t id = 0;
   std::string name;
+  // The URLs as given on write; as stored on read: an http(s) URL's credentials read "***"
+  // (https://***@host/x.git) and stay in the store, for ForkFetchUrls. Writing "***" back keeps them.
   std::string fork_url;
   std::string branch;            // migration branch ("" = paddle, falling back to default)
   std::string upstream_url;
@@ -37,6 +45,14 @@ struct ForkRecord {
   std::optional<int64_t> latest_analysis_id;
   int64_t created_at = 0;
   int64_t updated_at = 0;
+};
+
+// The URLs to fetch a registered fork with: its stored URLs with their credentials put back. For the
+// fetch only, in memory: never store, log or serve them.
+struct FetchUrls {
+  std::string fork_url;
+  std::string upstream_url;
+  std::vector<std::string> userinfo;  // the credentials in them, to scrub from a fetch's error messages
 };
 
 // Filters of the files listing; empty strings mean "any".
@@ -105,6 +121,12 @@ class Store {
   // fork_id is set, makes it that fork's latest. Returns the analysis id.
   Result<int64_t> SaveAnalysis(const AnalysisKey& key, const analyzer::Analysis& analysis,
                                std::optional<int64_t> fork_id = std::nullopt);
+  // Stores the analysis unless one with the same key is stored, in one transaction: concurrent savers
+  // of the same commits (forks that share them, syncing at once) end with one row that they all point
+  // at, and no saver deletes a row another one already handed out. With fork_id set, the saved or the
+  // existing analysis becomes that fork's latest.
+  Result<SavedAnalysis> SaveAnalysisIfAbsent(const AnalysisKey& key, const analyzer::Analysis& analysis,
+                                             std::optional<int64_t> fork_id = std::nullopt);
   Result<analyzer::Analysis> LoadAnalysis(int64_t analysis_id, bool with_lines = false);
   // Makes a stored analysis (e.g. one answered from the cache) the fork's latest. NotFound when the
   // fork or the analysis is unknown.
@@ -119,11 +141,14 @@ class Store {
   Result<std::vector<PatternOccurrence>> PatternOccurrences(const std::string& pattern_id);
 
   // --- fork registry ---
+  // Credentials in the URLs are kept apart (see ForkRecord); each write is all-or-nothing, inside a
+  // caller's transaction too. InvalidArgument for "***" where no credentials are stored for that URL.
   Result<ForkRecord> CreateFork(const ForkRecord& fork);   // AlreadyExists on duplicate name
   Result<ForkRecord> GetFork(const std::string& name);     // NotFound
   Result<std::vector<ForkRecord>> ListForks();
   Result<ForkRecord> UpdateFork(const ForkRecord& fork);   // by id
   Status DeleteFork(const std::string& name);              // its analyses go too
+  Result<FetchUrls> ForkFetchUrls(int64_t fork_id);    // NotFound
 
   // --- tasks ---
   Status SaveTask(const TaskRecord& task);  // insert or update, by id

@@ -251,6 +251,29 @@ Status Store::Impl::DropPrevious(const AnalysisKey& key, std::optional<int64_t>&
   return drop->Run();
 }
 
+Result<int64_t> Store::Impl::InsertAnalysis(const AnalysisKey& key, const Analysis& analysis,
+                                            std::optional<int64_t> fork_id, std::vector<int64_t> latest_of) {
+  FS_ASSIGN_OR_RETURN(int64_t id, InsertAnalysisRow(key, analysis, fork_id));
+  std::unordered_set<std::string> known_patterns;
+  HunksByPath hunks_by_path;
+  FS_RETURN_IF_ERROR(InsertPatternCounts(id, analysis, known_patterns));
+  FS_RETURN_IF_ERROR(InsertFiles(id, analysis, known_patterns, hunks_by_path));
+  FS_RETURN_IF_ERROR(InsertViolations(id, analysis, hunks_by_path));
+  FS_RETURN_IF_ERROR(InsertCompatGaps(id, analysis));
+  if (fork_id) latest_of.push_back(*fork_id);
+  FS_RETURN_IF_ERROR(MakeLatest(id, latest_of));
+  return id;
+}
+
+Status Store::Impl::MakeLatest(int64_t analysis_id, const std::vector<int64_t>& forks) {
+  FS_ASSIGN_OR_RETURN(StatementLease latest, Lease("UPDATE forks SET latest_analysis_id = ?1 WHERE id = ?2"));
+  for (int64_t fork : forks) {
+    latest->Bind(1, analysis_id).Bind(2, fork);
+    FS_RETURN_IF_ERROR(latest->Run());
+  }
+  return Status::Ok();
+}
+
 Result<int64_t> Store::SaveAnalysis(const AnalysisKey& key, const Analysis& analysis, std::optional<int64_t> fork_id) {
   Impl& s = *impl_;
   FS_RETURN_IF_ERROR(s.CheckKey(key, analysis));
@@ -258,21 +281,28 @@ Result<int64_t> Store::SaveAnalysis(const AnalysisKey& key, const Analysis& anal
   FS_RETURN_IF_ERROR(txn.status());
   std::vector<int64_t> latest_of;  // forks whose latest analysis this one becomes
   FS_RETURN_IF_ERROR(s.DropPrevious(key, fork_id, latest_of));
-  FS_ASSIGN_OR_RETURN(int64_t id, s.InsertAnalysisRow(key, analysis, fork_id));
-  std::unordered_set<std::string> known_patterns;
-  HunksByPath hunks_by_path;
-  FS_RETURN_IF_ERROR(s.InsertPatternCounts(id, analysis, known_patterns));
-  FS_RETURN_IF_ERROR(s.InsertFiles(id, analysis, known_patterns, hunks_by_path));
-  FS_RETURN_IF_ERROR(s.InsertViolations(id, analysis, hunks_by_path));
-  FS_RETURN_IF_ERROR(s.InsertCompatGaps(id, analysis));
-  if (fork_id) latest_of.push_back(*fork_id);
-  FS_ASSIGN_OR_RETURN(StatementLease latest, s.Lease("UPDATE forks SET latest_analysis_id = ?1 WHERE id = ?2"));
-  for (int64_t fork : latest_of) {
-    latest->Bind(1, id).Bind(2, fork);
-    FS_RETURN_IF_ERROR(latest->Run());
-  }
+  FS_ASSIGN_OR_RETURN(int64_t id, s.InsertAnalysis(key, analysis, fork_id, std::move(latest_of)));
   FS_RETURN_IF_ERROR(txn.Commit());
   return id;
+}
+
+Result<SavedAnalysis> Store::SaveAnalysisIfAbsent(const AnalysisKey& key, const Analysis& analysis,
+                                                  std::optional<int64_t> fork_id) {
+  Impl& s = *impl_;
+  FS_RETURN_IF_ERROR(s.CheckKey(key, analysis));
+  // The look-up and the insert share one write lock: of two savers of one key, the second finds the first's.
+  Transaction txn(s.db);
+  FS_RETURN_IF_ERROR(txn.status());
+  FS_ASSIGN_OR_RETURN(std::optional<int64_t> existing, s.FindId(key));
+  SavedAnalysis saved;
+  if (existing) {
+    saved = {*existing, true};
+    if (fork_id) FS_RETURN_IF_ERROR(s.MakeLatest(*existing, {*fork_id}));
+  } else {
+    FS_ASSIGN_OR_RETURN(saved.id, s.InsertAnalysis(key, analysis, fork_id, {}));
+  }
+  FS_RETURN_IF_ERROR(txn.Commit());
+  return saved;
 }
 
 Status Store::SetLatestAnalysis(int64_t fork_id, int64_t analysis_id) {

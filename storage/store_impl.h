@@ -87,6 +87,10 @@ struct Store::Impl {
   // Deletes the analysis stored under key, if any (its rows go by cascade). A replacement keeps the
   // old analysis' fork unless fork_id is given, and every fork that called the old one latest.
   Status DropPrevious(const AnalysisKey& key, std::optional<int64_t>& fork_id, std::vector<int64_t>& latest_of);
+  // The analysis with every child row; it becomes the latest of latest_of and of fork_id.
+  Result<int64_t> InsertAnalysis(const AnalysisKey& key, const analyzer::Analysis& analysis,
+                                 std::optional<int64_t> fork_id, std::vector<int64_t> latest_of);
+  Status MakeLatest(int64_t analysis_id, const std::vector<int64_t>& forks);
   Result<int64_t> InsertAnalysisRow(const AnalysisKey& key, const analyzer::Analysis& analysis,
                                     std::optional<int64_t> fork_id);
   Status InsertPatternCounts(int64_t analysis_id, const analyzer::Analysis& analysis,
@@ -107,6 +111,20 @@ struct Store::Impl {
   // --- registry (store.cpp) ---
   Result<ForkRecord> ForkById(int64_t id);
   Result<ForkRecord> ForkByName(const std::string& name);
+
+  // --- credentials (fork_credentials.cpp) ---
+  // What a fork URL write stores: the URL with "***" for its userinfo, and the userinfo for
+  // fork_credentials ("" removes the row; keep leaves the stored one).
+  struct UrlWrite {
+    std::string url;
+    std::string userinfo;
+    bool keep = false;
+  };
+  // given as a client sent it; stored the URL stored before ("" for a new fork). "***" in given keeps
+  // the stored credentials only for the same URL: they are never sent to another host.
+  Result<UrlWrite> PrepareUrl(std::string_view field, const std::string& given, const std::string& stored);
+  Status WriteCredential(int64_t fork_id, std::string_view side, const UrlWrite& write);
+  Result<std::string> FetchUrl(int64_t fork_id, std::string_view side, const std::string& stored);
 };
 
 }  // namespace forkscope::storage

@@ -141,8 +141,11 @@ Result<ResolvedPair> ResolvePair(const AnalyzeRequest& req) {
   if (req.data_dir.empty()) return InvalidArgument("data directory not set");
   ResolvedPair pair;
   Analysis& a = pair.header;
+  // An analysis names its repositories without credentials: it is stored, shown and shared by commit ids.
   FS_ASSIGN_OR_RETURN(a.fork.url, git::NormalizeLocation(req.fork_location));
   FS_ASSIGN_OR_RETURN(a.upstream.url, git::NormalizeLocation(req.upstream_location));
+  a.fork.url = git::RedactUrl(a.fork.url);
+  a.upstream.url = git::RedactUrl(a.upstream.url);
   FS_ASSIGN_OR_RETURN(pair.fork_mirror, Mirror(req.fork_location, req));
   FS_ASSIGN_OR_RETURN(pair.upstream_mirror, Mirror(req.upstream_location, req));
   FS_ASSIGN_OR_RETURN(auto repo, git::PairRepo::Open(pair.fork_mirror, pair.upstream_mirror));

@@ -13,6 +13,7 @@
 #include <system_error>
 
 #include "analyzer/git/handles.h"
+#include "base/url.h"
 
 namespace forkscope::analyzer::git {
 namespace fs = std::filesystem;
@@ -34,8 +35,32 @@ uint64_t Fnv1a(const std::string& s) {
 
 struct CallbackPayload {
   const MirrorOptions* options;
-  std::string url;
+  std::string url;       // redacted: what progress reports name
+  std::string userinfo;  // the URL's credentials, given to git only when the server asks
+  std::string origin;    // "scheme://host[:port]" they belong to
+  int auth_attempts = 0;
 };
+
+// "https://host:port" of a URL without credentials.
+std::string OriginOf(const std::string& url) {
+  const size_t scheme = url.find("://");
+  return scheme == std::string::npos ? url : url.substr(0, url.find('/', scheme + 3));
+}
+
+// HTTP credentials from the URL's userinfo: the mirror's config keeps the URL without them. They go
+// only to the host they were given for, never to one a redirect points at.
+int OnCredentials(git_credential** out, const char* url, const char*, unsigned int allowed, void* payload) {
+  auto* p = static_cast<CallbackPayload*>(payload);
+  if (p->userinfo.empty() || (allowed & GIT_CREDENTIAL_USERPASS_PLAINTEXT) == 0) return GIT_PASSTHROUGH;
+  if (url == nullptr || OriginOf(base::SplitCredentials(url).url) != p->origin) return GIT_PASSTHROUGH;
+  // Refused once: the credentials are wrong, and asking again would only replay them.
+  if (++p->auth_attempts > 1) {
+    git_error_set_str(GIT_ERROR_NET, "the server refused the credentials in the repository URL");
+    return GIT_EAUTH;
+  }
+  const auto [user, password] = base::UserAndPassword(p->userinfo);
+  return git_credential_userpass_plaintext_new(out, user.c_str(), password.c_str());
+}
 
 int OnTransfer(const git_indexer_progress* stats, void* payload) {
   auto* p = static_cast<CallbackPayload*>(payload);
@@ -52,6 +77,7 @@ int OnTransfer(const git_indexer_progress* stats, void* payload) {
 
 void SetCallbacks(git_remote_callbacks& cb, CallbackPayload& payload) {
   cb.transfer_progress = OnTransfer;
+  cb.credentials = OnCredentials;
   cb.payload = &payload;
 }
 
@@ -64,7 +90,9 @@ void UpdateHead(git_repository* repo, git_remote* remote) {
   git_buf_dispose(&buf);
 }
 
-Status Fetch(const std::string& url, const std::string& path, const MirrorOptions& options) {
+// url has no credentials (it is written to the mirror's config); userinfo is handed to git on demand.
+Status Fetch(const std::string& url, const std::string& userinfo, const std::string& path,
+             const MirrorOptions& options) {
   git_repository* raw = nullptr;
   FS_RETURN_IF_ERROR(FromGit(git_repository_open_bare(&raw, path.c_str()), "open mirror " + path));
   RepoPtr repo(raw);
@@ -77,13 +105,13 @@ Status Fetch(const std::string& url, const std::string& path, const MirrorOption
     FS_RETURN_IF_ERROR(FromGit(git_remote_lookup(&again, repo.get(), "origin"), "mirror remote"));
     remote.reset(again);
   }
-  CallbackPayload payload{&options, RedactUrl(url)};
+  CallbackPayload payload{&options, RedactUrl(base::WithUserinfo(url, userinfo)), userinfo, OriginOf(url)};
   git_fetch_options opts = GIT_FETCH_OPTIONS_INIT;
   SetCallbacks(opts.callbacks, payload);
   opts.prune = GIT_FETCH_PRUNE;
   opts.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_ALL;
   FS_RETURN_IF_ERROR(FromGit(git_remote_fetch(remote.get(), nullptr, &opts, "forkscope fetch"),
-                             "fetch " + RedactUrl(url)));
+                             "fetch " + payload.url));
   UpdateHead(repo.get(), remote.get());
   return Status::Ok();
 }
@@ -91,7 +119,8 @@ Status Fetch(const std::string& url, const std::string& path, const MirrorOption
 // A mirror "clone": a bare repository whose origin maps every branch and tag onto itself, then a
 // fetch. (git_clone with a custom refspec leaves HEAD at an unborn master; this sets it from the
 // remote's default branch.)
-Status Clone(const std::string& url, const std::string& path, const MirrorOptions& options) {
+Status Clone(const std::string& url, const std::string& userinfo, const std::string& path,
+             const MirrorOptions& options) {
   git_repository_init_options io = GIT_REPOSITORY_INIT_OPTIONS_INIT;
   io.flags = GIT_REPOSITORY_INIT_BARE | GIT_REPOSITORY_INIT_MKPATH;
   git_repository* raw = nullptr;
@@ -103,7 +132,7 @@ Status Clone(const std::string& url, const std::string& path, const MirrorOption
                              "mirror remote"));
   RemotePtr remote(rraw);
   FS_RETURN_IF_ERROR(FromGit(git_remote_add_fetch(repo.get(), "origin", kMirrorRefspecTags), "mirror refspec"));
-  return Fetch(url, path, options);
+  return Fetch(url, userinfo, path, options);
 }
 
 }  // namespace
@@ -116,14 +145,7 @@ int TransferProgress::Percent() const {
   return static_cast<int>(80.0 * recv + 20.0 * idx);
 }
 
-std::string RedactUrl(const std::string& url) {
-  auto scheme = url.find("://");
-  if (scheme == std::string::npos) return url;
-  auto at = url.find('@', scheme + 3);
-  auto slash = url.find('/', scheme + 3);
-  if (at == std::string::npos || (slash != std::string::npos && at > slash)) return url;
-  return url.substr(0, scheme + 3) + "***@" + url.substr(at + 1);
-}
+std::string RedactUrl(const std::string& url) { return base::RedactUrl(url); }
 
 Result<std::string> NormalizeLocation(const std::string& location) {
   if (location.empty()) return InvalidArgument("empty repository location");
@@ -142,7 +164,10 @@ Result<std::string> NormalizeLocation(const std::string& location) {
   return p.lexically_normal().string();
 }
 
-std::string MirrorPathFor(const std::string& data_dir, const std::string& url) {
+std::string MirrorPathFor(const std::string& data_dir, const std::string& location) {
+  // Named by the URL without credentials: a password never becomes a file name, and a credential
+  // change keeps the mirror.
+  const std::string url = base::SplitCredentials(location).url;
   std::string slug;
   std::string tail = url.size() > 48 ? url.substr(url.size() - 48) : url;
   for (char c : tail) slug += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_') ? c : '_';
@@ -164,9 +189,10 @@ MirrorLock::~MirrorLock() {
   if (fd_ >= 0) ::close(fd_);  // closing releases the lock
 }
 
-Result<MirrorResult> SyncMirror(const std::string& url, const MirrorOptions& options) {
+Result<MirrorResult> SyncMirror(const std::string& location, const MirrorOptions& options) {
   GlobalInit();
   if (options.allow_foreign_owner) git_libgit2_opts(GIT_OPT_SET_OWNER_VALIDATION, 0);
+  const auto [url, userinfo] = base::SplitCredentials(location);
   MirrorResult result;
   result.path = MirrorPathFor(options.data_dir, url);
   std::error_code ec;
@@ -174,8 +200,8 @@ Result<MirrorResult> SyncMirror(const std::string& url, const MirrorOptions& opt
   MirrorLock lock(result.path);
   if (!lock.locked()) return Unavailable("cannot lock mirror " + result.path);
   if (fs::exists(fs::path(result.path) / "HEAD", ec)) {
-    spdlog::debug("mirror fetch url={} path={}", RedactUrl(url), result.path);
-    FS_RETURN_IF_ERROR(Fetch(url, result.path, options));
+    spdlog::debug("mirror fetch url={} path={}", RedactUrl(location), result.path);
+    FS_RETURN_IF_ERROR(Fetch(url, userinfo, result.path, options));
     return result;
   }
   fs::create_directories(fs::path(result.path).parent_path(), ec);
@@ -183,8 +209,8 @@ Result<MirrorResult> SyncMirror(const std::string& url, const MirrorOptions& opt
   // Clone into a temporary name, then rename: a failed clone never leaves a half mirror behind.
   std::string tmp = result.path + ".tmp";
   fs::remove_all(tmp, ec);
-  spdlog::info("mirror clone url={} path={}", RedactUrl(url), result.path);
-  Status st = Clone(url, tmp, options);
+  spdlog::info("mirror clone url={} path={}", RedactUrl(location), result.path);
+  Status st = Clone(url, userinfo, tmp, options);
   if (!st.ok()) {
     fs::remove_all(tmp, ec);
     return st;

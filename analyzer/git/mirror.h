@@ -39,10 +39,13 @@ struct MirrorResult {
 // InvalidArgument for empty or malformed locations, NotFound for a local path that does not exist.
 Result<std::string> NormalizeLocation(const std::string& location);
 
-// The mirror directory a URL maps to (stable, readable: <host-path-slug>-<hash>.git).
+// The mirror directory a URL maps to (stable, readable: <host-path-slug>-<hash>.git), named by the URL
+// without credentials (base/url.h): the same for "https://u:p@host/x", "https://***@host/x" and "https://host/x".
 std::string MirrorPathFor(const std::string& data_dir, const std::string& url);
 
-// Clones the mirror if missing, else fetches. A failed first clone leaves no directory behind.
+// Clones the mirror if missing, else fetches. A failed first clone leaves no directory behind. The
+// credentials of an http(s) URL are handed to git when the server asks for them and kept out of the
+// mirror's config, its name and the log.
 Result<MirrorResult> SyncMirror(const std::string& url, const MirrorOptions& options);
 
 // An exclusive lock on <mirror>.lock for the life of the object: two writers of one mirror (syncs of
@@ -60,7 +63,7 @@ class MirrorLock {
   int fd_ = -1;
 };
 
-// Strips credentials from a URL for logs and messages.
+// The URL with its userinfo shown as "***", for logs and messages (base::RedactUrl).
 std::string RedactUrl(const std::string& url);
 
 }  // namespace forkscope::analyzer::git

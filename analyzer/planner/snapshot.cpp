@@ -8,12 +8,13 @@ namespace forkscope::analyzer {
 
 Result<RepositorySnapshot> SnapshotRepository(const SnapshotRequest& request) {
   RepositorySnapshot snap;
-  FS_ASSIGN_OR_RETURN(snap.ref.url, git::NormalizeLocation(request.location));
+  FS_ASSIGN_OR_RETURN(std::string location, git::NormalizeLocation(request.location));
+  snap.ref.url = git::RedactUrl(location);  // what the plan shows: never its credentials
   git::MirrorOptions options{request.data_dir, request.allow_foreign_owner, request.progress};
-  FS_ASSIGN_OR_RETURN(git::MirrorResult mirror, git::SyncMirror(snap.ref.url, options));
+  FS_ASSIGN_OR_RETURN(git::MirrorResult mirror, git::SyncMirror(location, options));
   FS_ASSIGN_OR_RETURN(std::unique_ptr<git::PairRepo> repo, git::PairRepo::Open(mirror.path, mirror.path));
   snap.ref.branch = request.branch.empty() ? repo->UpstreamDefaultBranch() : request.branch;
-  if (snap.ref.branch.empty()) return NotFound("repository " + git::RedactUrl(snap.ref.url) + " has no default branch");
+  if (snap.ref.branch.empty()) return NotFound("repository " + snap.ref.url + " has no default branch");
   FS_ASSIGN_OR_RETURN(snap.ref.sha, repo->UpstreamBranchSha(snap.ref.branch));
   FS_ASSIGN_OR_RETURN(auto blobs, repo->TreeBlobs(snap.ref.sha));
   for (const auto& [path, oid] : blobs) {

@@ -1,4 +1,5 @@
 #include "analyzer/render/report.h"
+#include "base/text.h"
 #include "server/api/routes.h"
 #include "server/http/http_server.h"
 
@@ -13,23 +14,38 @@ Result<int64_t> LatestAnalysisId(storage::Store& store, const std::string& name)
   return *fork.latest_analysis_id;
 }
 
+// An analysis is stored once per commit pair and shared by every fork at those commits: it is shown with
+// the requesting fork's own (redacted) URLs, never those of the fork that happened to store it.
+void ShowAsFork(const storage::ForkRecord& fork, analyzer::Analysis& a) {
+  a.fork.url = fork.fork_url;
+  a.upstream.url = fork.upstream_url;
+  if (!fork.branch.empty()) a.fork.branch = fork.branch;
+}
+
 void GetAnalysis(ServerContext& ctx, const httplib::Request& req, httplib::Response& res, storage::Store& store) {
   std::string format = req.has_param("format") ? req.get_param_value("format") : "json";
-  if (format != "json" && format != "markdown") return SendError(res, InvalidArgument("format must be json or markdown"));
-  auto id = LatestAnalysisId(store, req.matches[1]);
-  if (!id.ok()) return SendError(res, id.status());
-  // An analysis id never changes content: answer from the rendered copy, with an ETag.
-  std::string etag = "\"a" + std::to_string(*id) + "-" + format + "\"";
+  if (format != "json" && format != "markdown")
+    return SendError(res, InvalidArgument("format must be json or markdown"));
+  auto fork = store.GetFork(req.matches[1]);
+  if (!fork.ok()) return SendError(res, fork.status());
+  if (!fork->latest_analysis_id)
+    return SendError(res, NotFound("fork '" + fork->name + "' has not been analysed yet; POST its /sync"));
+  const int64_t id = *fork->latest_analysis_id;
+  // An analysis id never changes content, but its URLs are the fork's: the ETag names both.
+  const std::string shown_as = base::Fnv1a64Hex(fork->fork_url + '\n' + fork->upstream_url + '\n' + fork->branch);
+  std::string etag = "\"a" + std::to_string(id) + "-" + shown_as.substr(0, 10) + "-" + format + "\"";
   if (req.get_header_value("If-None-Match") == etag) {
     res.status = 304;
     return;
   }
   auto body = ctx.responses.Get(etag);
   if (!body) {
-    auto a = store.LoadAnalysis(*id);
+    auto a = store.LoadAnalysis(id);
     if (!a.ok()) return SendError(res, a.status());
-    body = std::make_shared<const std::string>(format == "markdown" ? analyzer::RenderMarkdown(*a)
-                                                                    : analyzer::AnalysisToJson(*a).dump());
+    ShowAsFork(*fork, *a);
+    body = std::make_shared<const std::string>(
+        format == "markdown" ? analyzer::RenderMarkdown(*a)
+                             : analyzer::AnalysisToJson(*a).dump(-1, ' ', false, json::error_handler_t::replace));
     ctx.responses.Put(etag, body);
   }
   res.set_header("ETag", etag);

@@ -26,7 +26,8 @@ Result<analyzer::Analysis> CheckDiff(ServerContext& ctx, const httplib::Request&
   }
   FS_ASSIGN_OR_RETURN(a.files, analyzer::ParseUnifiedDiff(req.body));
   // A gate fails closed: a body it cannot read as a diff is an error, never a pass.
-  if (a.files.empty()) return InvalidArgument("the body holds no unified diff (expected 'diff --git' or '---'/'+++' headers and hunks)");
+  if (a.files.empty())
+    return InvalidArgument("the body holds no unified diff (expected 'diff --git' or '---'/'+++' headers and hunks)");
   for (auto& f : a.files) analyzer::ClassifyFile(ctx.rules, analyzer::FileSource{}, f);
   analyzer::LintAnalysis(ctx.rules, a);
   a.rules_version = ctx.rules.version();
@@ -40,7 +41,7 @@ Result<analyzer::Analysis> CheckCommit(ServerContext& ctx, const httplib::Reques
   if (!body.is_object() || !body.contains("fork") || !body["fork"].is_string())
     return InvalidArgument("body needs a string field 'fork' (or send a unified diff as text/x-diff)");
   FS_ASSIGN_OR_RETURN(storage::ForkRecord fork, store.GetFork(body["fork"].get<std::string>()));
-  analyzer::AnalyzeRequest r = RequestFor(fork);
+  FS_ASSIGN_OR_RETURN(analyzer::AnalyzeRequest r, RequestFor(store, fork));
   if (body.contains("head")) {
     if (!body["head"].is_string()) return InvalidArgument("field 'head' must be a string");
     r.head = body["head"].get<std::string>();
@@ -67,6 +68,8 @@ void Check(ServerContext& ctx, const httplib::Request& req, httplib::Response& r
 
 }  // namespace
 
-void InstallCheckRoutes(Router& router) { router.Add("POST", "/api/v1/check", TokenScope::kWrite, Check); }
+void InstallCheckRoutes(Router& router) {
+  router.Add("POST", "/api/v1/check", TokenScope::kWrite, Check, RequestBody::kRequired);
+}
 
 }  // namespace forkscope::server

@@ -79,11 +79,11 @@ void SyncFork(ServerContext& ctx, const httplib::Request& req, httplib::Response
 
 void InstallForkRoutes(Router& router) {
   router.Add("GET", "/api/v1/forks", router.ReadScope(), ListForks);
-  router.Add("POST", "/api/v1/forks", TokenScope::kWrite, CreateFork);
+  router.Add("POST", "/api/v1/forks", TokenScope::kWrite, CreateFork, RequestBody::kRequired);
   router.Add("GET", R"(/api/v1/forks/([^/]+))", router.ReadScope(), GetFork);
   router.Add("PATCH", R"(/api/v1/forks/([^/]+))", TokenScope::kWrite, PatchFork);
   router.Add("DELETE", R"(/api/v1/forks/([^/]+))", TokenScope::kWrite, DeleteFork);
-  router.Add("POST", R"(/api/v1/forks/([^/]+)/sync)", TokenScope::kWrite, SyncFork);
+  router.Add("POST", R"(/api/v1/forks/([^/]+)/sync)", TokenScope::kWrite, SyncFork, RequestBody::kIgnored);
 }
 
 }  // namespace forkscope::server

@@ -121,7 +121,7 @@ void InstallPatternRoutes(Router& router) {
   router.Add("GET", R"(/api/v1/patterns/([^/]+))", router.ReadScope(), bind(GetPattern));
   router.Add("GET", "/api/v1/compat-gaps", router.ReadScope(), bind(ListCompatGaps));
   router.Add("PATCH", R"(/api/v1/compat-gaps/([^/]+))", TokenScope::kWrite, bind(AnnotateCompatGap));
-  router.Add("POST", "/api/v1/plans", TokenScope::kWrite, bind(SubmitPlan));
+  router.Add("POST", "/api/v1/plans", TokenScope::kWrite, bind(SubmitPlan), RequestBody::kRequired);
   router.Add("GET", R"(/api/v1/plans/([^/]+))", router.ReadScope(), bind(GetPlan));
 }
 

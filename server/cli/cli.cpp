@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "analyzer/git/global.h"
+#include "base/log_escape.h"
 
 namespace forkscope::server {
 
@@ -21,7 +22,8 @@ namespace {
 void SetUpLogging(const GlobalOptions& g) {
   auto logger = spdlog::stderr_color_mt("forkscope");
   spdlog::set_default_logger(logger);
-  spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ %v");
+  // Messages are written with control characters escaped: a value cannot end a line and forge the next.
+  spdlog::set_formatter(base::EscapingFormatter("%Y-%m-%dT%H:%M:%S.%e %^%l%$ %v"));
   spdlog::set_level(g.verbose ? spdlog::level::debug : g.quiet ? spdlog::level::warn : spdlog::level::info);
 }
 

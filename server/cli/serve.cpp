@@ -71,14 +71,18 @@ int RunDemo(const std::string& data_dir_flag) {
       spdlog::error("demo {}: {}", f.name, rec.status().message());
       return kExitError;
     }
-    analyzer::AnalyzeRequest req = RequestFor(*rec);
-    req.data_dir = data_dir;
-    auto outcome = RunAnalysis(req, *rules, **store, rec->id);
+    auto req = RequestFor(**store, *rec);
+    if (!req.ok()) {
+      spdlog::error("demo {}: {}", f.name, req.status().message());
+      return kExitError;
+    }
+    req->data_dir = data_dir;
+    auto outcome = RunAnalysis(*req, *rules, **store, rec->id);
     if (!outcome.ok()) {
       spdlog::error("demo {}: {}", f.name, outcome.status().message());
       return kExitError;
     }
-    PrintOut("== " + f.name + " (" + f.fork_url + ")\n" + analyzer::RenderText(outcome->analysis));
+    PrintOut("== " + f.name + " (" + rec->fork_url + ")\n" + analyzer::RenderText(outcome->analysis));
     auto drift = StoreDriftOfOutcome(**store, f.name, *outcome, SystemNowSeconds());
     PrintOut(drift.ok() ? analyzer::RenderDriftText(*drift) : "drift: " + drift.status().message());
   }

@@ -34,7 +34,7 @@ struct TokenConfig {
 struct HttpConfig {
   std::string listen = "127.0.0.1:8080";  // HOST:PORT; port 0 picks a free port
   int threads = 64;                       // request worker threads; cpp-httplib holds one per open keep-alive connection
-  size_t max_body_bytes = 8 << 20;        // larger bodies get 413
+  size_t max_body_bytes = 8 << 20;        // larger bodies, chunked ones too, get 413 (never buffered)
   int read_timeout_s = 10;
   int write_timeout_s = 10;
   int keep_alive_max = 100;               // requests per keep-alive connection

@@ -87,6 +87,11 @@ Result<std::optional<RemoteLocation>> SplitRepositoryUrl(const std::string& url)
     }
     const std::string rest = url.substr(scheme_end + 3);
     const size_t slash = rest.find('/');
+    // Only http(s) credentials are kept apart from the URL and given to git on demand (base/url.h).
+    const size_t at = rest.substr(0, slash).find('@');
+    const bool has_password = at != std::string::npos && rest.substr(0, at).find(':') != std::string::npos;
+    if (scheme != "https" && scheme != "http" && has_password)
+      return InvalidArgument("a password in an " + scheme + ":// URL is not accepted; use an SSH key (or https)");
     FS_ASSIGN_OR_RETURN(std::string host, ParseAuthority(std::string_view(rest).substr(0, slash), true));
     std::string path = slash == std::string::npos ? std::string() : rest.substr(slash + 1);
     FS_RETURN_IF_ERROR(CheckRemotePath(path));

@@ -9,24 +9,49 @@
 #include "server/codec/json_codec.h"
 #include "server/http/router.h"
 #include "server/services/sync_service.h"
+#include "storage/fork_metrics.h"
 
 namespace forkscope::server {
 
 using nlohmann::json;
 
+namespace {
+
+// The code and message of an error cpp-httplib answers itself (a request it could not parse, a target
+// too long, ...): every error says what went wrong, never only "error".
+std::pair<std::string, std::string> HttpErrorOf(int status) {
+  switch (status) {
+    case 400: return {"bad_request", "the request could not be parsed (request line, headers or body framing)"};
+    case 404: return {"not_found", "no such endpoint"};
+    case 408: return {"request_timeout", "the request did not arrive in time (http.read_timeout_s)"};
+    case 413: return {"payload_too_large", "request body too large (http.max_body_bytes)"};
+    case 414: return {"uri_too_long", "the request target is too long"};
+    case 415: return {"unsupported_media_type", "the request body's encoding is not supported"};
+    case 416: return {"range_not_satisfiable", "the requested range is outside the response"};
+    case 500: return {"internal", "unexpected error (logged)"};
+    case 503: return {"unavailable", "the server cannot answer now; retry"};
+    default: return {"http_" + std::to_string(status), "the request failed with HTTP status " + std::to_string(status)};
+  }
+}
+
+}  // namespace
+
 struct HttpServer::Impl {
   ServerContext& ctx;
   httplib::Server svr;
+  std::unique_ptr<Router> router;  // its routes are what the pre-routing checks match against
   int listen_fd = -1;
-  explicit Impl(ServerContext& c) : ctx(c) {}
+  explicit Impl(ServerContext& c) : ctx(c), router(std::make_unique<Router>(svr, c)) {}
 
   void Configure();
   void InstallHealthRoutes();
+  void RenderMetrics(httplib::Response& res);
 };
 
 void HttpServer::Impl::Configure() {
   const HttpConfig& h = ctx.config.http;
   svr.new_task_queue = [threads = h.threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
+  // Caps a Content-Length body; chunked ones are capped by the router's content readers.
   svr.set_payload_max_length(h.max_body_bytes);
   svr.set_read_timeout(h.read_timeout_s, 0);
   svr.set_write_timeout(h.write_timeout_s, 0);
@@ -38,37 +63,58 @@ void HttpServer::Impl::Configure() {
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof yes);
     listen_fd = fd;
   });
-  svr.set_error_handler([](const httplib::Request&, httplib::Response& res) {
+  svr.set_error_handler([this](const httplib::Request& req, httplib::Response& res) {
     if (!res.body.empty()) return;
-    const char* code = res.status == 404 ? "not_found" : res.status == 413 ? "payload_too_large" : "error";
-    std::string msg = res.status == 404 ? "no such endpoint" : res.status == 413 ? "request body too large" : "error";
-    res.set_content(ErrorJson(code, msg).dump(), "application/json");
+    if (res.status == 404 && !req.method.empty()) return router->NoRoute(req, res);
+    auto [code, message] = HttpErrorOf(res.status);
+    spdlog::warn("request refused method={} status={} reason={}", req.method.empty() ? "-" : req.method, res.status,
+                 message);
+    ctx.metrics.RecordRefused(code);
+    res.set_content(ErrorJson(code, message).dump(), "application/json");
   });
-  svr.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
-    SendJson(res, 500, ErrorJson("internal", "unexpected error"));
+  svr.set_exception_handler([this](const httplib::Request& req, httplib::Response& res, std::exception_ptr ep) {
+    std::string what = "unknown exception";
+    try {
+      if (ep) std::rethrow_exception(ep);
+    } catch (const std::exception& e) {
+      what = e.what();
+    } catch (...) {
+    }
+    spdlog::error("request failed method={} target={} error={}", req.method, Printable(req.target), what);
+    ctx.metrics.RecordRefused("internal");
+    SendJson(res, 500, ErrorJson("internal", "unexpected error (logged)"));
   });
 }
 
+void HttpServer::Impl::RenderMetrics(httplib::Response& res) {
+  std::vector<storage::ForkMetrics> forks;
+  auto store = ctx.stores.ForThread();
+  if (store.ok()) {
+    auto read = storage::ReadForkMetrics((*store)->db());
+    if (read.ok()) forks = std::move(*read);
+    if (!read.ok()) spdlog::warn("metrics: per-fork figures unavailable error={}", read.status().message());
+  }
+  res.set_content(ctx.metrics.Render(ctx.sync ? ctx.sync->Stats() : SyncStats{}, forks), "text/plain; version=0.0.4");
+}
+
 void HttpServer::Impl::InstallHealthRoutes() {
-  svr.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
+  router->AddPlain("/healthz", [](const httplib::Request&, httplib::Response& res) {
     SendJson(res, 200, json{{"status", "ok"}});
   });
-  svr.Get("/readyz", [this](const httplib::Request&, httplib::Response& res) {
+  router->AddPlain("/readyz", [this](const httplib::Request&, httplib::Response& res) {
     auto store = ctx.stores.ForThread();
     if (!store.ok()) return SendJson(res, 503, ErrorJson("unavailable", store.status().message()));
     SendJson(res, 200, json{{"status", "ready"}});
   });
-  svr.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
-    res.set_content(ctx.metrics.Render(ctx.sync ? ctx.sync->Stats() : SyncStats{}), "text/plain; version=0.0.4");
-  });
+  router->AddPlain("/metrics", [this](const httplib::Request&, httplib::Response& res) { RenderMetrics(res); });
 }
 
 HttpServer::HttpServer(ServerContext& context, const std::function<void(Router&)>& install_routes)
     : impl_(std::make_unique<Impl>(context)) {
   impl_->Configure();
   impl_->InstallHealthRoutes();
-  Router router(impl_->svr, context);
-  install_routes(router);
+  install_routes(*impl_->router);
+  impl_->router->Seal();
 }
 
 HttpServer::~HttpServer() { Stop(); }

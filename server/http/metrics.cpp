@@ -14,6 +14,40 @@ std::string EscapeLabel(const std::string& s) {
   return out;
 }
 
+void Header(std::ostringstream& out, const char* name, const char* type, const char* help) {
+  out << "# HELP " << name << " " << help << "\n# TYPE " << name << " " << type << "\n";
+}
+
+// One sample per (fork, key) of a per-fork map, under the label name key_label.
+void PerForkMap(std::ostringstream& out, const char* name, const char* key_label,
+                const std::vector<storage::ForkMetrics>& forks,
+                std::map<std::string, int64_t> storage::ForkMetrics::*field) {
+  for (const auto& f : forks)
+    for (const auto& [key, count] : f.*field)
+      out << name << "{fork=\"" << EscapeLabel(f.fork) << "\"," << key_label << "=\"" << EscapeLabel(key) << "\"} "
+          << count << "\n";
+}
+
+void RenderForks(std::ostringstream& out, const std::vector<storage::ForkMetrics>& forks) {
+  Header(out, "forkscope_fork_syncs_total", "counter", "Finished syncs of each registered fork by result.");
+  for (const auto& f : forks) {
+    const std::string fork = EscapeLabel(f.fork);
+    out << "forkscope_fork_syncs_total{fork=\"" << fork << "\",result=\"succeeded\"} " << f.syncs_succeeded << "\n"
+        << "forkscope_fork_syncs_total{fork=\"" << fork << "\",result=\"failed\"} " << f.syncs_failed << "\n";
+  }
+  Header(out, "forkscope_fork_last_sync_success_timestamp_seconds", "gauge",
+         "When each fork last synced successfully (unix seconds; 0: never).");
+  for (const auto& f : forks)
+    out << "forkscope_fork_last_sync_success_timestamp_seconds{fork=\"" << EscapeLabel(f.fork) << "\"} "
+        << f.last_success_at << "\n";
+  Header(out, "forkscope_fork_alerts_open", "gauge", "Open or acknowledged alerts of each fork by severity.");
+  PerForkMap(out, "forkscope_fork_alerts_open", "severity", forks, &storage::ForkMetrics::open_alerts);
+  Header(out, "forkscope_fork_jobs", "gauge", "GPU jobs of each fork by state.");
+  PerForkMap(out, "forkscope_fork_jobs", "state", forks, &storage::ForkMetrics::jobs);
+  Header(out, "forkscope_fork_webhook_deliveries", "gauge", "Webhook deliveries of each fork's alerts by state.");
+  PerForkMap(out, "forkscope_fork_webhook_deliveries", "state", forks, &storage::ForkMetrics::deliveries);
+}
+
 }  // namespace
 
 void Metrics::RecordRequest(const std::string& method, const std::string& route, int status, double seconds) {
@@ -23,7 +57,12 @@ void Metrics::RecordRequest(const std::string& method, const std::string& route,
   ++request_count_;
 }
 
-std::string Metrics::Render(const SyncStats& sync) const {
+void Metrics::RecordRefused(const std::string& reason) {
+  std::lock_guard<std::mutex> lock(mu_);
+  ++refused_[reason];
+}
+
+std::string Metrics::Render(const SyncStats& sync, const std::vector<storage::ForkMetrics>& forks) const {
   std::ostringstream out;
   out << "# HELP forkscope_syncs_total Finished syncs by result.\n# TYPE forkscope_syncs_total counter\n"
       << "forkscope_syncs_total{result=\"succeeded\"} " << sync.succeeded << "\n"
@@ -36,14 +75,18 @@ std::string Metrics::Render(const SyncStats& sync) const {
       << "forkscope_sync_queue_depth " << sync.queued << "\n"
       << "# HELP forkscope_syncs_running Syncs running now.\n# TYPE forkscope_syncs_running gauge\n"
       << "forkscope_syncs_running " << sync.running << "\n";
+  RenderForks(out, forks);
   std::lock_guard<std::mutex> lock(mu_);
-  out << "# HELP forkscope_http_requests_total HTTP requests by route and status.\n"
-      << "# TYPE forkscope_http_requests_total counter\n";
+  Header(out, "forkscope_http_requests_total", "counter", "HTTP requests by method, route template and status.");
   for (const auto& [key, count] : requests_) {
     auto space = key.first.find(' ');
-    out << "forkscope_http_requests_total{method=\"" << key.first.substr(0, space) << "\",route=\""
+    out << "forkscope_http_requests_total{method=\"" << EscapeLabel(key.first.substr(0, space)) << "\",route=\""
         << EscapeLabel(key.first.substr(space + 1)) << "\",status=\"" << key.second << "\"} " << count << "\n";
   }
+  Header(out, "forkscope_http_refused_total", "counter",
+         "Requests refused before their handler (bad target, no length, body too large, no route...) by reason.");
+  for (const auto& [reason, count] : refused_)
+    out << "forkscope_http_refused_total{reason=\"" << EscapeLabel(reason) << "\"} " << count << "\n";
   out << "# HELP forkscope_http_request_duration_seconds Time spent answering requests.\n"
       << "# TYPE forkscope_http_request_duration_seconds summary\n"
       << "forkscope_http_request_duration_seconds_sum " << request_seconds_sum_ << "\n"

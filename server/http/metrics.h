@@ -1,25 +1,32 @@
-// Process metrics in Prometheus text format: HTTP requests by route and status, request durations,
-// and the sync service's counters. Thread-safe.
+// Process metrics in Prometheus text format: HTTP requests by method, route template and status,
+// request durations, requests refused by reason, the sync service's counters, and per-fork figures
+// (syncs, alerts, jobs, webhook deliveries) read from the store at scrape time. Thread-safe.
 #pragma once
 
 #include <map>
 #include <mutex>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "server/services/sync_service.h"
+#include "storage/fork_metrics.h"
 
 namespace forkscope::server {
 
 class Metrics {
  public:
+  // route: the route template ("/api/v1/forks/{name}"), "(unmatched)" for no route.
   void RecordRequest(const std::string& method, const std::string& route, int status, double seconds);
-  // The exposition text, including the sync stats passed in.
-  std::string Render(const SyncStats& sync) const;
+  // A request refused before (or instead of) its handler: bad target, body too large, no length, ...
+  void RecordRefused(const std::string& reason);
+  // The exposition text, including the sync stats and per-fork figures passed in.
+  std::string Render(const SyncStats& sync, const std::vector<storage::ForkMetrics>& forks = {}) const;
 
  private:
   mutable std::mutex mu_;
   std::map<std::pair<std::string, int>, int64_t> requests_;  // (method route, status) -> count
+  std::map<std::string, int64_t> refused_;                   // reason -> count
   double request_seconds_sum_ = 0;
   int64_t request_count_ = 0;
 };

@@ -1,6 +1,10 @@
 #include "server/http/router.h"
 
 #include <openssl/crypto.h>
+#include <spdlog/spdlog.h>
+
+#include <exception>
+#include <memory>
 
 #include "base/clock.h"
 #include "server/codec/json_codec.h"
@@ -45,7 +49,85 @@ bool Authorize(const Config& config, const httplib::Request& req, httplib::Respo
   return true;
 }
 
+RequestBody DefaultBody(const std::string& method) {
+  if (method == "POST") return RequestBody::kOptional;
+  if (method == "PATCH") return RequestBody::kRequired;
+  return RequestBody::kIgnored;
+}
+
+// Everything one route's wrapper needs, shared by its copies.
+struct RouteSpec {
+  std::string method;
+  std::string label;
+  std::optional<TokenScope> scope;
+  RequestBody body;
+  Handler handler;
+};
+
+// Target, token, body, Store, handler — in that order, so nothing is buffered for a request that is
+// refused. reader is null for GET routes (cpp-httplib reads no GET body).
+void Serve(ServerContext& ctx, const RouteSpec& spec, const httplib::Request& req, httplib::Response& res,
+           const httplib::ContentReader* reader) {
+  const int64_t start_us = ctx.clock.MonotonicUs();
+  auto done = [&] {
+    ctx.metrics.RecordRequest(spec.method, spec.label, res.status, (ctx.clock.MonotonicUs() - start_us) / 1e6);
+  };
+  if (std::string problem = TargetProblem(req); !problem.empty()) {
+    if (reader) DrainBody(req, *reader);
+    spdlog::warn("request refused method={} target={} status=400 reason={}", req.method, Printable(req.target),
+                 problem);
+    ctx.metrics.RecordRefused("bad_request");
+    SendJson(res, 400, ErrorJson("bad_request", problem));
+    return done();
+  }
+  if (!Authorize(ctx.config, req, res, spec.scope)) {
+    if (reader) DrainBody(req, *reader);
+    return done();
+  }
+  if (reader) {
+    BodyRead body = ReadBody(req, *reader, spec.body, ctx.config.http.max_body_bytes);
+    if (body.status != 0) {
+      spdlog::warn("request refused method={} route={} status={} reason={}", req.method, spec.label, body.status,
+                   body.message);
+      ctx.metrics.RecordRefused(body.code);
+      SendJson(res, body.status, ErrorJson(body.code, body.message));
+      return done();
+    }
+  }
+  auto store = ctx.stores.ForThread();
+  if (!store.ok()) {
+    SendError(res, store.status());
+    return done();
+  }
+  try {
+    spec.handler(req, res, **store);
+  } catch (const std::exception& e) {
+    // A handler's bug must not take the connection's answer with it: a logged, counted 500.
+    spdlog::error("handler failed method={} route={} error={}", req.method, spec.label, e.what());
+    ctx.metrics.RecordRefused("internal");
+    SendJson(res, 500, ErrorJson("internal", "unexpected error while answering " + spec.label + " (logged)"));
+  }
+  done();
+}
+
 }  // namespace
+
+std::string RouteTemplate(const std::string& pattern) {
+  if (pattern.find("(?") != std::string::npos) return "/{asset}";
+  std::string out;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern[i] != '(') {
+      out += pattern[i];
+      continue;
+    }
+    const std::string before = out.substr(0, out.size() > 0 ? out.size() - 1 : 0);
+    const std::string segment = before.substr(before.rfind('/') + 1);
+    out += segment == "forks" ? "{name}" : segment == "files" ? "{path}" : "{id}";
+    i = pattern.find(')', i);
+    if (i == std::string::npos) break;
+  }
+  return out;
+}
 
 bool SafeRelativePath(const std::string& path) {
   if (path.empty() || path.front() == '/' || path.find('\0') != std::string::npos) return false;
@@ -62,7 +144,8 @@ bool SafeRelativePath(const std::string& path) {
 
 void SendJson(httplib::Response& res, int status, const json& body) {
   res.status = status;
-  res.set_content(body.dump(), "application/json");
+  // Never throws: text that is not UTF-8 (a name from a URL) is written with U+FFFD in its place.
+  res.set_content(body.dump(-1, ' ', false, json::error_handler_t::replace), "application/json");
 }
 
 void SendError(httplib::Response& res, const Status& st) {
@@ -70,6 +153,9 @@ void SendError(httplib::Response& res, const Status& st) {
 }
 
 Result<json> ParseJsonBody(const httplib::Request& req) {
+  if (req.body.empty())
+    return InvalidArgument("this endpoint reads a JSON body and the request has none (send one with "
+                           "Content-Type: application/json)");
   json body = json::parse(req.body, nullptr, false);
   if (body.is_discarded()) return InvalidArgument("malformed JSON body");
   return body;
@@ -80,31 +166,41 @@ std::optional<TokenScope> Router::ReadScope() const {
 }
 
 void Router::Add(const std::string& method, const std::string& pattern, std::optional<TokenScope> scope,
-                 ApiHandler handler) {
+                 ApiHandler handler, std::optional<RequestBody> body) {
   ServerContext* ctx = &ctx_;
-  Add(method, pattern, scope, [ctx, handler](const httplib::Request& q, httplib::Response& r, storage::Store& st) {
-    handler(*ctx, q, r, st);
-  });
+  Add(method, pattern, scope,
+      [ctx, handler](const httplib::Request& q, httplib::Response& r, storage::Store& st) { handler(*ctx, q, r, st); },
+      body);
 }
 
 void Router::Add(const std::string& method, const std::string& pattern, std::optional<TokenScope> scope,
-                 Handler handler) {
+                 Handler handler, std::optional<RequestBody> body) {
+  routes_.push_back({method, std::regex(pattern), RouteTemplate(pattern)});
+  auto spec = std::make_shared<const RouteSpec>(
+      RouteSpec{method, routes_.back().label, scope, body.value_or(DefaultBody(method)), std::move(handler)});
   ServerContext* ctx = &ctx_;
-  auto wrapped = [ctx, method, pattern, scope, handler](const httplib::Request& req, httplib::Response& res) {
+  if (method == "GET") {
+    server_.Get(pattern, [ctx, spec](const httplib::Request& req, httplib::Response& res) {
+      Serve(*ctx, *spec, req, res, nullptr);
+    });
+    return;
+  }
+  auto with_body = [ctx, spec](const httplib::Request& req, httplib::Response& res,
+                               const httplib::ContentReader& reader) { Serve(*ctx, *spec, req, res, &reader); };
+  if (method == "POST") server_.Post(pattern, with_body);
+  if (method == "PATCH") server_.Patch(pattern, with_body);
+  if (method == "DELETE") server_.Delete(pattern, with_body);
+}
+
+void Router::AddPlain(const std::string& pattern, PlainHandler handler) {
+  routes_.push_back({"GET", std::regex(pattern), RouteTemplate(pattern)});
+  ServerContext* ctx = &ctx_;
+  std::string label = routes_.back().label;
+  server_.Get(pattern, [ctx, label, handler](const httplib::Request& req, httplib::Response& res) {
     const int64_t start_us = ctx->clock.MonotonicUs();
-    if (Authorize(ctx->config, req, res, scope)) {
-      auto store = ctx->stores.ForThread();
-      if (!store.ok())
-        SendError(res, store.status());
-      else
-        handler(req, res, **store);
-    }
-    ctx->metrics.RecordRequest(method, pattern, res.status, (ctx->clock.MonotonicUs() - start_us) / 1e6);
-  };
-  if (method == "GET") server_.Get(pattern, wrapped);
-  if (method == "POST") server_.Post(pattern, wrapped);
-  if (method == "PATCH") server_.Patch(pattern, wrapped);
-  if (method == "DELETE") server_.Delete(pattern, wrapped);
+    handler(req, res);
+    ctx->metrics.RecordRequest("GET", label, res.status, (ctx->clock.MonotonicUs() - start_us) / 1e6);
+  });
 }
 
 }  // namespace forkscope::server

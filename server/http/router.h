@@ -1,7 +1,9 @@
-// The routing table every API resource registers into: one place that checks tokens, opens the
-// request thread's Store, records metrics and turns errors into JSON. Resources add their routes
-// with Install*Routes(Router&) (server/api/routes.h); the daemon hands InstallApiRoutes to HttpServer.
-// Thread contract: routes are added before serving; handlers run on the server's worker threads.
+// The routing table every API resource registers into: one place that checks the request target,
+// tokens and bodies, opens the request thread's Store, records metrics and turns errors into JSON.
+// Resources add their routes with Install*Routes(Router&) (server/api/routes.h); the daemon hands
+// InstallApiRoutes to HttpServer, which calls Seal() after it. The router knows every route's pattern
+// and methods, so a known path with another method is a 405 with Allow, an unknown one a JSON 404.
+// Thread contract: routes are added and sealed before serving; handlers run on the server's workers.
 #pragma once
 
 #include <httplib.h>
@@ -9,10 +11,13 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <regex>
 #include <string>
+#include <vector>
 
 #include "base/status.h"
 #include "server/config/config.h"
+#include "server/http/request_checks.h"
 #include "storage/store.h"
 
 namespace forkscope::server {
@@ -22,27 +27,57 @@ struct ServerContext;
 using Handler = std::function<void(const httplib::Request&, httplib::Response&, storage::Store&)>;
 // The one handler shape of server/api/: parse the request, call a service or the store, encode.
 using ApiHandler = void (*)(ServerContext&, const httplib::Request&, httplib::Response&, storage::Store&);
+// A handler that needs neither a token nor the Store (health, metrics).
+using PlainHandler = std::function<void(const httplib::Request&, httplib::Response&)>;
 
 class Router {
  public:
   Router(httplib::Server& server, ServerContext& context) : server_(server), ctx_(context) {}
-  // method: GET, POST, PATCH, DELETE. scope: the token scope needed (nullopt: none).
-  void Add(const std::string& method, const std::string& pattern, std::optional<TokenScope> scope, Handler handler);
-  void Add(const std::string& method, const std::string& pattern, std::optional<TokenScope> scope, ApiHandler handler);
+  // method: GET, POST, PATCH, DELETE. pattern: a regex over the decoded path, one group per path
+  // parameter; its metrics label is the template ("/api/v1/forks/{name}"). scope: the token scope
+  // needed (nullopt: none). body: how the route takes a body; by default POST optional, PATCH
+  // required, GET and DELETE ignored.
+  void Add(const std::string& method, const std::string& pattern, std::optional<TokenScope> scope, Handler handler,
+           std::optional<RequestBody> body = std::nullopt);
+  void Add(const std::string& method, const std::string& pattern, std::optional<TokenScope> scope, ApiHandler handler,
+           std::optional<RequestBody> body = std::nullopt);
+  // A GET route without token or Store (health, metrics), known to the 405 check and the metrics.
+  void AddPlain(const std::string& pattern, PlainHandler handler);
+  // Installs the checks that run before any route, and the catch-all routes that read and drop the
+  // body of a request no route takes (cpp-httplib would otherwise buffer it, unbounded if chunked).
+  void Seal();
+  // The answer to a request no route takes (HttpServer's error handler calls it for cpp-httplib's 404):
+  // 400 for an undecodable target, 405 with Allow for a known path, else a JSON 404.
+  void NoRoute(const httplib::Request& req, httplib::Response& res) const;
   // The scope reads need: none when http.open_reads, else read.
   std::optional<TokenScope> ReadScope() const;
   ServerContext& context() { return ctx_; }
 
  private:
+  struct Route {
+    std::string method;
+    std::regex regex;
+    std::string label;  // the route template
+  };
+  // The methods of the routes whose pattern matches path ("" when none), and the first one's label.
+  std::string AllowedMethods(const std::string& path, std::string* label) const;
+  httplib::Server::HandlerResponse PreRoute(const httplib::Request& req, httplib::Response& res) const;
+  void Refuse(const httplib::Request& req, httplib::Response& res, const std::string& label, int status,
+              const std::string& code, const std::string& message) const;
+
   httplib::Server& server_;
   ServerContext& ctx_;
+  std::vector<Route> routes_;
 };
 
 void SendJson(httplib::Response& res, int status, const nlohmann::json& body);
 void SendError(httplib::Response& res, const Status& status);
-// Parses a JSON request body (non-throwing); InvalidArgument when malformed.
+// Parses a JSON request body (non-throwing); InvalidArgument when malformed or empty.
 Result<nlohmann::json> ParseJsonBody(const httplib::Request& req);
 // A repository-relative path from a URL: not empty, not absolute, no '.'/'..' segment, no NUL.
 bool SafeRelativePath(const std::string& path);
+// The template of a route pattern: each group named by the segment before it ("forks/([^/]+)" ->
+// "forks/{name}", "files/(.+)" -> "files/{path}", else "{id}"); "/{asset}" for the dashboard's catch-all.
+std::string RouteTemplate(const std::string& pattern);
 
 }  // namespace forkscope::server

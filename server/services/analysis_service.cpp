@@ -7,12 +7,16 @@
 
 namespace forkscope::server {
 
-analyzer::AnalyzeRequest RequestFor(const storage::ForkRecord& fork) {
+Result<analyzer::AnalyzeRequest> RequestFor(storage::Store& store, const storage::ForkRecord& fork) {
   analyzer::AnalyzeRequest r;
   r.fork_location = fork.fork_url;
   r.branch = fork.branch;
   r.upstream_location = fork.upstream_url;
   r.upstream_branch = fork.upstream_branch;
+  if (fork.id == 0) return r;  // not registered: nothing stored to put back
+  FS_ASSIGN_OR_RETURN(storage::FetchUrls urls, store.ForkFetchUrls(fork.id));
+  r.fork_location = urls.fork_url;
+  r.upstream_location = urls.upstream_url;
   return r;
 }
 
@@ -39,10 +43,12 @@ Result<AnalysisOutcome> RunAnalysis(const analyzer::AnalyzeRequest& request, con
   FS_ASSIGN_OR_RETURN(analyzer::Analysis analysis, analyzer::AnalyzeResolved(pair, rules, request.diff));
   // Compat-gap annotations stored through the API count like marker comments (see compat_gap_store.h).
   FS_RETURN_IF_ERROR(storage::CompatGapStore(store, {}).ApplyAnnotations(rules.data(), fork_id, analysis).status());
-  FS_ASSIGN_OR_RETURN(int64_t id, store.SaveAnalysis(key, analysis, fork_id));
-  spdlog::info("analysis stored id={} fork_sha={} files={} ms={}", id, analysis.fork.sha.substr(0, 12),
-               analysis.files.size(), analysis.duration_ms);
-  return AnalysisOutcome{std::move(analysis), id, pair.fork_mirror, pair.upstream_mirror};
+  // Another sync of the same commits (a fork sharing them) may have stored it meanwhile: keep that one.
+  FS_ASSIGN_OR_RETURN(storage::SavedAnalysis saved, store.SaveAnalysisIfAbsent(key, analysis, fork_id));
+  analysis.cached = saved.existed;
+  spdlog::info("analysis stored id={} fork_sha={} files={} ms={} existed={}", saved.id,
+               analysis.fork.sha.substr(0, 12), analysis.files.size(), analysis.duration_ms, saved.existed);
+  return AnalysisOutcome{std::move(analysis), saved.id, pair.fork_mirror, pair.upstream_mirror};
 }
 
 }  // namespace forkscope::server

@@ -1,6 +1,7 @@
 // Runs one analysis end to end: resolve the pair, answer from the store when the same
 // (fork sha, upstream sha, base, rules version) was analysed before, else analyse and store it in
-// one transaction. Stateless; the caller passes a Store owned by its thread.
+// one transaction (idempotently: a concurrent saver of the same key wins, and both share its row).
+// Stateless; the caller passes a Store owned by its thread.
 #pragma once
 
 #include <optional>
@@ -18,8 +19,10 @@ struct AnalysisOutcome {
   std::string upstream_mirror;
 };
 
-// The analysis request of a registered fork (its URLs and branches; data dir and options left to the caller).
-analyzer::AnalyzeRequest RequestFor(const storage::ForkRecord& fork);
+// The analysis request of a fork (its URLs and branches; data dir and options left to the caller). For a
+// registered fork (id set) the URLs carry the credentials the store keeps apart: fetch with them, never
+// store, log or show them.
+Result<analyzer::AnalyzeRequest> RequestFor(storage::Store& store, const storage::ForkRecord& fork);
 
 Result<AnalysisOutcome> RunAnalysis(const analyzer::AnalyzeRequest& request, const analyzer::Rules& rules,
                                     storage::Store& store, std::optional<int64_t> fork_id = std::nullopt);

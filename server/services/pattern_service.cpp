@@ -1,6 +1,7 @@
 #include "server/services/pattern_service.h"
 
 #include "base/clock.h"
+#include "base/url.h"
 
 #include <spdlog/spdlog.h>
 
@@ -113,12 +114,13 @@ Result<std::string> PatternService::SubmitPlan(storage::Store& store, const std:
   if (stopping_ || !worker_.joinable()) return Unavailable("the plan worker is not running");
   storage::PlanRecord plan;
   plan.id = NewPlanId();
-  plan.upstream_url = upstream_url;
+  plan.upstream_url = base::RedactUrl(upstream_url);
   plan.branch = branch;
   plan.state = "queued";
   plan.created_at = options_.now_s();
   FS_RETURN_IF_ERROR(storage::PlanStore(store).Save(plan));
   unfinished_[plan.id] = plan;
+  fetch_urls_[plan.id] = upstream_url;
   queue_.push_back(plan);
   cv_.notify_one();
   return plan.id;
@@ -138,8 +140,10 @@ void PatternService::Record(storage::Store& store, const storage::PlanRecord& re
   Status saved = storage::PlanStore(store).Save(record);
   if (!saved.ok()) spdlog::warn("plan save failed id={} error={}", record.id, saved.message());
   std::lock_guard<std::mutex> lock(mu_);
-  if (record.state == "succeeded" || record.state == "failed")
+  if (record.state == "succeeded" || record.state == "failed") {
     unfinished_.erase(record.id);
+    fetch_urls_.erase(record.id);
+  }
   else
     unfinished_[record.id] = record;
 }
@@ -148,7 +152,12 @@ void PatternService::RunPlan(storage::Store& store, storage::PlanRecord record) 
   record.state = "running";
   record.started_at = options_.now_s();
   Record(store, record);
-  PlanRequest request{record.upstream_url, record.branch, options_.data_dir, options_.allow_foreign_owner,
+  std::string url = record.upstream_url;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (auto it = fetch_urls_.find(record.id); it != fetch_urls_.end()) url = it->second;
+  }
+  PlanRequest request{url, record.branch, options_.data_dir, options_.allow_foreign_owner,
                       [this](const analyzer::git::TransferProgress&) { return !cancel_.load(); }};
   auto mined = Mine(store);
   if (!mined.ok()) spdlog::warn("pattern mining before plan error={}", mined.status().message());
@@ -159,7 +168,7 @@ void PatternService::RunPlan(storage::Store& store, storage::PlanRecord record) 
     record.plan = analyzer::PlanToJson(*plan).dump();
   } else {
     record.state = "failed";
-    record.error = plan.status().message();
+    record.error = base::ScrubSecret(plan.status().message(), base::SplitCredentials(url).userinfo);
     spdlog::warn("plan failed id={} error={}", record.id, record.error);
   }
   Record(store, record);

@@ -65,7 +65,8 @@ class PatternService {
   // into the new analysis by RunAnalysis).
   SyncHook Hook();
 
-  // Queues a plan (recorded through store) and returns its id. Unavailable once stopping.
+  // Queues a plan (recorded through store, its URL's credentials redacted) and returns its id.
+  // Unavailable once stopping.
   Result<std::string> SubmitPlan(storage::Store& store, const std::string& upstream_url, const std::string& branch);
   // NotFound for an unknown id.
   Result<storage::PlanRecord> GetPlan(storage::Store& store, const std::string& id);
@@ -89,6 +90,9 @@ class PatternService {
   bool stopping_ = false;
   std::deque<storage::PlanRecord> queue_;
   std::map<std::string, storage::PlanRecord> unfinished_;  // queued or running, by id
+  // The URL to fetch of a queued or running plan, by id: with its credentials, which the stored and
+  // served record shows as "***" (base/url.h). In memory only.
+  std::map<std::string, std::string> fetch_urls_;
   uint64_t next_id_ = 0;
   std::thread worker_;
 };

@@ -9,6 +9,7 @@
 #include <future>
 #include <random>
 
+#include "base/url.h"
 #include "server/services/analysis_service.h"
 
 namespace forkscope::server {
@@ -16,6 +17,13 @@ namespace {
 
 int64_t NowS() {
   return base::SystemClock().NowS();
+}
+
+// A fetch error may quote the URL it used: task rows and the log get it without credentials.
+std::string Scrubbed(std::string error, const analyzer::AnalyzeRequest& request) {
+  for (const auto& location : {request.fork_location, request.upstream_location})
+    error = base::ScrubSecret(error, base::SplitCredentials(location).userinfo);
+  return error;
 }
 
 }  // namespace
@@ -52,6 +60,7 @@ std::string SyncService::NewTaskId() {
 Result<std::string> SyncService::EnqueueSync(const storage::ForkRecord& fork) {
   std::lock_guard<std::mutex> lock(mu_);
   if (stopping_) return Unavailable("the daemon is shutting down");
+  if (!task_store_) return Unavailable("sync service not started");
   if (auto it = active_by_fork_.find(fork.name); it != active_by_fork_.end()) {
     if (abandoned_.count(it->second->task.id))
       return Unavailable("the abandoned sync of '" + fork.name + "' has not stopped yet");
@@ -66,7 +75,7 @@ Result<std::string> SyncService::EnqueueSync(const storage::ForkRecord& fork) {
   job->task.created_at = NowS();
   job->fork_id = fork.id;
   auto& r = job->request;
-  r = RequestFor(fork);
+  FS_ASSIGN_OR_RETURN(r, RequestFor(*task_store_, fork));
   r.data_dir = options_.data_dir;
   r.allow_foreign_owner = options_.allow_foreign_owner;
   r.diff = options_.diff;
@@ -232,7 +241,7 @@ void SyncService::RunJob(storage::Store& store, Job& job) {
     t.analysis_id = outcome->analysis_id;
   } else {
     t.state = "failed";
-    t.error = stopping_ ? "interrupted: the daemon stopped" : outcome.status().message();
+    t.error = stopping_ ? "interrupted: the daemon stopped" : Scrubbed(outcome.status().message(), job.request);
     spdlog::warn("sync failed task={} fork={} error={}", t.id, t.fork_name, t.error);
   }
   bool abandoned = false;

@@ -26,6 +26,7 @@ class Daemon {
   Daemon& operator=(const Daemon&) = delete;
 
   int port() const { return port_; }
+  pid_t pid() const { return pid_; }
   std::unique_ptr<httplib::Client> Client() const;
   // Sends SIGTERM and waits; returns the exit status.
   int Terminate();

@@ -105,4 +105,12 @@ std::string OpenApi::Check(const std::string& method, const std::string& path_te
   return CheckSchema(response["content"][media]["schema"], value, "$");
 }
 
+std::string OpenApi::CheckError(const std::string& content_type, const std::string& body) const {
+  if (content_type.substr(0, content_type.find(';')) != "application/json") return "error body is not JSON";
+  json value = json::parse(body, nullptr, false);
+  if (value.is_discarded()) return "body is not JSON";
+  const json& response = Resolve(spec_["components"]["responses"]["Error"]);
+  return CheckSchema(response["content"]["application/json"]["schema"], value, "$");
+}
+
 }  // namespace forkscope::testing

@@ -16,6 +16,9 @@ class OpenApi {
   // "" when the response conforms, else what does not.
   std::string Check(const std::string& method, const std::string& path_template, int status,
                     const std::string& content_type, const std::string& body) const;
+  // For answers not tied to one operation (a 405 for a method a path does not take): "" when the body is
+  // the documented error document (#/components/responses/Error).
+  std::string CheckError(const std::string& content_type, const std::string& body) const;
 
  private:
   std::string CheckSchema(const nlohmann::json& schema, const nlohmann::json& value, const std::string& where) const;

@@ -53,7 +53,9 @@ struct Env {
     f.upstream_url = up.path();
     auto created = store->CreateFork(f);
     REQUIRE(created.ok());
-    analyzer::AnalyzeRequest request = RequestFor(*created);
+    auto resolved = RequestFor(*store, *created);
+    REQUIRE(resolved.ok());
+    analyzer::AnalyzeRequest request = *resolved;
     request.data_dir = tmp.Sub("data");
     auto analysed = RunAnalysis(request, rules, *store, created->id);
     REQUIRE(analysed.ok());
