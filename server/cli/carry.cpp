@@ -28,16 +28,9 @@ struct CarryArgs {
 
 Result<analyzer::CarryResult> MakeCarry(CarryArgs& args) {
   auto& req = args.request;
-  if (req.data_dir.empty()) req.data_dir = DefaultDataDir();
-  std::error_code ec;
-  std::filesystem::create_directories(req.data_dir, ec);
-  if (ec) return Unavailable("cannot create data directory " + req.data_dir + ": " + ec.message());
   FS_ASSIGN_OR_RETURN(analyzer::Rules rules, args.rules_path.empty() ? analyzer::Rules::LoadDefault()
                                                                       : analyzer::Rules::Load(args.rules_path));
-  FS_ASSIGN_OR_RETURN(auto store, storage::Store::Open(DatabasePath(req.data_dir)));
-  req.progress = MakeProgressReporter();
-  FS_ASSIGN_OR_RETURN(AnalysisOutcome outcome, RunAnalysis(req, rules, *store));
-  for (const auto& n : outcome.analysis.notices) spdlog::info("note: {}", n);
+  FS_ASSIGN_OR_RETURN(AnalysisOutcome outcome, AnalyseForCommand(req, rules));
   args.options.strategy = *analyzer::CarryStrategyFromName(args.strategy);
   analyzer::ResolvedPair pair{outcome.fork_mirror, outcome.upstream_mirror, outcome.analysis};
   return analyzer::CarryAnalysed(pair, outcome.analysis, rules, args.options);

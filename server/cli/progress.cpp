@@ -4,6 +4,9 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
+
+#include "server/config/paths.h"
 #include <memory>
 
 namespace forkscope::server {
@@ -43,6 +46,18 @@ analyzer::git::ProgressFn MakeProgressReporter() {
     state->last_step = pct;
     return true;
   };
+}
+
+Result<AnalysisOutcome> AnalyseForCommand(analyzer::AnalyzeRequest& req, const analyzer::Rules& rules) {
+  if (req.data_dir.empty()) req.data_dir = DefaultDataDir();
+  std::error_code ec;
+  std::filesystem::create_directories(req.data_dir, ec);
+  if (ec) return Unavailable("cannot create data directory " + req.data_dir + ": " + ec.message());
+  FS_ASSIGN_OR_RETURN(auto store, storage::Store::Open(DatabasePath(req.data_dir)));
+  req.progress = MakeProgressReporter();
+  FS_ASSIGN_OR_RETURN(AnalysisOutcome outcome, RunAnalysis(req, rules, *store));
+  for (const auto& n : outcome.analysis.notices) spdlog::info("note: {}", n);
+  return outcome;
 }
 
 }  // namespace forkscope::server

@@ -2,10 +2,16 @@
 #pragma once
 
 #include "analyzer/git/mirror.h"
+#include "server/services/analysis_service.h"
 
 namespace forkscope::server {
 
 // Reports to stderr; the returned function is called from the fetching thread only.
 analyzer::git::ProgressFn MakeProgressReporter();
+
+// The analysis a one-shot command starts from (drift, carry): creates request.data_dir (default data
+// directory when empty), opens its database, reports transfer progress on stderr, runs the analysis
+// (answered from the database when the commits were analysed before) and logs its notices.
+Result<AnalysisOutcome> AnalyseForCommand(analyzer::AnalyzeRequest& request, const analyzer::Rules& rules);
 
 }  // namespace forkscope::server
