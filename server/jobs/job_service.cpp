@@ -212,6 +212,9 @@ void JobService::Execute(storage::Store& store, JobRecord job) {
     ctx.keep_work_tree = options_.keep_work_trees;
     ctx.analysis = analysis ? &*analysis : nullptr;
     ctx.rules = &rules_;
+    ctx.checkout.data_dir = options_.data_dir;
+    ctx.checkout.allow_url = options_.allow_url;
+    ctx.checkout.allow_foreign_owner = options_.allow_foreign_owner;
     JobRecord finished = RunJob(std::move(job), ctx);
     if (on_finished_) on_finished_(store, finished);
   }
