@@ -22,6 +22,8 @@ export const en = {
   'alert.figures.upstream-touched': { one: '{value} upstream commit on patched files', other: '{value} upstream commits on patched files' },
   'alert.figures.sync-failing': '{value} failed syncs in a row · alert at {threshold}',
   'alert.figures.job-failing': '{value} failing heads in a row · alert at {threshold}',
+  'alert.figures.candidate-ready': 'sync candidate #{value} passed its build job',
+  'alert.figures.candidate-conflict': 'sync candidate #{value} stopped on a conflict',
 
   'risk.explain': 'Risk orders forks by how much the next rebase will hurt: 10 per predicted conflict, 3 per upstream commit touching a patched file, 1 per fork hunk upstream already contains, plus 2 × log2(1 + commits behind) and the merge-base age in months (capped at 12). Higher is worse; it has no upper bound.',
   'drift.one_point': 'One measurement so far: the chart grows a line with each sync.',
@@ -51,6 +53,8 @@ export const zh = {
   'alert.figures.upstream-touched': { other: '{value} 个上游提交涉及已改文件' },
   'alert.figures.sync-failing': '连续同步失败 {value} 次 · 达到 {threshold} 告警',
   'alert.figures.job-failing': '连续 {value} 个提交构建失败 · 达到 {threshold} 告警',
+  'alert.figures.candidate-ready': '同步候选 #{value} 已通过构建任务',
+  'alert.figures.candidate-conflict': '同步候选 #{value} 遇到冲突而停止',
 
   'risk.explain': '风险值按下次变基的代价给分支仓库排序：每个预测冲突 10 分，每个涉及已改文件的上游提交 3 分，每个上游已包含的分支代码块 1 分，再加 2 × log2(1 + 落后提交数) 与合并基点时长的月数（最多 12）。越高越糟，没有上限。',
   'drift.one_point': '目前只有一次测量：之后每次同步都会在图中添加一个点。',
