@@ -47,6 +47,7 @@ class RulesParser {
   }
   Status CheckKeys(const json& obj, const std::string& key, const std::set<std::string>& allowed) const;
   Status Compile(const std::string& pattern, const std::string& key, LazyRegex& out) const;
+  Status CompileNew(const std::string& pattern, const std::string& key, LazyRegex& out) const;
   Status Regex(const json& v, const std::string& key, LazyRegex& out) const;
   Status OptionalRegex(const json& obj, const std::string& key, const char* name, LazyRegex& out) const;
   Status LayerOf(const json& v, const std::string& key, Layer& out) const;
@@ -73,6 +74,8 @@ class RulesParser {
   std::string origin_;
   bool check_now_;
   PathSets path_sets_;
+  // Every pattern seen so far: a pattern named again (a path set in many rules) shares its program.
+  mutable std::map<std::string, LazyRegex> by_pattern_;
 };
 
 Status RulesParser::CheckKeys(const json& obj, const std::string& key, const std::set<std::string>& allowed) const {
@@ -84,6 +87,16 @@ Status RulesParser::CheckKeys(const json& obj, const std::string& key, const std
 }
 
 Status RulesParser::Compile(const std::string& pattern, const std::string& key, LazyRegex& out) const {
+  if (auto seen = by_pattern_.find(pattern); seen != by_pattern_.end()) {
+    out = seen->second;
+    return Status::Ok();
+  }
+  FS_RETURN_IF_ERROR(CompileNew(pattern, key, out));
+  by_pattern_.emplace(pattern, out);
+  return Status::Ok();
+}
+
+Status RulesParser::CompileNew(const std::string& pattern, const std::string& key, LazyRegex& out) const {
   if (!check_now_) {
     out = LazyRegex(pattern);
     return Status::Ok();

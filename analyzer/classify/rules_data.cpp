@@ -77,9 +77,9 @@ std::string GlobToRegex(std::string_view glob) {
   return out;
 }
 
-LazyRegex::LazyRegex(std::string pattern) : state_(std::make_unique<State>()) { state_->pattern = std::move(pattern); }
+LazyRegex::LazyRegex(std::string pattern) : state_(std::make_shared<State>()) { state_->pattern = std::move(pattern); }
 
-LazyRegex::LazyRegex(std::unique_ptr<RE2> compiled) : state_(std::make_unique<State>()) {
+LazyRegex::LazyRegex(std::unique_ptr<RE2> compiled) : state_(std::make_shared<State>()) {
   state_->pattern = compiled->pattern();
   state_->re = std::move(compiled);
   state_->ready.store(true, std::memory_order_release);

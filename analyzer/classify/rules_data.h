@@ -27,7 +27,8 @@ namespace forkscope::analyzer {
 std::string GlobToRegex(std::string_view glob);
 
 // An RE2 program compiled on first use, once per process (std::call_once), or handed over already
-// compiled. Reads like the std::unique_ptr<RE2> it replaces: false when there is no pattern, `*re`
+// compiled. Copies share the program (rules that name the same pattern, such as one path set, compile
+// it once). Reads like the std::unique_ptr<RE2> it replaces: false when there is no pattern, `*re`
 // for the program. A pattern that fails to compile on first use (only rules not checked at load can
 // have one, see Rules::FromJson) is logged once and matches nothing.
 class LazyRegex {
@@ -55,7 +56,7 @@ class LazyRegex {
     std::atomic<bool> ready{false};
   };
   const RE2& Get() const;
-  std::unique_ptr<State> state_;
+  std::shared_ptr<State> state_;
 };
 
 struct Glob {
@@ -167,7 +168,8 @@ struct RulesData {
   MiningOptions mining;  // the "mining" section; defaults when absent
 
   const PatternRule* FindPattern(std::string_view id) const;
-  // Every regex of these rules (a glob list counts once), and how many are compiled so far.
+  // The regexes these rules name (a glob list counts once; a shared program once per rule naming it),
+  // and how many of them are compiled so far.
   int RegexCount() const;
   int CompiledRegexCount() const;
 };
