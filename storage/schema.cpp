@@ -411,6 +411,10 @@ Result<int> ReadSchemaVersion(Database& db) {
 }
 
 Status Migrate(Database& db) {
+  // The usual case, a current database, is this one read: no write transaction, so opening never
+  // waits behind another process's writer (or takes the write lock from it).
+  FS_ASSIGN_OR_RETURN(int current, ReadSchemaVersion(db));
+  if (current == LatestSchemaVersion()) return Status::Ok();
   Transaction txn(db);
   FS_RETURN_IF_ERROR(txn.status());
   // Read inside the write transaction: another process may have migrated since this one looked.

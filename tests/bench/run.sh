@@ -5,6 +5,8 @@ build=${1:-build}
 here=$(cd "$(dirname "$0")" && pwd)
 echo "== analysis: forkscope vs git CLI"
 python3 "$here/analysis_bench.py" "$build/forkscope" --callgrind
+echo "== start-up: one-shot analyze (mirrors present) vs git merge-base + git diff -M --numstat"
+python3 "$here/startup_bench.py" "$build/forkscope" --callgrind
 echo "== renames: forkscope's file lists vs git diff -M --raw (100 random ports and the benchmark pair)"
 python3 "$here/rename_agreement.py" "$build/forkscope" --ports 100
 echo "== HTTP: forkscope vs nginx (wrk)"
