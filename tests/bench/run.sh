@@ -17,6 +17,10 @@ echo "== carry: forkscope carry vs git rebase --onto in a scratch clone"
 python3 "$here/carry_bench.py" "$build/forkscope"
 echo "== pattern mining: MinHash/LSH vs all-pairs Jaccard"
 "$build/tests/pattern_mining_bench"
+echo "== crash suite: SIGKILL at random points, restart, check (tests/crash, docs/reliability.md)"
+python3 "$here/../crash/crash_suite.py" "$build/forkscope" --cycles "${FORKSCOPE_CRASH_CYCLES:-100}"
+echo "== soak: bounded API load and periodic syncs of large forks, RSS sampled (docs/reliability.md)"
+python3 "$here/soak_bench.py" "$build/forkscope" --duration "${FORKSCOPE_SOAK_SECONDS:-1800}"
 echo "== labelled corpus: layer and style accuracy against hand labels (tests/corpus, docs/accuracy.md)"
 # Exits 2, naming every missing file, when the git-ignored file cache is absent (a fresh checkout):
 # see tests/corpus/README.md for how to fill it.
