@@ -6,6 +6,7 @@
 #include <random>
 
 #include "analyzer/carry/carry.h"
+#include "base/memory.h"
 #include "analyzer/git/checkout.h"
 #include "analyzer/git/mirror.h"
 #include "server/services/analysis_service.h"
@@ -217,6 +218,7 @@ void CarryService::WorkerLoop() {
     }
     if (store.ok()) {
       RunJob(**store, *job);
+      base::ReleaseFreedMemory();
     } else {
       job->task.state = "failed";
       job->task.error = "the carry worker has no database connection: " + store.status().message();

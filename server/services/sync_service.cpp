@@ -9,6 +9,7 @@
 #include <future>
 #include <random>
 
+#include "base/memory.h"
 #include "base/url.h"
 #include "server/services/analysis_service.h"
 
@@ -214,6 +215,7 @@ void SyncService::WorkerLoop(int index) {
       ++stats_.running;
     }
     RunJob(**store, *job);
+    base::ReleaseFreedMemory();
   }
 }
 
