@@ -92,7 +92,7 @@ TEST_CASE("daemon: a ready candidate is pushed to forkscope/sync-<onto12> of pus
 
   Receiver receiver;
   receiver.Start();
-  WriteFile(tmp.Sub("cpu.toml"), "name = \"cpu\"\n[stages.build]\nrun = \"test -f fastops/new_op.py\"\n");
+  WriteFile(tmp.Sub("cpu.toml"), "name = \"cpu\"\n[stages.build]\nrun = \"test -f fastops/new_op.py\"\n[stages.import]\nrun = \"true\"\n");
   std::string forks;
   for (const auto& [name, repo] : {std::tuple{"pub", &pub}, {"hooked", &hooked}})
     forks += std::string("[[forks]]\nname = \"") + name + "\"\nfork_url = \"" + repo->path() + "\"\nupstream_url = \"" +
