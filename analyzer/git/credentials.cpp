@@ -14,7 +14,7 @@ int AcquireUrlCredentials(UrlAuth& auth, git_credential** out, const char* url, 
   if (url == nullptr || OriginOf(base::SplitCredentials(url).url) != auth.origin) return GIT_PASSTHROUGH;
   // Refused once: the credentials are wrong, and asking again would only replay them.
   if (++auth.attempts > 1) {
-    git_error_set_str(GIT_ERROR_NET, ("the server refused the credentials in " + auth.source).c_str());
+    git_error_set_str(GIT_ERROR_NET, ("the server refused the credentials " + auth.source).c_str());
     return GIT_EAUTH;
   }
   const auto [user, password] = base::UserAndPassword(auth.userinfo);

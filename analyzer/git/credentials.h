@@ -16,13 +16,13 @@ std::string OriginOf(const std::string& url);
 struct UrlAuth {
   std::string userinfo;  // "user:token" or "token", given to git only when the server asks; "" = none
   std::string origin;    // "scheme://host[:port]" they belong to (OriginOf of the URL without them)
-  std::string source = "the repository URL";  // where they came from, for the refusal message
+  std::string source = "in the repository URL";  // where they came from, for the refusal message
   int attempts = 0;
 };
 
 // The body of a git_credential_acquire_cb: user and password from auth.userinfo, only for its origin
 // (never for a host a redirect points at), only once (refused once, they are wrong: GIT_EAUTH with a
-// message naming auth.source). GIT_PASSTHROUGH when there is nothing to give.
+// message: "the server refused the credentials <source>"). GIT_PASSTHROUGH when there is nothing to give.
 int AcquireUrlCredentials(UrlAuth& auth, git_credential** out, const char* url, unsigned int allowed);
 
 }  // namespace forkscope::analyzer::git

@@ -66,7 +66,7 @@ Status PushCommit(const PushRequest& r) {
   PushPayload payload;
   payload.auth.userinfo = userinfo;
   payload.auth.origin = OriginOf(url);
-  payload.auth.source = "the push credential";
+  payload.auth.source = "given for push_url (push_secret_env)";
   payload.dest_ref = r.dest_ref;
   git_push_options opts = GIT_PUSH_OPTIONS_INIT;
   opts.callbacks.credentials = OnPushCredentials;

@@ -140,7 +140,7 @@ TEST_CASE("push: over smart HTTP with credentials given on demand; a hook's refu
     REQUIRE_FALSE(wrong.ok());
     INFO(wrong.message());
     CHECK(wrong.message().find("wrong-password") == std::string::npos);
-    CHECK(wrong.message().find("push credential") != std::string::npos);
+    CHECK(wrong.message().find("refused the credentials given for push_url") != std::string::npos);
   }
   SECTION("a pre-receive hook that exits 1: rejected, with the remote's reason") {
     WriteFile(served + "/hooks/pre-receive", "#!/bin/sh\necho 'protected by policy' >&2\nexit 1\n");
