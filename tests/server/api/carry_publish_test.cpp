@@ -139,5 +139,28 @@ TEST_CASE("daemon: a ready candidate is pushed to forkscope/sync-<onto12> of pus
   CHECK(detail["publish_error"] == error);
 }
 
+TEST_CASE("serve: a push_url the URL policy refuses, or one with credentials in the file, stops the start",
+          "[server][carry][publish]") {
+  TempDir tmp;
+  const std::string serve = std::string(FORKSCOPE_BINARY) + " serve --listen 127.0.0.1:0 --data-dir " + tmp.Sub("d");
+  auto start = [&](const std::string& push_url) {
+    WriteFile(tmp.Sub("forks.toml"), "[[forks]]\nname = \"pub\"\nfork_url = \"https://github.com/PFCCLab/x\"\n"
+                                     "upstream_url = \"https://github.com/up/x\"\npush_url = \"" + push_url + "\"\n");
+    return RunCommand(serve + " --config " + tmp.Sub("forks.toml") + " 2>&1");
+  };
+  auto elsewhere = start("https://evil.example.com/PFCCLab/x");
+  CHECK(elsewhere.status == 2);
+  CHECK(elsewhere.out.find("forks[0].push_url (pub)") != std::string::npos);
+  CHECK(elsewhere.out.find("evil.example.com") != std::string::npos);  // the refused host is named
+  auto local = start(tmp.Sub("somewhere.git"));
+  CHECK(local.status == 2);
+  CHECK(local.out.find("allow-local-repos") != std::string::npos);
+  auto secret = start("https://bot:ghp_in_the_file@github.com/PFCCLab/x");
+  CHECK(secret.status == 2);
+  CHECK(secret.out.find("push_secret_env") != std::string::npos);
+  CHECK(secret.out.find("ghp_in_the_file") == std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(tmp.Sub("d/forkscope.db")));  // refused before anything was written
+}
+
 }  // namespace
 }  // namespace forkscope::testing
