@@ -1,0 +1,46 @@
+// Internal to the analyzer: what a C/C++/CUDA file of the fork's tree is reachable from through
+// #include. The extension's binding files (PYBIND11_MODULE, TORCH_LIBRARY*, PD_BUILD_OP, nanobind's
+// NB_MODULE, PyInit_) are the host roots; a file they include, directly or through other files that hold
+// no device code, is reached from the host side. A device-code file (`__global__`/`__device__`,
+// CUTLASS/CuTe, TileLang, inline PTX ...) passes nothing on, so a header included only by kernel
+// sources is not host-reached. Pure functions; thread-safe.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include <re2/re2.h>
+
+namespace forkscope::analyzer::classify {
+
+// At most this many files of a tree enter the include graph (the walk reads their text).
+inline constexpr size_t kMaxIncludeGraphFiles = 5000;
+// Text read per file for the graph (the rest is not scanned for includes or device code).
+inline constexpr size_t kMaxIncludeGraphBytes = 1 << 20;
+
+// A path the include graph reads: C, C++ and CUDA sources and headers.
+bool IsIncludeGraphPath(std::string_view path);
+
+// Device-code evidence in C/C++/CUDA text: kernels and device functions, their launch bounds and
+// thread indices, shared memory, warp intrinsics, CUTLASS/CuTe, Triton/TileLang, inline PTX.
+const RE2& DeviceCodeRe();
+// A binding entry point: the file registers ops or defines the Python module.
+const RE2& BindingEntryRe();
+
+struct IncludeReach {
+  std::unordered_set<std::string> host;  // paths reached from a binding file through host-only files
+  std::unordered_set<std::string> roots; // the binding files themselves (without device code)
+  size_t files = 0;                      // files in the graph
+  size_t edges = 0;                      // resolved includes
+};
+
+// files: (path, text) of the tree's C/C++/CUDA files. Quoted and angled includes are resolved against
+// the including file's folder, then its parent folders up to the tree root, then csrc/, include/ and
+// src/ of the root; an include that names no file of the tree (a system or third-party header) is ignored.
+IncludeReach ComputeIncludeReach(const std::vector<std::pair<std::string, std::string>>& files);
+
+}  // namespace forkscope::analyzer::classify
