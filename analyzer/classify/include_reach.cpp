@@ -77,6 +77,14 @@ const RE2& DeviceCodeRe() {
   return re;
 }
 
+const RE2& DeviceFileRe() {
+  static const RE2 re(
+      R"(__global__|__device__|__shared__|__constant__|__syncthreads|__syncwarp|__launch_bounds__|__shfl\w*|)"
+      R"(\b(?:threadIdx|blockIdx|blockDim|gridDim)\b|\bCUTE_(?:HOST_)?DEVICE\b|\bCUTLASS_(?:HOST_)?DEVICE\b|)"
+      R"(\bCUTLASS_GLOBAL\b|\basm\s*(?:volatile\s*)?\(|\b__asm__\b)");
+  return re;
+}
+
 const RE2& BindingEntryRe() {
   static const RE2 re(
       R"(\bPYBIND11_MODULE\s*\(|\bTORCH_LIBRARY\w*\s*\(|\bPD_BUILD_\w*OP\s*\(|\bNB_MODULE\s*\(|\bPyInit_\w+\s*\()");
@@ -110,7 +118,7 @@ IncludeReach ComputeIncludeReach(const std::vector<std::pair<std::string, std::s
   for (size_t i = 0; i < n; ++i) {
     const std::string_view text =
         std::string_view(files[i].second).substr(0, std::min(files[i].second.size(), kMaxIncludeGraphBytes));
-    device[i] = RE2::PartialMatch(text, DeviceCodeRe());
+    device[i] = RE2::PartialMatch(text, DeviceFileRe());
     for (const auto target : IncludesOf(text)) {
       const std::optional<size_t> to = resolve(files[i].first, target);
       if (to && *to != i) edges[i].push_back(*to);

@@ -1,9 +1,9 @@
 // Internal to the analyzer: what a C/C++/CUDA file of the fork's tree is reachable from through
 // #include. The extension's binding files (PYBIND11_MODULE, TORCH_LIBRARY*, PD_BUILD_OP, nanobind's
-// NB_MODULE, PyInit_) are the host roots; a file they include, directly or through other files that hold
-// no device code, is reached from the host side. A device-code file (`__global__`/`__device__`,
-// CUTLASS/CuTe, TileLang, inline PTX ...) passes nothing on, so a header included only by kernel
-// sources is not host-reached. Pure functions; thread-safe.
+// NB_MODULE, PyInit_) are the host roots; a file they include, directly or through other files that define
+// no device code, is reached from the host side. A device-code file (DeviceFileRe: `__global__`/`__device__`
+// functions, shared memory, CUTLASS/CuTe device macros, inline PTX ...) passes nothing on, so a header
+// included only by kernel sources is not host-reached. Pure functions; thread-safe.
 #pragma once
 
 #include <cstddef>
@@ -26,8 +26,13 @@ inline constexpr size_t kMaxIncludeGraphBytes = 1 << 20;
 bool IsIncludeGraphPath(std::string_view path);
 
 // Device-code evidence in C/C++/CUDA text: kernels and device functions, their launch bounds and
-// thread indices, shared memory, warp intrinsics, CUTLASS/CuTe, Triton/TileLang, inline PTX.
+// thread indices, shared memory, warp intrinsics, CUTLASS/CuTe, Triton/TileLang, inline PTX. A hunk that
+// shows any of it is never host glue by reachability.
 const RE2& DeviceCodeRe();
+// A device-code file for the graph: it defines device code (`__global__`/`__device__` functions, shared
+// memory, CUTLASS/CuTe device macros, inline PTX, thread indices). Narrower than DeviceCodeRe: host
+// code that names CuTe/CUTLASS types (a JIT runtime's `cute::UMMA::Major` switch) passes reach on.
+const RE2& DeviceFileRe();
 // A binding entry point: the file registers ops or defines the Python module.
 const RE2& BindingEntryRe();
 

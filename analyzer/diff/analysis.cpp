@@ -231,7 +231,8 @@ Result<Analysis> AnalyzeResolved(const ResolvedPair& pair, const Rules& rules, c
   FS_ASSIGN_OR_RETURN(auto reach, ForkIncludeReach(*repo, a.fork.sha, diff, a));
   a.files.reserve(diff.size());
   for (auto& f : diff) {
-    const bool host_reachable = reach && f.change.status != FileStatus::kDeleted && reach->host.count(f.change.path) > 0;
+    const bool host_reachable =
+        reach && f.change.status != FileStatus::kDeleted && reach->host.count(f.change.path) > 0;
     ClassifyFile(rules, FileSource{f.old_text, f.new_text, host_reachable}, f.change);
     a.files.push_back(std::move(f.change));
   }

@@ -22,7 +22,11 @@ using Files = std::vector<std::pair<std::string, std::string>>;
 TEST_CASE("include graph: binding files reach headers through host files only", "[analyzer][classify][reach]") {
   const Files files = {
       {"csrc/ext.cpp", "#include <vector>\n#include \"runtime.hpp\"\n#include \"kernels/api.cuh\"\n"
-                       "PYBIND11_MODULE(ext, m) {}\n"},
+                       "#include \"jit/desc.hpp\"\nPYBIND11_MODULE(ext, m) {}\n"},
+      // Host code that names CuTe types (a JIT runtime's switch over cute::UMMA::Major) passes reach on.
+      {"csrc/jit/desc.hpp", "#pragma once\n#include \"tma.hpp\"\n"
+                            "inline int dim(cute::UMMA::Major m) { return m == cute::UMMA::Major::K ? -2 : -1; }\n"},
+      {"csrc/jit/tma.hpp", "#pragma once\ninline int swizzle(int mode) { return mode / 16; }\n"},
       {"csrc/runtime.hpp", "#pragma once\n#include \"kernels/configs.cuh\"\n#include \"../include/ext/shim.h\"\n"
                            "#include <cuda_runtime.h>\nstruct Runtime { int rank; };\n"},
       {"csrc/kernels/api.cuh", "#pragma once\nvoid launch(int n, void* stream);\n"},
@@ -40,7 +44,8 @@ TEST_CASE("include graph: binding files reach headers through host files only", 
   const classify::IncludeReach reach = classify::ComputeIncludeReach(files);
   CHECK(reach.files == files.size());
   CHECK(reach.roots == std::unordered_set<std::string>{"csrc/ext.cpp"});
-  CHECK(reach.host == std::unordered_set<std::string>{"csrc/runtime.hpp", "csrc/kernels/api.cuh",
+  CHECK(reach.host == std::unordered_set<std::string>{"csrc/runtime.hpp", "csrc/kernels/api.cuh", "csrc/jit/desc.hpp",
+                                                      "csrc/jit/tma.hpp",
                                                       "csrc/kernels/configs.cuh", "include/ext/shim.h",
                                                       "include/ext/version.h"});
   CHECK(reach.host.count("csrc/kernels/math.cuh") == 0);   // only kernel sources include it
