@@ -19,8 +19,10 @@ namespace forkscope::analyzer::classify {
 
 // At most this many files of a tree enter the include graph (the walk reads their text).
 inline constexpr size_t kMaxIncludeGraphFiles = 5000;
-// Text read per file for the graph (the rest is not scanned for includes or device code).
+// Files above this size are not read (they stay in the graph without includes); the graph reads at most
+// kMaxIncludeGraphTotalBytes in all.
 inline constexpr size_t kMaxIncludeGraphBytes = 1 << 20;
+inline constexpr size_t kMaxIncludeGraphTotalBytes = 64 << 20;
 
 // A path the include graph reads: C, C++ and CUDA sources and headers.
 bool IsIncludeGraphPath(std::string_view path);

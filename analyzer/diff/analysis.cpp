@@ -138,7 +138,8 @@ Result<std::string> Mirror(const std::string& location, const AnalyzeRequest& re
 }
 
 // The include graph of the fork's tree (new side), read only when the diff changes C/C++/CUDA files:
-// at most classify::kMaxIncludeGraphFiles files, each up to classify::kMaxIncludeGraphBytes.
+// at most classify::kMaxIncludeGraphFiles files of up to classify::kMaxIncludeGraphBytes each, and
+// classify::kMaxIncludeGraphTotalBytes in all; a notice says how many were left out.
 Result<std::optional<classify::IncludeReach>> ForkIncludeReach(const git::PairRepo& repo, const std::string& commit,
                                                                const std::vector<git::DiffFile>& diff,
                                                                Analysis& a) {
@@ -148,18 +149,19 @@ Result<std::optional<classify::IncludeReach>> ForkIncludeReach(const git::PairRe
   if (!any) return std::optional<classify::IncludeReach>();
   FS_ASSIGN_OR_RETURN(auto blobs, repo.TreeBlobs(commit));
   std::vector<std::pair<std::string, std::string>> files;
-  size_t skipped = 0;
+  size_t skipped = 0, bytes = 0;
   for (auto& [path, oid] : blobs) {
     if (!classify::IsIncludeGraphPath(path)) continue;
-    if (files.size() == classify::kMaxIncludeGraphFiles) {
+    if (files.size() == classify::kMaxIncludeGraphFiles || bytes >= classify::kMaxIncludeGraphTotalBytes) {
       ++skipped;
       continue;
     }
     files.emplace_back(std::move(path), repo.BlobText(oid, classify::kMaxIncludeGraphBytes));
+    bytes += files.back().second.size();
   }
   if (skipped > 0)
-    a.notices.push_back("include graph capped at " + std::to_string(classify::kMaxIncludeGraphFiles) +
-                        " C/C++/CUDA files; " + std::to_string(skipped) + " more were not read");
+    a.notices.push_back("include graph capped at " + std::to_string(files.size()) + " C/C++/CUDA files (" +
+                        std::to_string(bytes >> 20) + " MiB); " + std::to_string(skipped) + " more were not read");
   classify::IncludeReach reach = classify::ComputeIncludeReach(files);
   spdlog::debug("include_graph commit={} files={} edges={} roots={} host={} skipped={}", commit, reach.files,
                 reach.edges, reach.roots.size(), reach.host.size(), skipped);

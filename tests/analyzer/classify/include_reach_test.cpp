@@ -137,8 +137,9 @@ std::map<std::string, std::string> Extension(bool migrated) {
   f["csrc/ep.hpp"] = std::string(
       "#pragma once\n"
       "#include <vector>\n"
-      "#include \"kernels/configs.cuh\"\n\n"
-      "namespace ep {\n\n") +
+      "#include \"kernels/configs.cuh\"\n") +
+      (migrated ? "#include \"rank_map.hpp\"\n" : "") + "\n"
+      "namespace ep {\n\n" +
       (migrated ? "inline int align_up(int x, int a) {\n  return (x + a - 1) / a * a;\n}\n\n" : "") +
       "struct Buffer {\n"
       "  int rank = 0;\n"
@@ -154,6 +155,14 @@ std::map<std::string, std::string> Extension(bool migrated) {
       "  }\n"
       "};\n\n"
       "}  // namespace ep\n";
+  if (migrated)  // a new host header the runtime class includes: added whole, no framework or device token
+    f["csrc/rank_map.hpp"] =
+        "#pragma once\n\n"
+        "namespace ep {\n\n"
+        "inline int local_rank(int rank, int ranks_per_node) {\n"
+        "  return rank % ranks_per_node;\n"
+        "}\n\n"
+        "}  // namespace ep\n";
   f["csrc/kernels/api.cuh"] =
       "#pragma once\n\n"
       "namespace ep::intranode {\n\n" +
@@ -204,7 +213,7 @@ TEST_CASE("DeepEP-shaped extension: runtime header hunks are cpp_compat, kernels
   auto analysis = AnalyzeResolved(*pair, testing::DefaultRules(), {});
   REQUIRE(analysis.ok());
   const Analysis& a = *analysis;
-  REQUIRE(a.files.size() == 4);
+  REQUIRE(a.files.size() == 5);
 
   const FileChange& runtime = FileOf(a, "csrc/ep.hpp");
   REQUIRE(runtime.hunks.size() == 2);
@@ -213,6 +222,7 @@ TEST_CASE("DeepEP-shaped extension: runtime header hunks are cpp_compat, kernels
     CHECK(hunk.layer == Layer::kCppCompat);
   }
   CHECK(runtime.layer == Layer::kCppCompat);
+  CHECK(FileOf(a, "csrc/rank_map.hpp").layer == Layer::kCppCompat);  // added, classified whole
   CHECK(FileOf(a, "csrc/kernels/api.cuh").layer == Layer::kCppCompat);  // launcher declarations the binding includes
   CHECK(FileOf(a, "csrc/kernels/intranode.cu").layer == Layer::kKernel);
   CHECK(FileOf(a, "csrc/kernels/math.cuh").layer == Layer::kKernel);    // pure math only kernels include
