@@ -380,11 +380,29 @@ CREATE INDEX candidates_state ON candidates(state);
 ALTER TABLE tasks ADD COLUMN candidate_id INTEGER REFERENCES candidates(id) ON DELETE SET NULL;
 )sql";
 
+// Version 11: a fork's base, so a re-imported fork can be tracked.
+constexpr std::string_view kSchemaV11ForkBase = R"sql(
+/*
+** forkscope database, schema version 11: a fork's base (a re-imported fork shares no history with
+** upstream, so it has no merge-base to diff against).
+**
+** forks gains:
+**   base               what the fork is diffed against: '' = its merge-base with upstream (rows written
+**                      before version 11 read ''); 'auto' = search upstream history for the commit whose
+**                      files keep the most of the fork's content (analyses say base_source 'searched');
+**                      else an upstream revision, a 7-40 digit sha or a tag (base_source 'given').
+** analyses.extra's "base_distance" (version 1) may also hold the search's kept_lines, fork_lines,
+** runner_up (a sha, '' for none), runner_up_kept_lines, margin_lines and equivalent_commits; rows
+** saved before lack them (read as 0 and '').
+*/
+ALTER TABLE forks ADD COLUMN base TEXT NOT NULL DEFAULT '';
+)sql";
+
 // Versions 3 to 6 and 10 belong to other areas and live beside their stores (storage/schema_parts.h).
-const std::array<std::string_view, 10> kMigrations = {kSchemaV1,         kSchemaV2,           kSchemaV3Drift,
+const std::array<std::string_view, 11> kMigrations = {kSchemaV1,         kSchemaV2,           kSchemaV3Drift,
                                                      kSchemaV4Alerts,   kSchemaV5Jobs,       kSchemaV6Patterns,
                                                      kSchemaV7Findings, kSchemaV8FileOrigins, kSchemaV9Candidates,
-                                                     kSchemaV10Credentials};
+                                                     kSchemaV10Credentials, kSchemaV11ForkBase};
 
 }  // namespace
 
