@@ -380,9 +380,26 @@ CREATE INDEX candidates_state ON candidates(state);
 ALTER TABLE tasks ADD COLUMN candidate_id INTEGER REFERENCES candidates(id) ON DELETE SET NULL;
 )sql";
 
-// Versions 11 and 12 are assigned to work on other branches; these stand-ins hold their places until
-// those migrations are merged in here (a stand-in changes nothing).
-constexpr std::string_view kSchemaV11Reserved = "-- schema version 11: assigned to another branch\n";
+// Version 11: a fork's base, so a re-imported fork can be tracked.
+constexpr std::string_view kSchemaV11ForkBase = R"sql(
+/*
+** forkscope database, schema version 11: a fork's base (a re-imported fork shares no history with
+** upstream, so it has no merge-base to diff against).
+**
+** forks gains:
+**   base               what the fork is diffed against: '' = its merge-base with upstream (rows written
+**                      before version 11 read ''); 'auto' = search upstream history for the commit whose
+**                      files keep the most of the fork's content (analyses say base_source 'searched');
+**                      else an upstream revision, a 7-40 digit sha or a tag (base_source 'given').
+** analyses.extra's "base_distance" (version 1) may also hold the search's kept_lines, fork_lines,
+** runner_up (a sha, '' for none), runner_up_kept_lines, margin_lines and equivalent_commits; rows
+** saved before lack them (read as 0 and '').
+*/
+ALTER TABLE forks ADD COLUMN base TEXT NOT NULL DEFAULT '';
+)sql";
+
+// Version 12 is assigned to work on another branch; this stand-in holds its place until that
+// migration is merged in here (a stand-in changes nothing).
 constexpr std::string_view kSchemaV12Reserved = "-- schema version 12: assigned to another branch\n";
 
 // Version 13: a ready candidate pushed to the fork's push_url (forks[].push_url, docs/carry.md).
@@ -409,7 +426,7 @@ ALTER TABLE candidates ADD COLUMN publish_error TEXT NOT NULL DEFAULT '';
 const std::array<std::string_view, 13> kMigrations = {kSchemaV1,          kSchemaV2,           kSchemaV3Drift,
                                                      kSchemaV4Alerts,    kSchemaV5Jobs,       kSchemaV6Patterns,
                                                      kSchemaV7Findings,  kSchemaV8FileOrigins, kSchemaV9Candidates,
-                                                     kSchemaV10Credentials, kSchemaV11Reserved, kSchemaV12Reserved,
+                                                     kSchemaV10Credentials, kSchemaV11ForkBase, kSchemaV12Reserved,
                                                      kSchemaV13Publish};
 
 }  // namespace

@@ -59,7 +59,7 @@ namespace {
 
 constexpr const char* kForkColumns =
     "SELECT id, name, fork_url, branch, upstream_url, upstream_branch, sync_interval_s, labels, "
-    "latest_analysis_id, created_at, updated_at FROM forks ";
+    "latest_analysis_id, created_at, updated_at, base FROM forks ";
 
 std::string EncodeLabels(const std::vector<std::string>& labels) { return Dump(json(labels)); }
 
@@ -78,6 +78,7 @@ Result<ForkRecord> ForkFromRow(const Statement& row) {
   fork.latest_analysis_id = row.ColumnOptionalInt64(8);
   fork.created_at = row.ColumnInt64(9);
   fork.updated_at = row.ColumnInt64(10);
+  fork.base = row.ColumnText(11);
   return fork;
 }
 
@@ -121,11 +122,11 @@ Result<ForkRecord> Store::CreateFork(const ForkRecord& fork) {
   const int64_t now = s.now_s();
   FS_ASSIGN_OR_RETURN(StatementLease stmt,
                       s.Lease("INSERT INTO forks (name, fork_url, branch, upstream_url, upstream_branch, "
-                              "sync_interval_s, labels, created_at, updated_at) "
-                              "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8)"));
+                              "sync_interval_s, labels, created_at, updated_at, base) "
+                              "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8, ?9)"));
   stmt->Bind(1, fork.name).Bind(2, fork_url.url).Bind(3, fork.branch).Bind(4, upstream_url.url);
   stmt->Bind(5, fork.upstream_branch).Bind(6, fork.sync_interval_s).Bind(7, EncodeLabels(fork.labels));
-  stmt->Bind(8, now);
+  stmt->Bind(8, now).Bind(9, fork.base);
   FS_RETURN_IF_ERROR(NameTaken(stmt->Run(), fork.name));
   const int64_t id = s.db.LastInsertRowid();
   FS_RETURN_IF_ERROR(s.WriteCredential(id, "fork", fork_url));
@@ -159,11 +160,11 @@ Result<ForkRecord> Store::UpdateFork(const ForkRecord& fork) {
                       s.PrepareUrl("upstream_url", fork.upstream_url, before.upstream_url));
   FS_ASSIGN_OR_RETURN(StatementLease stmt,
                       s.Lease("UPDATE forks SET name = ?2, fork_url = ?3, branch = ?4, upstream_url = ?5, "
-                              "upstream_branch = ?6, sync_interval_s = ?7, labels = ?8, updated_at = ?9 "
-                              "WHERE id = ?1"));
+                              "upstream_branch = ?6, sync_interval_s = ?7, labels = ?8, updated_at = ?9, "
+                              "base = ?10 WHERE id = ?1"));
   stmt->Bind(1, fork.id).Bind(2, fork.name).Bind(3, fork_url.url).Bind(4, fork.branch);
   stmt->Bind(5, upstream_url.url).Bind(6, fork.upstream_branch).Bind(7, fork.sync_interval_s);
-  stmt->Bind(8, EncodeLabels(fork.labels)).Bind(9, s.now_s());
+  stmt->Bind(8, EncodeLabels(fork.labels)).Bind(9, s.now_s()).Bind(10, fork.base);
   FS_RETURN_IF_ERROR(NameTaken(stmt->Run(), fork.name));
   FS_RETURN_IF_ERROR(s.WriteCredential(fork.id, "fork", fork_url));
   FS_RETURN_IF_ERROR(s.WriteCredential(fork.id, "upstream", upstream_url));

@@ -40,6 +40,10 @@ struct ForkRecord {
   std::string branch;            // migration branch ("" = paddle, falling back to default)
   std::string upstream_url;
   std::string upstream_branch;   // "" = upstream default, "auto" = detect
+  // What the fork is diffed against: "" = its merge-base with upstream; "auto" = the upstream commit
+  // whose files keep the most of the fork's content (a re-imported fork, no shared history); else an
+  // upstream revision (a sha, a tag). Schema version 11.
+  std::string base;
   int sync_interval_s = 1800;
   std::vector<std::string> labels;
   std::optional<int64_t> latest_analysis_id;

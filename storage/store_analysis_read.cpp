@@ -105,9 +105,19 @@ Status DecodeExtra(const std::string& text, Analysis& analysis) {
                                 IntAt(m, "verbatim"), IntAt(m, "adapted")});
     }
   }
-  if (auto it = extra.find("base_distance"); it != extra.end() && it->is_object())
-    analysis.base_distance =
-        analyzer::BaseDistance{IntAt(*it, "files"), IntAt(*it, "lines"), IntAt(*it, "commits_scanned")};
+  if (auto it = extra.find("base_distance"); it != extra.end() && it->is_object()) {
+    analyzer::BaseDistance d;
+    d.files = IntAt(*it, "files");
+    d.lines = IntAt(*it, "lines");
+    d.commits_scanned = IntAt(*it, "commits_scanned");
+    d.kept_lines = IntAt(*it, "kept_lines");  // the search's fields: absent (0, "") in rows saved before
+    d.fork_lines = IntAt(*it, "fork_lines");
+    d.runner_up = StringAt(*it, "runner_up");
+    d.runner_up_kept_lines = IntAt(*it, "runner_up_kept_lines");
+    d.margin_lines = IntAt(*it, "margin_lines");
+    d.equivalent_commits = IntAt(*it, "equivalent_commits");
+    analysis.base_distance = d;
+  }
   if (auto it = extra.find("style_evidence"); it != extra.end() && it->is_object()) DecodeStyleEvidence(*it, analysis);
   if (auto it = extra.find("layers"); it != extra.end() && it->is_object()) {
     for (Layer layer : analyzer::kAllLayers) {

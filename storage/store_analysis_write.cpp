@@ -56,7 +56,15 @@ std::string EncodeExtra(const Analysis& analysis) {
   extra["moves"] = std::move(moves);
   if (analysis.base_distance) {
     const auto& d = *analysis.base_distance;
-    extra["base_distance"] = {{"files", d.files}, {"lines", d.lines}, {"commits_scanned", d.commits_scanned}};
+    extra["base_distance"] = {{"files", d.files},
+                              {"lines", d.lines},
+                              {"commits_scanned", d.commits_scanned},
+                              {"kept_lines", d.kept_lines},
+                              {"fork_lines", d.fork_lines},
+                              {"runner_up", d.runner_up},
+                              {"runner_up_kept_lines", d.runner_up_kept_lines},
+                              {"margin_lines", d.margin_lines},
+                              {"equivalent_commits", d.equivalent_commits}};
   }
   const analyzer::StyleEvidence& e = analysis.style_evidence;
   json strongest = json::array();

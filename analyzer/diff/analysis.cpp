@@ -17,6 +17,9 @@ namespace forkscope::analyzer {
 namespace {
 
 constexpr const char* kDefaultMigrationBranch = "paddle";
+constexpr const char* kUnrelatedAdvice =
+    "pass --base REV to diff against an upstream commit, or --base auto to search upstream history for the "
+    "commit it was taken from";
 
 Status ResolveForkBranch(const git::PairRepo& repo, const AnalyzeRequest& req, Analysis& a) {
   for (const auto& b : repo.ForkBranches())
@@ -84,27 +87,67 @@ Status ResolveUpstreamBranch(const git::PairRepo& repo, const AnalyzeRequest& re
   return Status::Ok();
 }
 
-// Upstream commit whose tree is closest to the fork head: fewest differing files, then lines.
+// The rank of a base candidate: more fork lines kept, then fewer upstream lines the fork lacks in its
+// files, then the newer commit (earlier in history). Upstream files the fork does not have count for
+// nothing: a port that deleted docs, tests and CI is not pulled to the start of history, where the
+// tree was small. Among commits that hold the same content at the fork's paths (they differ only in
+// files the fork deleted) the newest wins: nothing in the fork tells them apart, and it leaves the
+// fewest upstream commits to report as drift.
+bool RanksBefore(const git::BaseScore& a, size_t a_index, const git::BaseScore& b, size_t b_index) {
+  if (a.kept_lines != b.kept_lines) return a.kept_lines > b.kept_lines;
+  if (a.extra_lines != b.extra_lines) return a.extra_lines < b.extra_lines;
+  return a_index < b_index;
+}
+
+// The upstream commit a fork with no shared history was taken from (git::PairRepo::ScoreBases), with
+// the runner-up: the best commit whose content at the fork's paths differs from the chosen one's.
 Status SearchBase(const git::PairRepo& repo, int limit, Analysis& a) {
   FS_ASSIGN_OR_RETURN(auto history, repo.History(a.upstream.sha, limit));
-  int best_files = INT_MAX;
-  std::vector<std::string> best;
-  for (const auto& sha : history) {
-    FS_ASSIGN_OR_RETURN(int files, repo.FilesDistance(sha, a.fork.sha));
-    if (files < best_files) best_files = files, best.clear();
-    if (files == best_files && best.size() < 16) best.push_back(sha);
+  if (history.empty()) return NotFound("upstream branch has no commits to search");
+  FS_ASSIGN_OR_RETURN(git::BaseScores scores, repo.ScoreBases(a.fork.sha, history));
+  const auto& c = scores.candidates;
+  size_t best = 0;
+  for (size_t i = 1; i < c.size(); ++i)
+    if (RanksBefore(c[i], i, c[best], best)) best = i;
+  std::optional<size_t> runner_up;
+  BaseDistance bd;
+  for (size_t i = 0; i < c.size(); ++i) {
+    if (i == best) continue;
+    if (c[i].signature == c[best].signature) {
+      ++bd.equivalent_commits;
+    } else if (!runner_up || RanksBefore(c[i], i, c[*runner_up], *runner_up)) {
+      runner_up = i;
+    }
   }
-  if (best.empty()) return NotFound("upstream branch has no commits to search");
-  BaseDistance bd{INT_MAX, INT_MAX, static_cast<int>(history.size())};
-  for (const auto& sha : best) {
-    FS_ASSIGN_OR_RETURN(git::TreeDistance d, repo.Distance(sha, a.fork.sha));
-    if (d.lines < bd.lines) bd.files = d.files, bd.lines = d.lines, a.merge_base = sha;
+  a.merge_base = c[best].sha;
+  FS_ASSIGN_OR_RETURN(git::TreeDistance d, repo.Distance(a.merge_base, a.fork.sha));
+  bd.files = d.files;
+  bd.lines = d.lines;
+  bd.commits_scanned = static_cast<int>(history.size());
+  bd.kept_lines = c[best].kept_lines;
+  bd.fork_lines = scores.fork_lines;
+  if (runner_up) {
+    bd.runner_up = c[*runner_up].sha;
+    bd.runner_up_kept_lines = c[*runner_up].kept_lines;
+    bd.margin_lines = bd.kept_lines - bd.runner_up_kept_lines;
   }
   a.base_distance = bd;
   a.base_source = "searched";
-  a.notices.push_back("fork and upstream share no history; closest upstream commit " + a.merge_base.substr(0, 12) +
-                      " differs in " + std::to_string(bd.files) + " files, " + std::to_string(bd.lines) +
-                      " lines (searched " + std::to_string(bd.commits_scanned) + " commits)");
+  std::string notice = "fork and upstream share no history; upstream commit " + a.merge_base.substr(0, 12) +
+                       " keeps the most of the fork's content (" + std::to_string(bd.kept_lines) + " of " +
+                       std::to_string(bd.fork_lines) + " lines) and differs in " + std::to_string(bd.files) +
+                       " files, " + std::to_string(bd.lines) + " lines (searched " +
+                       std::to_string(bd.commits_scanned) + " commits";
+  if (bd.equivalent_commits > 0)
+    notice += "; " + std::to_string(bd.equivalent_commits) + " other commits hold the same content at the fork's paths";
+  notice += ")";
+  if (runner_up)
+    notice += "; runner-up " + bd.runner_up.substr(0, 12) + " keeps " + std::to_string(bd.margin_lines) +
+              " lines fewer";
+  a.notices.push_back(notice);
+  spdlog::debug("base search fork={} base={} kept={} runner_up={} margin={} scanned={}", a.fork.sha.substr(0, 12),
+                a.merge_base.substr(0, 12), bd.kept_lines, bd.runner_up.substr(0, 12), bd.margin_lines,
+                bd.commits_scanned);
   return Status::Ok();
 }
 
@@ -122,8 +165,8 @@ Status ResolveBase(const git::PairRepo& repo, const AnalyzeRequest& req, Analysi
   }
   if (req.base == "auto") return SearchBase(repo, req.base_search_limit, a);
   return FailedPrecondition("fork '" + a.fork.branch + "' and upstream '" + a.upstream.branch +
-                            "' have unrelated histories (the fork was probably re-imported); pass --base REV to "
-                            "diff against an upstream commit, or --base auto to search for the closest one");
+                            "' have unrelated histories (the fork was probably re-imported); " +
+                            (req.unrelated_advice.empty() ? kUnrelatedAdvice : req.unrelated_advice));
 }
 
 Result<std::string> Mirror(const std::string& location, const AnalyzeRequest& req) {

@@ -27,6 +27,9 @@ struct AnalyzeRequest {
   git::ProgressFn progress;
   git::DiffOptions diff;
   int base_search_limit = 2000;    // commits of upstream history scanned by --base auto
+  // What to do about unrelated histories when base is "" (appended to the error); "" = the CLI's
+  // advice (--base REV, --base auto). The daemon names the fork's `base` field instead.
+  std::string unrelated_advice;
   int auto_branch_limit = 100;     // upstream branches tried by --upstream-branch auto
 };
 

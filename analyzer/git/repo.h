@@ -10,6 +10,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "analyzer/git/base_score.h"
 #include "analyzer/git/replay.h"
 #include "analyzer/model/model.h"
 #include "base/status.h"
@@ -117,6 +118,11 @@ class PairRepo {
       const std::unordered_set<std::string>& oids) const;
   // Contents of a blob ("" for a missing one).
   std::string BlobText(const std::string& oid, size_t max_bytes) const;
+
+  // --- base search (base_score.cpp) ---
+  // Scores each candidate commit by how much of the fork head's content its tree holds at the same
+  // paths (base_score.h); a subtree or blob pair shared by candidates is scored once.
+  Result<BaseScores> ScoreBases(const std::string& fork_sha, const std::vector<std::string>& candidates) const;
 
   // --- drift (repo_drift.cpp) ---
   // Commits reachable from head and not from base, parents before children (oldest first), at most

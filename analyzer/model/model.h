@@ -152,10 +152,19 @@ struct RefInfo {
   std::string sha;
 };
 
+// How far the fork head is from a given or searched base. The search (--base auto, a fork with no
+// history in common with upstream) scores each upstream commit by the fork's lines its files keep;
+// the fields after commits_scanned are that search's (0 and "" for a given base).
 struct BaseDistance {
-  int files = 0;
-  int lines = 0;
-  int commits_scanned = 0;
+  int files = 0;                // files that differ between the base and the fork head
+  int lines = 0;                // lines added and removed between them
+  int commits_scanned = 0;      // upstream commits the search scored
+  int kept_lines = 0;           // the fork's non-blank lines that the base's files at the same paths hold
+  int fork_lines = 0;           // the fork's non-blank lines in all
+  std::string runner_up;        // the best commit holding different content at the fork's paths ("" = none)
+  int runner_up_kept_lines = 0;
+  int margin_lines = 0;         // kept_lines - runner_up_kept_lines (0 when the runner-up lost on the tie-break)
+  int equivalent_commits = 0;   // other scanned commits with the same content at the fork's paths as the base
 };
 
 struct Analysis {

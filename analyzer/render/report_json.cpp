@@ -207,7 +207,13 @@ nlohmann::json AnalysisToJson(const Analysis& analysis, bool with_lines) {
   if (analysis.base_distance)
     doc["base_distance"] = {{"files", analysis.base_distance->files},
                             {"lines", analysis.base_distance->lines},
-                            {"commits_scanned", analysis.base_distance->commits_scanned}};
+                            {"commits_scanned", analysis.base_distance->commits_scanned},
+                            {"kept_lines", analysis.base_distance->kept_lines},
+                            {"fork_lines", analysis.base_distance->fork_lines},
+                            {"runner_up", NullIfEmpty(analysis.base_distance->runner_up)},
+                            {"runner_up_kept_lines", analysis.base_distance->runner_up_kept_lines},
+                            {"margin_lines", analysis.base_distance->margin_lines},
+                            {"equivalent_commits", analysis.base_distance->equivalent_commits}};
   doc["ahead"] = analysis.ahead;
   doc["behind"] = analysis.behind;
   doc["style"] = MigrationStyleName(analysis.style);

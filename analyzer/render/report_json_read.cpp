@@ -273,6 +273,14 @@ Status ReadHeader(const json& doc, Analysis& a) {
     FS_RETURN_IF_ERROR(ReadInt(*distance, "base_distance", "files", d.files));
     FS_RETURN_IF_ERROR(ReadInt(*distance, "base_distance", "lines", d.lines));
     FS_RETURN_IF_ERROR(ReadInt(*distance, "base_distance", "commits_scanned", d.commits_scanned));
+    // The search's fields came later: documents written before them lack them.
+    for (auto [key, out] : {std::pair<const char*, int*>{"kept_lines", &d.kept_lines},
+                            {"fork_lines", &d.fork_lines},
+                            {"runner_up_kept_lines", &d.runner_up_kept_lines},
+                            {"margin_lines", &d.margin_lines},
+                            {"equivalent_commits", &d.equivalent_commits}})
+      if (distance->contains(key)) FS_RETURN_IF_ERROR(ReadInt(*distance, "base_distance", key, *out));
+    FS_RETURN_IF_ERROR(ReadNullableString(*distance, "base_distance", "runner_up", d.runner_up));
     a.base_distance = d;
   }
   FS_RETURN_IF_ERROR(ReadInt(doc, "", "ahead", a.ahead));

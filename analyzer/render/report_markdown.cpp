@@ -215,6 +215,14 @@ std::string BaseDescription(const Analysis& a) {
     s += "; distance " + Plural(a.base_distance->files, "file", "files") + ", " +
          Plural(a.base_distance->lines, "line", "lines") + ", " +
          Plural(a.base_distance->commits_scanned, "commit scanned", "commits scanned");
+  if (a.base_source == "searched" && a.base_distance) {
+    const BaseDistance& d = *a.base_distance;
+    s += "; keeps " + std::to_string(d.kept_lines) + " of the fork's " + Plural(d.fork_lines, "line", "lines");
+    if (d.equivalent_commits > 0)
+      s += " (as do " + Plural(d.equivalent_commits, "other commit", "other commits") + ")";
+    if (!d.runner_up.empty())
+      s += "; runner-up " + Code(ShortSha(d.runner_up)) + " keeps " + Plural(d.margin_lines, "line", "lines") + " fewer";
+  }
   return s;
 }
 

@@ -61,6 +61,14 @@ std::string RenderText(const Analysis& a) {
       << a.ahead << " ahead, " << a.behind << " behind, style " << MigrationStyleName(a.style)
       << (a.style == MigrationStyle::kNone ? " (no Paddle migration found)" : "") << ", "
       << (a.cached ? "cached" : "fresh") << "\n";
+  if (a.base_source == "searched" && a.base_distance) {
+    const BaseDistance& d = *a.base_distance;
+    out << "base searched over " << d.commits_scanned << " upstream commits: keeps " << d.kept_lines << " of "
+        << d.fork_lines << " fork lines";
+    if (d.equivalent_commits > 0) out << " (" << d.equivalent_commits << " other commits alike)";
+    if (!d.runner_up.empty()) out << ", runner-up " << ShortSha(d.runner_up) << " keeps " << d.margin_lines << " fewer";
+    out << "\n";
+  }
   const StyleEvidence& evidence = a.style_evidence;
   if (evidence.compat_hunks + evidence.native_hunks > 0) out << StyleEvidenceLine(evidence) << "\n";
   char header[128];

@@ -40,6 +40,7 @@ Status ReconcileForks(const std::string& database, const std::vector<ForkConfig>
     rec.branch = fc.branch;
     rec.upstream_url = fc.upstream_url;
     rec.upstream_branch = fc.upstream_branch;
+    rec.base = fc.base;
     rec.sync_interval_s = fc.sync_interval_s;
     rec.labels = fc.labels;
     if (existing.ok()) {

@@ -82,7 +82,8 @@ Command AddAnalyzeCommand(CLI::App& app) {
                   "Upstream branch, or 'auto' for the branch the fork was cut from (default: upstream HEAD)");
   cmd->add_option("--base", r.base,
                   "Diff against this upstream revision instead of the merge-base; 'auto' searches upstream "
-                  "history for the closest tree (for unrelated histories)");
+                  "history for the commit whose files keep the most of the fork's content (for unrelated "
+                  "histories: a re-imported fork)");
   cmd->add_option("--head", r.head, "Analyse this fork revision instead of the branch head");
   cmd->add_option("--data-dir", r.data_dir, "Mirrors and database live here (default: $FORKSCOPE_DATA_DIR or "
                                             "~/.local/share/forkscope)");

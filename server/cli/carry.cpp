@@ -69,7 +69,8 @@ Command AddCarryCommand(CLI::App& app) {
   cmd->add_option("--onto", o.onto, "Carry onto this upstream revision (default: the upstream branch head)");
   cmd->add_option("--base", r.base,
                   "Where the fork's commits start: an upstream revision for re-imported forks, or 'auto' to search "
-                  "upstream history for the closest tree (default: the merge-base)");
+                  "upstream history for the commit whose files keep the most of the fork's content (default: "
+                  "the merge-base)");
   cmd->add_option("--strategy", args->strategy, "rebase (each fork commit) or squash (the whole fork diff as one)")
       ->check(CLI::IsMember({"rebase", "squash"}))
       ->capture_default_str();

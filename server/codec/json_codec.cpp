@@ -14,6 +14,7 @@ json ForkToJson(const storage::ForkRecord& f) {
               {"branch", f.branch},
               {"upstream_url", f.upstream_url},
               {"upstream_branch", f.upstream_branch},
+              {"base", f.base},
               {"sync_interval_s", f.sync_interval_s},
               {"labels", f.labels},
               {"latest_analysis_id", f.latest_analysis_id ? json(*f.latest_analysis_id) : json(nullptr)},
@@ -37,8 +38,8 @@ Status ReadString(const json& body, const char* key, bool partial, bool required
 
 Status ForkFromJson(const json& body, bool partial, storage::ForkRecord& f) {
   if (!body.is_object()) return InvalidArgument("body must be a JSON object");
-  static const char* kKnown[] = {"name", "fork_url", "branch", "upstream_url", "upstream_branch", "sync_interval_s",
-                                 "labels"};
+  static const char* kKnown[] = {"name", "fork_url", "branch", "upstream_url", "upstream_branch", "base",
+                                 "sync_interval_s", "labels"};
   for (const auto& item : body.items()) {
     bool known = false;
     for (const char* k : kKnown) known = known || item.key() == k;
@@ -51,6 +52,8 @@ Status ForkFromJson(const json& body, bool partial, storage::ForkRecord& f) {
   FS_RETURN_IF_ERROR(ReadString(body, "upstream_branch", partial, false, f.upstream_branch));
   FS_RETURN_IF_ERROR(CheckBranchName("field 'branch'", f.branch));
   FS_RETURN_IF_ERROR(CheckBranchName("field 'upstream_branch'", f.upstream_branch));
+  FS_RETURN_IF_ERROR(ReadString(body, "base", partial, false, f.base));
+  FS_RETURN_IF_ERROR(CheckBaseRevision("field 'base'", f.base));
   if (body.contains("sync_interval_s")) {
     if (!body["sync_interval_s"].is_number_integer()) return InvalidArgument("field 'sync_interval_s' must be an integer");
     // Read wide and range-checked: a narrowing read would wrap 4294967596 to 300.

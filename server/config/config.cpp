@@ -212,7 +212,7 @@ Status ReadPushTarget(TableReader& r, const std::string& path, ForkConfig& fork)
 
 Result<ForkConfig> ReadFork(const toml::table& table, const std::string& path) {
   TableReader r(table, path);
-  FS_RETURN_IF_ERROR(r.CheckKnown({"name", "fork_url", "branch", "upstream_url", "upstream_branch",
+  FS_RETURN_IF_ERROR(r.CheckKnown({"name", "fork_url", "branch", "upstream_url", "upstream_branch", "base",
                                    "sync_interval_s", "labels", "alerts", "recipe", "push_url", "push_secret_env"}));
   ForkConfig fork;
   FS_RETURN_IF_ERROR(r.String("name", fork.name));
@@ -220,6 +220,7 @@ Result<ForkConfig> ReadFork(const toml::table& table, const std::string& path) {
   FS_RETURN_IF_ERROR(r.String("branch", fork.branch));
   FS_RETURN_IF_ERROR(r.String("upstream_url", fork.upstream_url));
   FS_RETURN_IF_ERROR(r.String("upstream_branch", fork.upstream_branch));
+  FS_RETURN_IF_ERROR(r.String("base", fork.base));
   FS_RETURN_IF_ERROR(r.Integer("sync_interval_s", kSyncIntervalRange, fork.sync_interval_s));
   FS_RETURN_IF_ERROR(r.StringArray("labels", fork.labels));
   FS_ASSIGN_OR_RETURN(const toml::table* alerts, r.Table("alerts"));

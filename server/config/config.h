@@ -103,6 +103,7 @@ struct ForkConfig {
   std::string branch;                     // "" = paddle, else the fork's default branch
   std::string upstream_url;
   std::string upstream_branch;            // "" = upstream default, "auto" = detect
+  std::string base;                       // "" = merge-base; "auto" = search (re-imported fork); or a sha/tag
   int sync_interval_s = 1800;             // floor 300
   std::vector<std::string> labels;
   AlertRuleOverrides alerts;              // [forks.alerts]
@@ -205,6 +206,10 @@ bool IsValidForkName(std::string_view name);
 // characters, space, ~ ^ : ? * [ \, "..", "@{", "//"; no leading '-', '/' or '.' in a component; no
 // trailing '/', '.' or ".lock"; not "@". InvalidArgument naming field; never echoes the name.
 Status CheckBranchName(const std::string& field, std::string_view branch);
+// A fork's base: "" (the merge-base), "auto" (search upstream history), a sha of 7 to 40 hex digits, or
+// an upstream tag or branch name (CheckBranchName's rules: no revision expressions such as HEAD~1).
+// InvalidArgument naming field and saying what is accepted.
+Status CheckBaseRevision(const std::string& field, std::string_view base);
 
 // Hex SHA-256 of a token secret.
 std::string HashToken(const std::string& secret);

@@ -103,4 +103,17 @@ Status CheckBranchName(const std::string& field, std::string_view branch) {
   return Status::Ok();
 }
 
+Status CheckBaseRevision(const std::string& field, std::string_view base) {
+  if (base.empty() || base == "auto") return Status::Ok();
+  constexpr const char* kAccepted =
+      "; accepted: \"auto\" (search upstream history: a re-imported fork), a commit sha of 7 to 40 hex digits, "
+      "or an upstream tag or branch name";
+  const bool hex = std::all_of(base.begin(), base.end(), [](unsigned char c) { return std::isxdigit(c) != 0; });
+  if (hex && base.size() > 40) return InvalidArgument(field + ": a sha has at most 40 hex digits" + kAccepted);
+  if (hex && base.size() >= 7) return Status::Ok();
+  Status name = CheckBranchName(field, base);
+  if (!name.ok()) return InvalidArgument(name.message() + kAccepted);
+  return Status::Ok();
+}
+
 }  // namespace forkscope::server

@@ -103,6 +103,7 @@ Status ValidateForks(const std::vector<ForkConfig>& forks) {
     if (fork.upstream_url.empty()) return InvalidArgument(key + ".upstream_url: must not be empty");
     FS_RETURN_IF_ERROR(CheckBranchName(key + ".branch", fork.branch));
     FS_RETURN_IF_ERROR(CheckBranchName(key + ".upstream_branch", fork.upstream_branch));
+    FS_RETURN_IF_ERROR(CheckBaseRevision(key + ".base", fork.base));
     FS_RETURN_IF_ERROR(CheckRange(key + ".sync_interval_s", fork.sync_interval_s, kSyncIntervalRange));
   }
   return Status::Ok();

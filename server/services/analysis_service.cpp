@@ -13,6 +13,10 @@ Result<analyzer::AnalyzeRequest> RequestFor(storage::Store& store, const storage
   r.branch = fork.branch;
   r.upstream_location = fork.upstream_url;
   r.upstream_branch = fork.upstream_branch;
+  r.base = fork.base;
+  r.unrelated_advice = "register the fork with \"base\": \"auto\" to search upstream history for the commit it was "
+                       "taken from, or with an upstream sha (PATCH /api/v1/forks/" + fork.name +
+                       " with {\"base\": \"auto\"}, or base = \"auto\" in its [[forks]] entry)";
   if (fork.id == 0) return r;  // not registered: nothing stored to put back
   FS_ASSIGN_OR_RETURN(storage::FetchUrls urls, store.ForkFetchUrls(fork.id));
   r.fork_location = urls.fork_url;

@@ -83,7 +83,7 @@ inline az::Analysis MakeAnalysis(const std::string& fork_sha = std::string(40, '
   a.upstream = {"https://github.com/flashinfer-ai/flashinfer.git", "main", std::string(40, 'a')};
   a.merge_base = std::string(40, 'b');
   a.base_source = "merge-base";
-  a.base_distance = az::BaseDistance{3, 120, 40};
+  a.base_distance = az::BaseDistance{3, 120, 40, 900, 1000, std::string(40, 'c'), 880, 20, 2};
   a.upstream_branch_choice = "auto";
   a.ahead = 12;
   a.behind = 340;
@@ -242,6 +242,12 @@ inline void CheckSameAnalysis(const az::Analysis& got, const az::Analysis& want,
     CHECK(got.base_distance->files == want.base_distance->files);
     CHECK(got.base_distance->lines == want.base_distance->lines);
     CHECK(got.base_distance->commits_scanned == want.base_distance->commits_scanned);
+    CHECK(got.base_distance->kept_lines == want.base_distance->kept_lines);
+    CHECK(got.base_distance->fork_lines == want.base_distance->fork_lines);
+    CHECK(got.base_distance->runner_up == want.base_distance->runner_up);
+    CHECK(got.base_distance->runner_up_kept_lines == want.base_distance->runner_up_kept_lines);
+    CHECK(got.base_distance->margin_lines == want.base_distance->margin_lines);
+    CHECK(got.base_distance->equivalent_commits == want.base_distance->equivalent_commits);
   }
   CHECK(got.upstream_branch_choice == want.upstream_branch_choice);
   CHECK(got.ahead == want.ahead);

@@ -53,7 +53,8 @@ Analysis MakeAnalysis() {
   a.upstream_branch_choice = "default";
   a.merge_base = "3333333ccccccccccccccccccccccccccccccccc";
   a.base_source = "merge-base";
-  a.base_distance = BaseDistance{0, 0, 12};
+  a.base_distance = BaseDistance{};
+  a.base_distance->commits_scanned = 12;
   a.ahead = 7;
   a.behind = 41;
   a.style = MigrationStyle::kCompat;
@@ -153,7 +154,15 @@ TEST_CASE("AnalysisToJson writes the top-level keys with their types", "[analyze
   CHECK(doc.at("upstream").at("branch_choice") == "default");
   CHECK(doc.at("merge_base") == "3333333ccccccccccccccccccccccccccccccccc");
   CHECK(doc.at("base_source") == "merge-base");
-  CHECK(doc.at("base_distance") == json({{"files", 0}, {"lines", 0}, {"commits_scanned", 12}}));
+  CHECK(doc.at("base_distance") == json({{"files", 0},
+                                         {"lines", 0},
+                                         {"commits_scanned", 12},
+                                         {"kept_lines", 0},
+                                         {"fork_lines", 0},
+                                         {"runner_up", nullptr},
+                                         {"runner_up_kept_lines", 0},
+                                         {"margin_lines", 0},
+                                         {"equivalent_commits", 0}}));
   CHECK(doc.at("ahead") == 7);
   CHECK(doc.at("behind") == 41);
   CHECK(doc.at("style") == "compat");

@@ -99,6 +99,7 @@ fork_url = "https://github.com/PFCCLab/flashinfer.git"
 branch = "paddle"
 upstream_url = "https://github.com/flashinfer-ai/flashinfer.git"
 upstream_branch = "auto"
+base = "auto"
 sync_interval_s = 3600
 labels = ["attention", "cuda"]
 
@@ -140,10 +141,12 @@ upstream_url = "https://github.com/NVIDIA/apex"
   CHECK(c.forks[0].branch == "paddle");
   CHECK(c.forks[0].upstream_url == "https://github.com/flashinfer-ai/flashinfer.git");
   CHECK(c.forks[0].upstream_branch == "auto");
+  CHECK(c.forks[0].base == "auto");
   CHECK(c.forks[0].sync_interval_s == 3600);
   CHECK(c.forks[0].labels == std::vector<std::string>{"attention", "cuda"});
   CHECK(c.forks[1].name == "apex");
   CHECK(c.forks[1].branch.empty());
+  CHECK(c.forks[1].base.empty());
   CHECK(c.forks[1].sync_interval_s == 1800);
   CHECK(c.forks[1].labels.empty());
   CHECK(ValidateConfig(c).ok());
@@ -256,7 +259,7 @@ TEST_CASE("parse errors name the key", "[server][config]") {
 
 TEST_CASE("ValidateConfig checks a config built in code", "[server][config]") {
   Config c;
-  c.forks.push_back(ForkConfig{"ok", "https://github.com/a/b", "", "https://github.com/c/b", "", 300, {}, {}, "", "", "", ""});
+  c.forks.push_back(ForkConfig{"ok", "https://github.com/a/b", "", "https://github.com/c/b", "", "", 300, {}, {}, "", "", "", ""});
   REQUIRE(ValidateConfig(c).ok());
   SECTION("workers") {
     c.workers = 0;
