@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <future>
 #include <random>
 
 #include "base/url.h"
@@ -40,7 +39,6 @@ struct SyncService::Job {
   storage::TaskRecord task;
   analyzer::AnalyzeRequest request;
   std::optional<int64_t> fork_id;
-  std::promise<Result<analyzer::Analysis>> done;  // fulfilled for check jobs
   bool is_check = false;
 };
 
@@ -96,29 +94,28 @@ Result<std::string> SyncService::EnqueueSync(const storage::ForkRecord& fork) {
   return job->task.id;
 }
 
-Result<analyzer::Analysis> SyncService::RunCheck(const analyzer::AnalyzeRequest& request, int timeout_s) {
+Result<std::string> SyncService::EnqueueCheck(const analyzer::AnalyzeRequest& request, const std::string& fork_name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (stopping_) return Unavailable("the daemon is shutting down");
+  if (!task_store_) return Unavailable("sync service not started");
   auto job = std::make_shared<Job>();
-  std::future<Result<analyzer::Analysis>> result = job->done.get_future();
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (stopping_) return Unavailable("the daemon is shutting down");
-    job->task.id = NewTaskId();
-    job->task.kind = "check";
-    job->task.state = "queued";
-    job->task.created_at = NowS();
-    job->is_check = true;
-    job->request = request;
-    job->request.data_dir = options_.data_dir;
-    job->request.allow_foreign_owner = options_.allow_foreign_owner;
-    FS_RETURN_IF_ERROR(task_store_->SaveTask(job->task));
-    unfinished_[job->task.id] = job->task;
-    queue_.push_back(job);
-    ++stats_.queued;
-    cv_.notify_one();
-  }
-  if (result.wait_for(std::chrono::seconds(timeout_s)) != std::future_status::ready)
-    return DeadlineExceeded("check still running as task " + job->task.id);
-  return result.get();
+  job->task.id = NewTaskId();
+  job->task.kind = "check";
+  job->task.fork_name = fork_name;
+  job->task.state = "queued";
+  job->task.stage = "queued";
+  job->task.created_at = NowS();
+  job->is_check = true;
+  job->request = request;
+  job->request.data_dir = options_.data_dir;
+  job->request.allow_foreign_owner = options_.allow_foreign_owner;
+  job->request.diff = options_.diff;
+  FS_RETURN_IF_ERROR(task_store_->SaveTask(job->task));
+  unfinished_[job->task.id] = job->task;
+  queue_.push_back(job);
+  ++stats_.queued;
+  cv_.notify_one();
+  return job->task.id;
 }
 
 Result<storage::TaskRecord> SyncService::GetTask(const std::string& id) {
@@ -271,12 +268,6 @@ void SyncService::RunJob(storage::Store& store, Job& job) {
     if (!job.is_check) active_by_fork_.erase(t.fork_name);
   }
   idle_cv_.notify_all();
-  if (job.is_check) {
-    if (outcome.ok())
-      job.done.set_value(std::move(outcome->analysis));
-    else
-      job.done.set_value(outcome.status());
-  }
 }
 
 void SyncService::Shutdown() {
@@ -294,7 +285,6 @@ void SyncService::Shutdown() {
     job->task.error = "interrupted: the daemon stopped before the task ran";
     job->task.finished_at = NowS();
     if (task_store_) (void)task_store_->SaveTask(job->task);
-    if (job->is_check) job->done.set_value(Unavailable("the daemon is shutting down"));
   }
   queue_.clear();
   unfinished_.clear();

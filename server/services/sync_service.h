@@ -62,9 +62,11 @@ class SyncService {
   Status Start();
   // Queues a sync of fork (or returns the id of its queued/running task). Unavailable once stopping.
   Result<std::string> EnqueueSync(const storage::ForkRecord& fork);
-  // Runs an analysis request on the pool (the CI check of a fork commit) and waits up to timeout_s.
-  // DeadlineExceeded when it is still running then (it goes on; its task id is in the message).
-  Result<analyzer::Analysis> RunCheck(const analyzer::AnalyzeRequest& request, int timeout_s);
+  // Queues an analysis request on the pool (the CI check of a commit of fork_name) as a task of kind
+  // "check" and returns its id at once. The finished task records the analysis it produced (analysis_id):
+  // its verdict is read from the store (GET /api/v1/tasks/{id}/check). Never coalesced. Unavailable once
+  // stopping.
+  Result<std::string> EnqueueCheck(const analyzer::AnalyzeRequest& request, const std::string& fork_name);
   Result<storage::TaskRecord> GetTask(const std::string& id);
   // Gives up on a queued or running sync (the scheduler's timeout): its task is failed with reason at
   // once, a fetch in progress is cancelled at its next progress tick, and whatever the worker later

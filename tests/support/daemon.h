@@ -53,4 +53,10 @@ ApiResponse Call(httplib::Client& client, const std::string& method, const std::
                  const std::string& path_template, const std::string& body = "", const std::string& token = "",
                  const std::string& content_type = "application/json");
 
+// The CI check of a fork commit: POSTs body to /api/v1/check<query> (query "" or "?format=...&fail_on=..."),
+// REQUIREs its 202 with a task and a result URL, and asks that URL until the task has finished (30 s at
+// most); returns that last answer (200 with the verdict, or the task's error).
+ApiResponse CheckCommit(httplib::Client& client, const std::string& query, const std::string& body,
+                        const std::string& token);
+
 }  // namespace forkscope::testing
