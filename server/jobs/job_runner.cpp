@@ -28,10 +28,6 @@ bool Stops(JobState s) {
   return s == JobState::kFailed || s == JobState::kTimedOut || s == JobState::kCancelled || s == JobState::kLost;
 }
 
-int64_t SystemNowS() {
-  return base::SystemClock().NowS();
-}
-
 std::string TraceDiffScript(const StageSpec& spec, const std::string& ref, const std::string& mig) {
   auto one = [](const char* what, const std::string& trace, const std::string& command) {
     return "FORKSCOPE_TRACE=" + ShellQuote(trace) + " /bin/sh -c " + ShellQuote(command) + " || { rc=$?; echo \"[forkscope: " +
@@ -127,10 +123,10 @@ class StageRun {
     };
     events.started = [this] {
       rec_.state = JobState::kRunning;
-      started_us_ = base::SystemClock().MonotonicUs();
+      started_us_ = ctx_.clock->MonotonicUs();
       Save();
     };
-    if (rec_.started_at == 0) rec_.started_at = ctx_.now_s();
+    if (rec_.started_at == 0) rec_.started_at = ctx_.clock->NowS();
     if (rec_.handle.empty()) rec_.state = JobState::kQueued;
     Save();
     StageOutcome o = rec_.handle.empty() ? ctx_.executor->Run(cmd, *ctx_.stop, events)
@@ -139,10 +135,10 @@ class StageRun {
     rec_.state = o.state;
     rec_.exit_code = o.exit_code;
     rec_.reason = o.reason;
-    rec_.finished_at = ctx_.now_s();
+    rec_.finished_at = ctx_.clock->NowS();
     if (o.run_ms) rec_.duration_ms = *o.run_ms;
     else if (started_us_)
-      rec_.duration_ms = (base::SystemClock().MonotonicUs() - *started_us_) / 1000;
+      rec_.duration_ms = (ctx_.clock->MonotonicUs() - *started_us_) / 1000;
     else
       rec_.duration_ms = (rec_.finished_at - rec_.started_at) * 1000;
     if (!o.node.empty()) NoteNode(o.node);
@@ -207,7 +203,7 @@ void SkipRest(JobRecord& job, const std::string& why) {
 }  // namespace
 
 std::string NewJobId() {
-  static std::mt19937_64 rng{std::random_device{}() ^ static_cast<uint64_t>(SystemNowS())};
+  static std::mt19937_64 rng{std::random_device{}() ^ static_cast<uint64_t>(base::SystemClock().NowS())};
   static std::mutex mu;
   std::lock_guard<std::mutex> lock(mu);
   char buf[16];
@@ -281,14 +277,13 @@ JobState OverallState(const std::vector<StageRecord>& stages, std::string* reaso
 }
 
 JobRecord RunJob(JobRecord job, JobRunContext& ctx) {
-  if (!ctx.now_s) ctx.now_s = SystemNowS;
   auto save = [&] {
     if (Status st = ctx.store->Save(job); !st.ok()) spdlog::warn("job save failed id={} error={}", job.id, st.message());
   };
   json spec = json::parse(job.recipe_spec, nullptr, false);
   auto recipe = RecipeFromJson(spec);
   job.state = JobState::kRunning;
-  if (job.started_at == 0) job.started_at = ctx.now_s();
+  if (job.started_at == 0) job.started_at = ctx.clock->NowS();
   RunnerInfo runner = ctx.executor->Runner();
   if (job.runner.empty() || job.runner == "{}") job.runner = RunnerToJson(runner).dump();
   const std::string tree = job.work_dir + "/tree";
@@ -298,7 +293,7 @@ JobRecord RunJob(JobRecord job, JobRunContext& ctx) {
     SkipRest(job, "checkout failed");
     job.state = JobState::kFailed;
     job.reason = "checkout: " + ready.message();
-    job.finished_at = ctx.now_s();
+    job.finished_at = ctx.clock->NowS();
     save();
     return job;
   }
@@ -330,7 +325,7 @@ JobRecord RunJob(JobRecord job, JobRunContext& ctx) {
   }
   if (!stopped_by.empty()) SkipRest(job, stopped_by);
   job.state = OverallState(job.stages, &job.reason);
-  job.finished_at = ctx.now_s();
+  job.finished_at = ctx.clock->NowS();
   if (!ctx.keep_work_tree) fs::remove_all(tree, ec);
   save();
   spdlog::info("job finished id={} state={} reason={}", job.id, storage::JobStateName(job.state), job.reason);

@@ -12,6 +12,7 @@
 #include "analyzer/git/checkout.h"
 #include "analyzer/model/model.h"
 #include "analyzer/classify/rules.h"
+#include "base/clock.h"
 #include "server/jobs/executors/executor.h"
 #include "server/jobs/job_recipe.h"
 #include "storage/job_store.h"
@@ -24,7 +25,7 @@ struct JobRunContext {
   const StopFlags* stop = nullptr;             // required
   size_t log_cap_bytes = 8 << 20;
   bool keep_work_tree = false;
-  std::function<int64_t()> now_s;              // unix seconds; default the system clock
+  base::Clock* clock = &base::SystemClock();   // stage and job times
   // For the compare stage: the layer of the diverging file (either may be null).
   const analyzer::Analysis* analysis = nullptr;
   const analyzer::Rules* rules = nullptr;

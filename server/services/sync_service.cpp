@@ -14,10 +14,6 @@
 namespace forkscope::server {
 namespace {
 
-int64_t NowS() {
-  return base::SystemClock().NowS();
-}
-
 // A fetch error may quote the URL it used: task rows and the log get it without credentials.
 std::string Scrubbed(std::string error, const analyzer::AnalyzeRequest& request) {
   for (const auto& location : {request.fork_location, request.upstream_location})
@@ -42,8 +38,8 @@ struct SyncService::Job {
   bool is_check = false;
 };
 
-SyncService::SyncService(SyncOptions options, analyzer::Rules rules)
-    : options_(std::move(options)), rules_(std::move(rules)) {}
+SyncService::SyncService(SyncOptions options, analyzer::Rules rules, base::Clock& clock)
+    : options_(std::move(options)), rules_(std::move(rules)), clock_(clock) {}
 
 SyncService::~SyncService() { Shutdown(); }
 
@@ -52,7 +48,7 @@ Status SyncService::Start() {
   FS_ASSIGN_OR_RETURN(int interrupted, task_store_->FailUnfinishedTasks("interrupted: the daemon stopped"));
   if (interrupted > 0) spdlog::warn("tasks interrupted_by_restart={}", interrupted);
   std::random_device rd;
-  next_id_ = (static_cast<uint64_t>(rd()) << 20) ^ static_cast<uint64_t>(NowS());
+  next_id_ = (static_cast<uint64_t>(rd()) << 20) ^ static_cast<uint64_t>(clock_.NowS());
   for (int i = 0; i < options_.workers; ++i) workers_.emplace_back([this, i] { WorkerLoop(i); });
   return Status::Ok();
 }
@@ -78,7 +74,7 @@ Result<std::string> SyncService::EnqueueSync(const storage::ForkRecord& fork) {
   job->task.fork_name = fork.name;
   job->task.state = "queued";
   job->task.stage = "queued";
-  job->task.created_at = NowS();
+  job->task.created_at = clock_.NowS();
   job->fork_id = fork.id;
   auto& r = job->request;
   FS_ASSIGN_OR_RETURN(r, RequestFor(*task_store_, fork));
@@ -104,7 +100,7 @@ Result<std::string> SyncService::EnqueueCheck(const analyzer::AnalyzeRequest& re
   job->task.fork_name = fork_name;
   job->task.state = "queued";
   job->task.stage = "queued";
-  job->task.created_at = NowS();
+  job->task.created_at = clock_.NowS();
   job->is_check = true;
   job->request = request;
   job->request.data_dir = options_.data_dir;
@@ -155,7 +151,7 @@ Status SyncService::Abandon(const std::string& task_id, const std::string& reaso
   storage::TaskRecord task = unfinished_.count(task_id) ? unfinished_[task_id] : job->task;
   task.state = "failed";
   task.error = reason;
-  task.finished_at = NowS();
+  task.finished_at = clock_.NowS();
   unfinished_.erase(task_id);
   if (auto queued = std::find(queue_.begin(), queue_.end(), job); queued != queue_.end()) {
     queue_.erase(queued);  // never started: nothing to wait for
@@ -215,11 +211,11 @@ void SyncService::WorkerLoop(int index) {
 }
 
 void SyncService::RunJob(storage::Store& store, Job& job) {
-  const int64_t start_us = base::SystemClock().MonotonicUs();
+  const int64_t start_us = clock_.MonotonicUs();
   storage::TaskRecord& t = job.task;
   t.state = "running";
   t.stage = "fetch";
-  t.started_at = NowS();
+  t.started_at = clock_.NowS();
   UpdateTask(t);
   std::string fork_url = job.request.fork_location;
   int last_reported = -1;
@@ -237,8 +233,8 @@ void SyncService::RunJob(storage::Store& store, Job& job) {
     return !stopping_.load();
   };
   auto outcome = RunAnalysis(job.request, rules_, store, job.is_check ? std::nullopt : job.fork_id);
-  double seconds = (base::SystemClock().MonotonicUs() - start_us) / 1e6;
-  t.finished_at = NowS();
+  double seconds = (clock_.MonotonicUs() - start_us) / 1e6;
+  t.finished_at = clock_.NowS();
   if (outcome.ok()) {
     t.state = "succeeded";
     t.progress = 100;
@@ -283,7 +279,7 @@ void SyncService::Shutdown() {
   for (auto& job : queue_) {
     job->task.state = "failed";
     job->task.error = "interrupted: the daemon stopped before the task ran";
-    job->task.finished_at = NowS();
+    job->task.finished_at = clock_.NowS();
     if (task_store_) (void)task_store_->SaveTask(job->task);
   }
   queue_.clear();

@@ -20,6 +20,7 @@
 
 #include "analyzer/diff/analysis.h"
 #include "analyzer/classify/rules.h"
+#include "base/clock.h"
 #include "storage/store.h"
 #include "storage/store_opener.h"
 
@@ -51,7 +52,8 @@ using SyncHook =
 
 class SyncService {
  public:
-  SyncService(SyncOptions options, analyzer::Rules rules);
+  // clock: task times and durations (must outlive the service).
+  SyncService(SyncOptions options, analyzer::Rules rules, base::Clock& clock = base::SystemClock());
   ~SyncService();
   SyncService(const SyncService&) = delete;
   SyncService& operator=(const SyncService&) = delete;
@@ -93,6 +95,7 @@ class SyncService {
   const SyncOptions options_;
   std::vector<SyncHook> hooks_;  // fixed before Start()
   const analyzer::Rules rules_;
+  base::Clock& clock_;
   std::atomic<bool> stopping_{false};
   std::vector<std::thread> workers_;
 
