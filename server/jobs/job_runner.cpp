@@ -278,7 +278,10 @@ JobState OverallState(const std::vector<StageRecord>& stages, std::string* reaso
 
 JobRecord RunJob(JobRecord job, JobRunContext& ctx) {
   auto save = [&] {
-    if (Status st = ctx.store->Save(job); !st.ok()) spdlog::warn("job save failed id={} error={}", job.id, st.message());
+    Status st = ctx.store->Save(job);
+    if (!st.ok()) spdlog::warn("job save failed id={} state={} error={}", job.id, storage::JobStateName(job.state),
+                               st.message());
+    return st.ok();
   };
   json spec = json::parse(job.recipe_spec, nullptr, false);
   auto recipe = RecipeFromJson(spec);
@@ -294,7 +297,7 @@ JobRecord RunJob(JobRecord job, JobRunContext& ctx) {
     job.state = JobState::kFailed;
     job.reason = "checkout: " + ready.message();
     job.finished_at = ctx.clock->NowS();
-    save();
+    if (!save() && save()) spdlog::info("job saved after retry id={}", job.id);
     return job;
   }
   save();
@@ -327,7 +330,9 @@ JobRecord RunJob(JobRecord job, JobRunContext& ctx) {
   job.state = OverallState(job.stages, &job.reason);
   job.finished_at = ctx.clock->NowS();
   if (!ctx.keep_work_tree) fs::remove_all(tree, ec);
-  save();
+  // The API reads jobs from the table: one vetoed or busy commit of the final record must not leave the
+  // job reading as running, so it is written once more.
+  if (!save() && save()) spdlog::info("job saved after retry id={}", job.id);
   spdlog::info("job finished id={} state={} reason={}", job.id, storage::JobStateName(job.state), job.reason);
   return job;
 }

@@ -44,7 +44,9 @@ storage::JobRecord NewJob(const std::string& id, const std::string& fork, const 
 
 // Runs (or resumes: finished stages are kept, a stage with a handle is followed again) the job to its
 // end and returns the final record. Returns early, with the job still `running`, when the executor
-// lets go of a stage (ctx.stop->detach with Slurm) or detach is raised between stages.
+// lets go of a stage (ctx.stop->detach with Slurm) or detach is raised between stages. A failed write
+// of the final record is tried once more; should that fail too, the row stays unfinished and the next
+// start takes the job up again (JobService::Start).
 storage::JobRecord RunJob(storage::JobRecord job, JobRunContext& ctx);
 
 // The job's state from its stages: the state of the first failed, timed_out, cancelled or lost stage;
