@@ -276,63 +276,80 @@ JobState OverallState(const std::vector<StageRecord>& stages, std::string* reaso
   return state;
 }
 
+namespace {
+
+bool SaveJob(const JobRecord& job, JobRunContext& ctx) {
+  Status st = ctx.store->Save(job);
+  if (!st.ok())
+    spdlog::warn("job save failed id={} state={} error={}", job.id, storage::JobStateName(job.state), st.message());
+  return st.ok();
+}
+
+// The API reads jobs from the table: one vetoed or busy commit of the final record must not leave the
+// job reading as running, so a failed write is tried once more.
+void SaveFinal(const JobRecord& job, JobRunContext& ctx) {
+  if (!SaveJob(job, ctx) && SaveJob(job, ctx)) spdlog::info("job saved after retry id={}", job.id);
+}
+
+// Runs the stages that have not finished, in order. False when the job was let go of (detach, or an
+// executor that let go of a stage): it resumes at that stage after a restart. *stopped_by names what
+// stopped the job (a stage's end, or the cancel), "" when nothing did.
+bool RunStages(JobRecord& job, const Recipe& recipe, const RunnerInfo& runner, JobRunContext& ctx,
+               std::string* stopped_by) {
+  for (size_t i = 0; i < job.stages.size(); ++i) {
+    StageRecord& rec = job.stages[i];
+    const StageSpec& spec = recipe.stages[i];
+    if (storage::IsFinished(rec.state)) {
+      if (Stops(rec.state)) *stopped_by = rec.name + " " + storage::JobStateName(rec.state);
+      continue;
+    }
+    if (!stopped_by->empty()) continue;
+    if (ctx.stop->detach && rec.handle.empty()) return false;
+    if (ctx.stop->cancel && rec.handle.empty()) {
+      rec.state = JobState::kCancelled;
+      rec.reason = "cancelled before it started";
+      *stopped_by = "job cancelled";
+      continue;
+    }
+    if (auto unmet = UnmetRequirement(spec, runner); unmet && rec.handle.empty()) {
+      rec.state = JobState::kSkipped;
+      rec.reason = *unmet;
+      SaveJob(job, ctx);
+      continue;
+    }
+    if (!StageRun(job, i, ctx).Execute(recipe, spec)) return false;
+    if (Stops(rec.state)) *stopped_by = rec.name + " " + storage::JobStateName(rec.state);
+  }
+  return true;
+}
+
+}  // namespace
+
 JobRecord RunJob(JobRecord job, JobRunContext& ctx) {
-  auto save = [&] {
-    Status st = ctx.store->Save(job);
-    if (!st.ok()) spdlog::warn("job save failed id={} state={} error={}", job.id, storage::JobStateName(job.state),
-                               st.message());
-    return st.ok();
-  };
   json spec = json::parse(job.recipe_spec, nullptr, false);
   auto recipe = RecipeFromJson(spec);
   job.state = JobState::kRunning;
   if (job.started_at == 0) job.started_at = ctx.clock->NowS();
   RunnerInfo runner = ctx.executor->Runner();
   if (job.runner.empty() || job.runner == "{}") job.runner = RunnerToJson(runner).dump();
-  const std::string tree = job.work_dir + "/tree";
-  std::error_code ec;
   Status ready = PrepareWorkTree(job, recipe, ctx);
   if (!ready.ok()) {
     SkipRest(job, "checkout failed");
     job.state = JobState::kFailed;
     job.reason = "checkout: " + ready.message();
     job.finished_at = ctx.clock->NowS();
-    if (!save() && save()) spdlog::info("job saved after retry id={}", job.id);
+    SaveFinal(job, ctx);
     return job;
   }
-  save();
+  SaveJob(job, ctx);
   std::string stopped_by;
-  for (size_t i = 0; i < job.stages.size(); ++i) {
-    StageRecord& rec = job.stages[i];
-    const StageSpec& spec = recipe->stages[i];
-    if (storage::IsFinished(rec.state)) {
-      if (Stops(rec.state)) stopped_by = rec.name + " " + storage::JobStateName(rec.state);
-      continue;
-    }
-    if (!stopped_by.empty()) continue;
-    if (ctx.stop->detach && rec.handle.empty()) return job;  // resumes at this stage after a restart
-    if (ctx.stop->cancel && rec.handle.empty()) {
-      rec.state = JobState::kCancelled;
-      rec.reason = "cancelled before it started";
-      stopped_by = "job cancelled";
-      continue;
-    }
-    if (auto unmet = UnmetRequirement(spec, runner); unmet && rec.handle.empty()) {
-      rec.state = JobState::kSkipped;
-      rec.reason = *unmet;
-      save();
-      continue;
-    }
-    if (!StageRun(job, i, ctx).Execute(*recipe, spec)) return job;  // detached; resumed after a restart
-    if (Stops(rec.state)) stopped_by = rec.name + " " + storage::JobStateName(rec.state);
-  }
+  if (!RunStages(job, *recipe, runner, ctx, &stopped_by)) return job;  // let go of; resumed after a restart
   if (!stopped_by.empty()) SkipRest(job, stopped_by);
   job.state = OverallState(job.stages, &job.reason);
   job.finished_at = ctx.clock->NowS();
-  if (!ctx.keep_work_tree) fs::remove_all(tree, ec);
-  // The API reads jobs from the table: one vetoed or busy commit of the final record must not leave the
-  // job reading as running, so it is written once more.
-  if (!save() && save()) spdlog::info("job saved after retry id={}", job.id);
+  std::error_code ec;
+  if (!ctx.keep_work_tree) fs::remove_all(job.work_dir + "/tree", ec);
+  SaveFinal(job, ctx);
   spdlog::info("job finished id={} state={} reason={}", job.id, storage::JobStateName(job.state), job.reason);
   return job;
 }
