@@ -96,8 +96,7 @@ bool Matches(const CompatGapFilter& filter, const CompatGapRecord& r) {
 
 }  // namespace
 
-CompatGapStore::CompatGapStore(Store& store, std::function<int64_t()> now_s)
-    : db_(store.db()), now_s_(std::move(now_s)) {}
+CompatGapStore::CompatGapStore(Store& store, base::Clock& clock) : db_(store.db()), clock_(clock) {}
 
 Result<std::vector<CompatGapRecord>> CompatGapStore::List(const CompatGapFilter& filter) {
   Transaction snapshot(db_, TransactionMode::kDeferred);
@@ -193,7 +192,7 @@ Result<CompatGapRecord> CompatGapStore::Annotate(const std::string& id,
                         db_.Prepare("INSERT INTO compat_gap_annotations (id, fork, path, api, updated_at)"
                                     " VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT(id) DO UPDATE SET fork = ?2, path = ?3,"
                                     " api = ?4, updated_at = ?5"));
-    upsert.Bind(1, id).Bind(2, gap->fork).Bind(3, gap->path).Bind(4, gap->api).Bind(5, now_s_());
+    upsert.Bind(1, id).Bind(2, gap->fork).Bind(3, gap->path).Bind(4, gap->api).Bind(5, clock_.NowS());
     FS_RETURN_IF_ERROR(upsert.Run());
     for (const auto& [name, value] : fields) {
       // name is one of kGapAnnotationFields (checked above), so it is safe to splice in.

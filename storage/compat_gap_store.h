@@ -16,6 +16,7 @@
 #include "analyzer/classify/compat_gap.h"
 #include "analyzer/planner/planner.h"
 #include "analyzer/classify/rules.h"
+#include "base/clock.h"
 #include "storage/store.h"
 
 namespace forkscope::storage {
@@ -62,7 +63,7 @@ inline constexpr const char* kGapAnnotationFields[] = {"scope",  "removal",   "i
 
 class CompatGapStore {
  public:
-  CompatGapStore(Store& store, std::function<int64_t()> now_s);
+  CompatGapStore(Store& store, base::Clock& clock);
 
   Result<std::vector<CompatGapRecord>> List(const CompatGapFilter& filter);
   // Most forks first, then most occurrences, then api_key.
@@ -86,7 +87,7 @@ class CompatGapStore {
 
  private:
   Database& db_;
-  std::function<int64_t()> now_s_;
+  base::Clock& clock_;
 };
 
 }  // namespace forkscope::storage

@@ -244,8 +244,7 @@ Result<bool> AlreadyMined(Database& db, int64_t analysis_id) {
 
 const char* PatternKindName(PatternKind kind) { return kind == PatternKind::kMined ? "mined" : "named"; }
 
-PatternStore::PatternStore(Store& store, std::function<int64_t()> now_s)
-    : db_(store.db()), now_s_(std::move(now_s)) {}
+PatternStore::PatternStore(Store& store, base::Clock& clock) : db_(store.db()), clock_(clock) {}
 
 namespace {
 
@@ -300,7 +299,7 @@ Status PatternStore::MineAnalysis(const analyzer::MiningOptions& options, int64_
   FS_RETURN_IF_ERROR(txn.status());
   FS_ASSIGN_OR_RETURN(bool mined, AlreadyMined(db_, analysis_id));
   if (mined) return Status::Ok();  // another process got there first
-  internal::SqlCatalogue catalogue(db_, seen_at, now_s_());
+  internal::SqlCatalogue catalogue(db_, seen_at, clock_.NowS());
   FS_RETURN_IF_ERROR(catalogue.Prepare());
   FS_ASSIGN_OR_RETURN(Statement link, db_.Prepare("INSERT OR REPLACE INTO hunk_fingerprints (hunk_id, analysis_id, "
                                                   "hash) VALUES (?1, ?2, ?3)"));
@@ -319,7 +318,7 @@ Status PatternStore::MineAnalysis(const analyzer::MiningOptions& options, int64_
   }
   for (const auto& id : named_seen) FS_RETURN_IF_ERROR(NamedSeen(db_, id, seen_at));
   FS_ASSIGN_OR_RETURN(Statement done, db_.Prepare("INSERT INTO mined_analyses (analysis_id, mined_at) VALUES (?1, ?2)"));
-  done.Bind(1, analysis_id).Bind(2, now_s_());
+  done.Bind(1, analysis_id).Bind(2, clock_.NowS());
   FS_RETURN_IF_ERROR(done.Run());
   report.analyses += 1;
   return txn.Commit();

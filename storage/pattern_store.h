@@ -16,6 +16,7 @@
 
 #include "analyzer/patterns/pattern_mining.h"
 #include "analyzer/planner/planner.h"
+#include "base/clock.h"
 #include "storage/store.h"
 
 namespace forkscope::storage {
@@ -67,7 +68,7 @@ struct PatternFilter {
 
 class PatternStore {
  public:
-  PatternStore(Store& store, std::function<int64_t()> now_s);
+  PatternStore(Store& store, base::Clock& clock);
 
   // Fingerprints every current analysis not mined yet (oldest first, one transaction each) and
   // groups the new fingerprints into patterns.
@@ -85,7 +86,7 @@ class PatternStore {
   Status MineAnalysis(const analyzer::MiningOptions& options, int64_t analysis_id, MiningReport& report);
 
   Database& db_;
-  std::function<int64_t()> now_s_;
+  base::Clock& clock_;
 };
 
 }  // namespace forkscope::storage

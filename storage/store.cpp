@@ -28,8 +28,6 @@ using json = nlohmann::json;
 
 namespace {
 
-int64_t SystemNow() { return base::SystemClock().NowS(); }
-
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------------
@@ -38,13 +36,13 @@ int64_t SystemNow() { return base::SystemClock().NowS(); }
 Store::Store(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Store::~Store() = default;
 
-Result<std::unique_ptr<Store>> Store::Open(const std::string& path) { return Open(path, SystemNow); }
+Result<std::unique_ptr<Store>> Store::Open(const std::string& path) { return Open(path, base::SystemClock()); }
 
-Result<std::unique_ptr<Store>> Store::Open(const std::string& path, std::function<int64_t()> now_s) {
+Result<std::unique_ptr<Store>> Store::Open(const std::string& path, base::Clock& clock) {
   FS_ASSIGN_OR_RETURN(Database db, Database::Open(path));
   FS_RETURN_IF_ERROR(ConfigureConnection(db));
   FS_RETURN_IF_ERROR(Migrate(db));  // on success the database is at the latest version
-  auto impl = std::make_unique<Impl>(std::move(db), std::move(now_s));
+  auto impl = std::make_unique<Impl>(std::move(db), clock);
   impl->schema_version = LatestSchemaVersion();
   return std::unique_ptr<Store>(new Store(std::move(impl)));
 }

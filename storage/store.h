@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "analyzer/model/model.h"
+#include "base/clock.h"
 #include "base/status.h"
 
 namespace forkscope::storage {
@@ -107,10 +108,10 @@ class Store {
   // Opens (creating if needed) the database at path (":memory:" works), enables WAL, foreign keys
   // and a busy timeout, and applies pending schema migrations.
   static Result<std::unique_ptr<Store>> Open(const std::string& path);
-  // As above with an injected time source (unix seconds) for the times the store sets itself (forks'
-  // created_at/updated_at, finished_at of tasks failed on restart); the one-argument form uses the
-  // system clock.
-  static Result<std::unique_ptr<Store>> Open(const std::string& path, std::function<int64_t()> now_s);
+  // As above with an injected clock for the times the store sets itself (forks' created_at/updated_at,
+  // finished_at of tasks failed on restart); the one-argument form uses the system clock. clock must
+  // outlive the store.
+  static Result<std::unique_ptr<Store>> Open(const std::string& path, base::Clock& clock);
   ~Store();
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;

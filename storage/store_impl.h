@@ -66,11 +66,13 @@ inline std::vector<std::string> Strings(const nlohmann::json& array) {
 
 struct Store::Impl {
   Database db;
-  std::function<int64_t()> now_s;
+  base::Clock& clock;
   int schema_version = 0;
   std::unordered_map<std::string, Statement> statements;  // by SQL text; destroyed before db
 
-  Impl(Database database, std::function<int64_t()> now) : db(std::move(database)), now_s(std::move(now)) {}
+  Impl(Database database, base::Clock& c) : db(std::move(database)), clock(c) {}
+
+  int64_t now_s() { return clock.NowS(); }
 
   Result<StatementLease> Lease(const std::string& sql) {
     auto it = statements.find(sql);

@@ -24,7 +24,7 @@ Result<Store*> StoreOpener::ForThread() {
 FileStoreOpener::FileStoreOpener(std::string path, base::Clock& clock) : path_(std::move(path)), clock_(clock) {}
 
 Result<std::unique_ptr<Store>> FileStoreOpener::Open() {
-  return Store::Open(path_, [&clock = clock_] { return clock.NowS(); });
+  return Store::Open(path_, clock_);
 }
 
 }  // namespace forkscope::storage

@@ -30,85 +30,84 @@ struct Probe {
   bool first_only;  // one touchpoint per file (entry points) rather than every call site
 };
 
-const std::vector<Probe>& Probes() {
-  static const std::vector<Probe> kProbes = {
-      {{FileRole::kBuildEntry},
-       R"(^\s*(?:from\s+torch\.utils\.cpp_extension\s+import|from\s+torch\.utils\s+import\s+cpp_extension|import\s+torch\.utils\.cpp_extension))",
-       Layer::kBuild,
-       "build.global-enable-compat",
-       "add `import paddle; paddle.enable_compat()` just before this torch cpp_extension import (the proxy serves "
-       "it); switch to paddle.utils.cpp_extension only where the proxy does not cover",
-       true},
-      {{FileRole::kBuildEntry},
-       R"(\b(?:include_dirs|library_dirs|extra_compile_args|extra_link_args|define_macros)\b|TORCH_CUDA_ARCH_LIST)",
-       Layer::kBuild,
-       "build.flags-edit",
-       "include/library dirs, flags, macros or CUDA arch list: adjust only where Paddle's headers or libraries differ",
-       true},
-      {{FileRole::kDependency},
-       R"((?i)(?:^|[\s"'\[,])torch(?:\s*[<>=!~]|\s*["',\]]|\s*;|\s*$))",
-       Layer::kBuild,
-       "build.dependency-pin",
-       "torch dependency: require paddlepaddle(-gpu) instead (the compat layer provides torch)",
-       false},
-      {{FileRole::kCMake},
-       R"(find_package\s*\(\s*Torch\b|\bTORCH_LIBRARIES\b|\bTorch_DIR\b|torch/share/cmake)",
-       Layer::kBuild,
-       "build.flags-edit",
-       "CMake finds libtorch: point it at Paddle's compat headers and libraries",
-       true},
-      {{FileRole::kCi},
-       R"(pip3?\s+install\b.*\btorch\b|download\.pytorch\.org)",
-       Layer::kBuild,
-       "build.dependency-pin",
-       "CI installs torch: install paddlepaddle(-gpu) and run the Paddle build and tests",
-       true},
-      {{FileRole::kPackagePython, FileRole::kTestScript, FileRole::kBuildEntry},
-       R"(\btorch\.(?:ops|library)\.)",
-       Layer::kPython,
-       "python.torch-ops-call-site",
-       "torch.ops / torch.library call site: check the op resolves through the proxy; change it only if it fails",
-       false},
-      {{FileRole::kPackagePython, FileRole::kTestScript},
-       R"(\btorch\._dynamo\b|\btorch\.compiler?\b|\btorch\.profiler\b)",
-       Layer::kPython,
-       "python.dynamo-profiler-guard",
-       "torch._dynamo / torch.compile / torch.profiler are not served by the proxy: guard them or use paddle.profiler",
-       false},
-      {{FileRole::kPackagePython, FileRole::kTestScript},
-       R"(\btorch\.cuda\.(?:current_stream|default_stream|Stream|stream|Event|set_device|current_device|synchronize|device)\b|\btorch\.distributed\b|\bdist\.(?:init_process_group|all_reduce|all_gather\w*|barrier|get_rank|get_world_size|new_group|broadcast)\b|(?i:dlpack)|\btorch\.device\s*\()",
-       Layer::kPython,
-       "python.device-stream-glue",
-       "device / stream / distributed / DLPack glue: check the proxy covers it; rewire to paddle.device or "
-       "paddle.distributed where it does not",
-       false},
-      {{FileRole::kPackagePython},
-       R"(\btorch\.ops\.load_library\b|\bctypes\.(?:CDLL|cdll\.LoadLibrary)\b)",
-       Layer::kPython,
-       "python.lib-preload",
-       "extension loading: libpaddle.so (and CUDA libraries) may have to be loaded before the extension",
-       false},
-      {{FileRole::kCxx},
-       R"(\b(?:at|c10)::cuda::(?:getCurrentCUDAStream|getDefaultCUDAStream|getStreamFromPool|CUDAStreamGuard|CUDAStream)\b|\bc10::Stream\b)",
-       Layer::kCppCompat,
-       "cpp_compat.stream-rewire",
-       "stream access through ATen/c10: check it compiles against the compat headers; rewire it to Paddle's stream "
-       "only if it does not",
-       false},
-      {{FileRole::kCxx},
-       R"(\bc10d::|\bProcessGroup\w*|\bncclComm_t\b|\btorch::distributed\b)",
-       Layer::kCppCompat,
-       "cpp_compat.distributed-boundary",
-       "distributed boundary (process group / NCCL communicator): map it to Paddle's process group by ring id",
-       false},
-  };
-  return kProbes;
-}
+// The touchpoint probes (a data table; read only once main has started, through CompiledProbes and the
+// file scan).
+const std::vector<Probe> kProbes = {
+    {{FileRole::kBuildEntry},
+     R"(^\s*(?:from\s+torch\.utils\.cpp_extension\s+import|from\s+torch\.utils\s+import\s+cpp_extension|import\s+torch\.utils\.cpp_extension))",
+     Layer::kBuild,
+     "build.global-enable-compat",
+     "add `import paddle; paddle.enable_compat()` just before this torch cpp_extension import (the proxy serves "
+     "it); switch to paddle.utils.cpp_extension only where the proxy does not cover",
+     true},
+    {{FileRole::kBuildEntry},
+     R"(\b(?:include_dirs|library_dirs|extra_compile_args|extra_link_args|define_macros)\b|TORCH_CUDA_ARCH_LIST)",
+     Layer::kBuild,
+     "build.flags-edit",
+     "include/library dirs, flags, macros or CUDA arch list: adjust only where Paddle's headers or libraries differ",
+     true},
+    {{FileRole::kDependency},
+     R"((?i)(?:^|[\s"'\[,])torch(?:\s*[<>=!~]|\s*["',\]]|\s*;|\s*$))",
+     Layer::kBuild,
+     "build.dependency-pin",
+     "torch dependency: require paddlepaddle(-gpu) instead (the compat layer provides torch)",
+     false},
+    {{FileRole::kCMake},
+     R"(find_package\s*\(\s*Torch\b|\bTORCH_LIBRARIES\b|\bTorch_DIR\b|torch/share/cmake)",
+     Layer::kBuild,
+     "build.flags-edit",
+     "CMake finds libtorch: point it at Paddle's compat headers and libraries",
+     true},
+    {{FileRole::kCi},
+     R"(pip3?\s+install\b.*\btorch\b|download\.pytorch\.org)",
+     Layer::kBuild,
+     "build.dependency-pin",
+     "CI installs torch: install paddlepaddle(-gpu) and run the Paddle build and tests",
+     true},
+    {{FileRole::kPackagePython, FileRole::kTestScript, FileRole::kBuildEntry},
+     R"(\btorch\.(?:ops|library)\.)",
+     Layer::kPython,
+     "python.torch-ops-call-site",
+     "torch.ops / torch.library call site: check the op resolves through the proxy; change it only if it fails",
+     false},
+    {{FileRole::kPackagePython, FileRole::kTestScript},
+     R"(\btorch\._dynamo\b|\btorch\.compiler?\b|\btorch\.profiler\b)",
+     Layer::kPython,
+     "python.dynamo-profiler-guard",
+     "torch._dynamo / torch.compile / torch.profiler are not served by the proxy: guard them or use paddle.profiler",
+     false},
+    {{FileRole::kPackagePython, FileRole::kTestScript},
+     R"(\btorch\.cuda\.(?:current_stream|default_stream|Stream|stream|Event|set_device|current_device|synchronize|device)\b|\btorch\.distributed\b|\bdist\.(?:init_process_group|all_reduce|all_gather\w*|barrier|get_rank|get_world_size|new_group|broadcast)\b|(?i:dlpack)|\btorch\.device\s*\()",
+     Layer::kPython,
+     "python.device-stream-glue",
+     "device / stream / distributed / DLPack glue: check the proxy covers it; rewire to paddle.device or "
+     "paddle.distributed where it does not",
+     false},
+    {{FileRole::kPackagePython},
+     R"(\btorch\.ops\.load_library\b|\bctypes\.(?:CDLL|cdll\.LoadLibrary)\b)",
+     Layer::kPython,
+     "python.lib-preload",
+     "extension loading: libpaddle.so (and CUDA libraries) may have to be loaded before the extension",
+     false},
+    {{FileRole::kCxx},
+     R"(\b(?:at|c10)::cuda::(?:getCurrentCUDAStream|getDefaultCUDAStream|getStreamFromPool|CUDAStreamGuard|CUDAStream)\b|\bc10::Stream\b)",
+     Layer::kCppCompat,
+     "cpp_compat.stream-rewire",
+     "stream access through ATen/c10: check it compiles against the compat headers; rewire it to Paddle's stream "
+     "only if it does not",
+     false},
+    {{FileRole::kCxx},
+     R"(\bc10d::|\bProcessGroup\w*|\bncclComm_t\b|\btorch::distributed\b)",
+     Layer::kCppCompat,
+     "cpp_compat.distributed-boundary",
+     "distributed boundary (process group / NCCL communicator): map it to Paddle's process group by ring id",
+     false},
+};
 
 const std::vector<std::unique_ptr<RE2>>& CompiledProbes() {
   static const std::vector<std::unique_ptr<RE2>> kCompiled = [] {
     std::vector<std::unique_ptr<RE2>> out;
-    for (const auto& p : Probes()) out.push_back(std::make_unique<RE2>(p.regex));
+    for (const auto& p : kProbes) out.push_back(std::make_unique<RE2>(p.regex));
     return out;
   }();
   return kCompiled;
@@ -167,7 +166,7 @@ class Scanner {
   }
 
   void RunProbes(const SourceFile& f, FileRole role, const std::vector<std::string_view>& lines) {
-    const auto& probes = Probes();
+    const auto& probes = kProbes;
     for (size_t p = 0; p < probes.size(); ++p) {
       const Probe& probe = probes[p];
       if (std::find(probe.roles.begin(), probe.roles.end(), role) == probe.roles.end()) continue;

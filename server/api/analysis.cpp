@@ -1,6 +1,7 @@
 #include "analyzer/render/report.h"
 #include "base/text.h"
 #include "server/api/routes.h"
+#include "server/codec/json_codec.h"
 #include "server/http/http_server.h"
 
 namespace forkscope::server {
@@ -12,14 +13,6 @@ Result<int64_t> LatestAnalysisId(storage::Store& store, const std::string& name)
   FS_ASSIGN_OR_RETURN(storage::ForkRecord fork, store.GetFork(name));
   if (!fork.latest_analysis_id) return NotFound("fork '" + name + "' has not been analysed yet; POST its /sync");
   return *fork.latest_analysis_id;
-}
-
-// An analysis is stored once per commit pair and shared by every fork at those commits: it is shown with
-// the requesting fork's own (redacted) URLs, never those of the fork that happened to store it.
-void ShowAsFork(const storage::ForkRecord& fork, analyzer::Analysis& a) {
-  a.fork.url = fork.fork_url;
-  a.upstream.url = fork.upstream_url;
-  if (!fork.branch.empty()) a.fork.branch = fork.branch;
 }
 
 void GetAnalysis(ServerContext& ctx, const httplib::Request& req, httplib::Response& res, storage::Store& store) {
@@ -42,7 +35,7 @@ void GetAnalysis(ServerContext& ctx, const httplib::Request& req, httplib::Respo
   if (!body) {
     auto a = store.LoadAnalysis(id);
     if (!a.ok()) return SendError(res, a.status());
-    ShowAsFork(*fork, *a);
+    ShowAnalysisAsFork(*fork, *a);
     body = std::make_shared<const std::string>(
         format == "markdown" ? analyzer::RenderMarkdown(*a)
                              : analyzer::AnalysisToJson(*a).dump(-1, ' ', false, json::error_handler_t::replace));

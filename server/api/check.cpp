@@ -4,16 +4,46 @@
 #include "analyzer/render/report.h"
 #include "analyzer/render/sarif.h"
 #include "server/api/routes.h"
+#include "server/codec/json_codec.h"
 #include "server/http/http_server.h"
 #include "server/services/analysis_service.h"
+#include "server/services/carry_service.h"
 #include "server/services/sync_service.h"
+#include "storage/compat_gap_store.h"
 
 namespace forkscope::server {
 namespace {
 
 using nlohmann::json;
 
-constexpr int kCheckTimeoutS = 120;
+// How a verdict is answered: ?format= (json, the default; sarif) and ?fail_on= (error, the default;
+// warning; note): the gate fails on violations at that severity or more severe.
+struct GateOptions {
+  std::string format = "json";
+  analyzer::Severity fail_on = analyzer::Severity::kError;
+  std::string query;  // the options as given, for the result URL ("" or "?format=...&fail_on=...")
+};
+
+Result<GateOptions> ParseGateOptions(const httplib::Request& req) {
+  GateOptions o;
+  if (req.has_param("format")) o.format = req.get_param_value("format");
+  if (o.format != "json" && o.format != "sarif") return InvalidArgument("format must be json or sarif");
+  auto fail_on = analyzer::SeverityFromName(req.has_param("fail_on") ? req.get_param_value("fail_on") : "error");
+  if (!fail_on) return InvalidArgument("fail_on must be error, warning or note");
+  o.fail_on = *fail_on;
+  for (const char* name : {"format", "fail_on"})
+    if (req.has_param(name)) o.query += (o.query.empty() ? "?" : "&") + std::string(name) + "=" + req.get_param_value(name);
+  return o;
+}
+
+void SendVerdict(httplib::Response& res, const analyzer::Analysis& analysis, const GateOptions& options) {
+  if (options.format == "sarif") return SendJson(res, 200, analyzer::RenderSarif(analysis));
+  const analyzer::GateVerdict verdict = analyzer::EvaluateGate(analysis.violations, options.fail_on);
+  json out = analyzer::AnalysisToJson(analysis);
+  out["verdict"] = verdict.pass ? "pass" : "fail";
+  out["gate"] = analyzer::GateToJson(verdict);
+  SendJson(res, 200, out);
+}
 
 // A raw unified diff in the body: classified and linted on the request thread (no git work).
 Result<analyzer::Analysis> CheckDiff(ServerContext& ctx, const httplib::Request& req, storage::Store& store) {
@@ -35,8 +65,9 @@ Result<analyzer::Analysis> CheckDiff(ServerContext& ctx, const httplib::Request&
   return a;
 }
 
-// A fork commit: the analysis runs on the sync pool (coalesced with syncs of the same fork).
-Result<analyzer::Analysis> CheckCommit(ServerContext& ctx, const httplib::Request& req, storage::Store& store) {
+// A fork commit: queued on the sync pool as a task of kind "check" (the request thread never waits for
+// a fetch); returns its id.
+Result<std::string> CheckCommit(ServerContext& ctx, const httplib::Request& req, storage::Store& store) {
   FS_ASSIGN_OR_RETURN(json body, ParseJsonBody(req));
   if (!body.is_object() || !body.contains("fork") || !body["fork"].is_string())
     return InvalidArgument("body needs a string field 'fork' (or send a unified diff as text/x-diff)");
@@ -46,30 +77,71 @@ Result<analyzer::Analysis> CheckCommit(ServerContext& ctx, const httplib::Reques
     if (!body["head"].is_string()) return InvalidArgument("field 'head' must be a string");
     r.head = body["head"].get<std::string>();
   }
-  return ctx.sync->RunCheck(r, kCheckTimeoutS);
+  return ctx.sync->EnqueueCheck(r, fork.name);
 }
 
-// The gate fails on violations at ?fail_on= (error, the default; warning; note) or more severe.
+// POST /api/v1/check: a raw diff is answered at once (200 with the verdict); a fork commit with 202, the
+// task id and the URL its verdict is read from once the task has finished.
 void Check(ServerContext& ctx, const httplib::Request& req, httplib::Response& res, storage::Store& store) {
-  std::string format = req.has_param("format") ? req.get_param_value("format") : "json";
-  if (format != "json" && format != "sarif") return SendError(res, InvalidArgument("format must be json or sarif"));
-  auto fail_on = analyzer::SeverityFromName(req.has_param("fail_on") ? req.get_param_value("fail_on") : "error");
-  if (!fail_on) return SendError(res, InvalidArgument("fail_on must be error, warning or note"));
-  bool raw_diff = req.get_header_value("Content-Type").rfind("text/x-diff", 0) == 0;
-  auto analysis = raw_diff ? CheckDiff(ctx, req, store) : CheckCommit(ctx, req, store);
+  auto options = ParseGateOptions(req);
+  if (!options.ok()) return SendError(res, options.status());
+  if (req.get_header_value("Content-Type").rfind("text/x-diff", 0) == 0) {
+    auto analysis = CheckDiff(ctx, req, store);
+    if (!analysis.ok()) return SendError(res, analysis.status());
+    return SendVerdict(res, *analysis, *options);
+  }
+  auto task = CheckCommit(ctx, req, store);
+  if (!task.ok()) return SendError(res, task.status());
+  const std::string result = "/api/v1/tasks/" + *task + "/check" + options->query;
+  res.set_header("Location", result);
+  SendJson(res, 202, json{{"task", *task}, {"result", result}});
+}
+
+// The finished check's analysis, as the old synchronous answer showed it: read from the store, shown with
+// the fork's URLs, with the compat-gap annotations stored since counted.
+Result<analyzer::Analysis> CheckedAnalysis(ServerContext& ctx, const storage::TaskRecord& task,
+                                           storage::Store& store) {
+  if (!task.analysis_id)
+    return NotFound("the analysis of check task '" + task.id + "' is no longer stored; POST /api/v1/check again");
+  FS_ASSIGN_OR_RETURN(analyzer::Analysis a, store.LoadAnalysis(*task.analysis_id));
+  std::optional<int64_t> fork_id;
+  if (auto fork = store.GetFork(task.fork_name); fork.ok()) {
+    ShowAnalysisAsFork(*fork, a);
+    fork_id = fork->id;
+  }
+  FS_RETURN_IF_ERROR(storage::CompatGapStore(store, ctx.clock).ApplyAnnotations(ctx.rules.data(), fork_id, a).status());
+  return a;
+}
+
+// GET /api/v1/tasks/{id}/check: 202 with the task while it is queued or running, 422 with its error when
+// it failed, 200 with the verdict (the same body POST /check once answered) when it succeeded.
+void GetCheckResult(ServerContext& ctx, const httplib::Request& req, httplib::Response& res, storage::Store& store) {
+  auto options = ParseGateOptions(req);
+  if (!options.ok()) return SendError(res, options.status());
+  const std::string id = req.matches[1];
+  if (ctx.carry != nullptr && ctx.carry->ActiveTask(id))
+    return SendError(res, InvalidArgument("task '" + id + "' is a carry task, not a check: GET /api/v1/tasks/" + id));
+  auto task = ctx.sync->GetTask(id);
+  if (!task.ok()) return SendError(res, task.status());
+  if (task->kind != "check")
+    return SendError(res, InvalidArgument("task '" + id + "' is a " + task->kind +
+                                          " task, not a check: it has no verdict (GET /api/v1/tasks/" + id + ")"));
+  if (task->state == "failed")
+    return SendError(res, FailedPrecondition("check task '" + id + "' failed: " + task->error));
+  if (task->state != "succeeded") {
+    res.set_header("Retry-After", "1");
+    return SendJson(res, 202, TaskToJson(*task));
+  }
+  auto analysis = CheckedAnalysis(ctx, *task, store);
   if (!analysis.ok()) return SendError(res, analysis.status());
-  if (format == "sarif") return SendJson(res, 200, analyzer::RenderSarif(*analysis));
-  const analyzer::GateVerdict verdict = analyzer::EvaluateGate(analysis->violations, *fail_on);
-  json out = analyzer::AnalysisToJson(*analysis);
-  out["verdict"] = verdict.pass ? "pass" : "fail";
-  out["gate"] = analyzer::GateToJson(verdict);
-  SendJson(res, 200, out);
+  SendVerdict(res, *analysis, *options);
 }
 
 }  // namespace
 
 void InstallCheckRoutes(Router& router) {
   router.Add("POST", "/api/v1/check", TokenScope::kWrite, Check, RequestBody::kRequired);
+  router.Add("GET", R"(/api/v1/tasks/([^/]+)/check)", router.ReadScope(), GetCheckResult);
 }
 
 }  // namespace forkscope::server

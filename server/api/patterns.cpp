@@ -38,21 +38,21 @@ Result<storage::PatternFilter> ParsePatternFilter(const httplib::Request& req) {
 void ListPatterns(ServerContext& ctx, const httplib::Request& req, httplib::Response& res, storage::Store& store) {
   auto filter = ParsePatternFilter(req);
   if (!filter.ok()) return SendError(res, filter.status());
-  auto patterns = storage::PatternStore(store, [&ctx] { return ctx.patterns ? ctx.patterns->Now() : 0; }).List(*filter);
+  auto patterns = storage::PatternStore(store, ctx.clock).List(*filter);
   if (!patterns.ok()) return SendError(res, patterns.status());
   SendJson(res, 200, PatternListToJson(*patterns));
 }
 
 void GetPattern(ServerContext& ctx, const httplib::Request& req, httplib::Response& res, storage::Store& store) {
   auto pattern =
-      storage::PatternStore(store, [&ctx] { return ctx.patterns ? ctx.patterns->Now() : 0; }).Get(req.matches[1]);
+      storage::PatternStore(store, ctx.clock).Get(req.matches[1]);
   if (!pattern.ok()) return SendError(res, pattern.status());
   SendJson(res, 200, CataloguePatternToJson(*pattern, true));
 }
 
-void ListCompatGaps(ServerContext&, const httplib::Request& req, httplib::Response& res, storage::Store& store) {
+void ListCompatGaps(ServerContext& ctx, const httplib::Request& req, httplib::Response& res, storage::Store& store) {
   storage::CompatGapFilter filter{req.get_param_value("api"), req.get_param_value("fork")};
-  auto records = storage::CompatGapStore(store, [] { return int64_t{0}; }).List(filter);
+  auto records = storage::CompatGapStore(store, ctx.clock).List(filter);
   if (!records.ok()) return SendError(res, records.status());
   SendJson(res, 200, CompatGapsToJson(*records));
 }
@@ -77,7 +77,7 @@ void AnnotateCompatGap(ServerContext& ctx, const httplib::Request& req, httplib:
   if (!body.ok()) return SendError(res, body.status());
   auto fields = AnnotationFields(*body);
   if (!fields.ok()) return SendError(res, fields.status());
-  storage::CompatGapStore gaps(store, [&ctx] { return ctx.patterns ? ctx.patterns->Now() : 0; });
+  storage::CompatGapStore gaps(store, ctx.clock);
   auto record = gaps.Annotate(req.matches[1], *fields);
   if (!record.ok()) return SendError(res, record.status());
   SendJson(res, 200, CompatGapRecordToJson(*record));

@@ -18,7 +18,7 @@ void InstallApiRoutes(Router& router);
 void InstallForkRoutes(Router& router);       // /api/v1/forks, /forks/{name}, /forks/{name}/sync
 void InstallTaskRoutes(Router& router);       // /api/v1/tasks/{id}
 void InstallAnalysisRoutes(Router& router);   // /api/v1/forks/{name}/analysis, /files, /files/{path}/hunks
-void InstallCheckRoutes(Router& router);      // POST /api/v1/check (the CI gate)
+void InstallCheckRoutes(Router& router);      // POST /api/v1/check (the CI gate), GET /api/v1/tasks/{id}/check
 void InstallPatternRoutes(Router& router);    // /api/v1/patterns, /compat-gaps, /plans
 void InstallDriftRoutes(Router& router);      // /api/v1/drift, /forks/{name}/drift
 void InstallAlertRoutes(Router& router);      // /api/v1/alerts, /alerts/{id}/ack, /alerts/{id}/deliveries

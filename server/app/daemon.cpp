@@ -101,8 +101,8 @@ struct Daemon {
         stores(c.database, clock),
         alerts(AlertOptionsFromConfig(c), clock),
         delivery({&stores, c.webhooks, c.alerts.delivery}, clock),
-        patterns({c.data_dir, &stores, c.security.allow_foreign_owner, {}}, rules),
-        sync(SyncOptions{c.data_dir, &stores, c.workers, c.security.allow_foreign_owner, {}}, rules),
+        patterns({c.data_dir, &stores, c.security.allow_foreign_owner, &clock}, rules),
+        sync(SyncOptions{c.data_dir, &stores, c.workers, c.security.allow_foreign_owner, {}}, rules, clock),
         carry(CarryOptionsFromConfig(c, stores), rules, clock),
         scheduler({&stores, 10, c.sync_backoff_max_s, c.sync_timeout_s, 0}, clock, sync, alerts) {}
 
@@ -127,7 +127,7 @@ struct Daemon {
 
 Status Daemon::Wire(const analyzer::Rules& rules) {
   alerts.SetDeliveryNotifier([this] { delivery.Wake(); });
-  sync.AddSyncHook(MakeDriftHook(SystemNowSeconds, {},
+  sync.AddSyncHook(MakeDriftHook(clock, {},
                                  [this](storage::Store& store, const std::string& fork,
                                         const analyzer::DriftReport& report,
                                         const std::optional<analyzer::DriftSummary>& previous) {

@@ -29,7 +29,7 @@ Result<analyzer::DriftReport> MeasureDrift(DriftArgs& args) {
   FS_ASSIGN_OR_RETURN(analyzer::Rules rules, args.rules_path.empty() ? analyzer::Rules::LoadDefault()
                                                                       : analyzer::Rules::Load(args.rules_path));
   FS_ASSIGN_OR_RETURN(AnalysisOutcome outcome, AnalyseForCommand(req, rules));
-  return DriftOfOutcome(outcome, req.fork_location, SystemNowSeconds(), args.options);
+  return DriftOfOutcome(outcome, req.fork_location, base::SystemClock().NowS(), args.options);
 }
 
 int RunDrift(DriftArgs& args) {

@@ -17,9 +17,6 @@
 namespace forkscope::server {
 namespace {
 
-int64_t NowS() {
-  return base::SystemClock().NowS();
-}
 
 struct CommonArgs {
   std::string data_dir;
@@ -51,7 +48,7 @@ std::optional<Opened> Open(CommonArgs& args) {
     spdlog::error("database: {}", store.status().message());
     return std::nullopt;
   }
-  auto mined = storage::PatternStore(**store, NowS).Mine(rules->data().mining);
+  auto mined = storage::PatternStore(**store, base::SystemClock()).Mine(rules->data().mining);
   if (!mined.ok()) {
     spdlog::error("pattern mining: {}", mined.status().message());
     return std::nullopt;
@@ -78,7 +75,7 @@ int RunPatterns(PatternsArgs& args) {
     filter.kind = args.kind == "mined" ? storage::PatternKind::kMined : storage::PatternKind::kNamed;
   auto opened = Open(args.common);
   if (!opened) return kExitError;
-  auto patterns = storage::PatternStore(*opened->store, NowS).List(filter);
+  auto patterns = storage::PatternStore(*opened->store, base::SystemClock()).List(filter);
   if (!patterns.ok()) {
     spdlog::error("{}", patterns.status().message());
     return kExitError;

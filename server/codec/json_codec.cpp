@@ -90,6 +90,12 @@ json TaskToJson(const storage::TaskRecord& t) {
   return j;
 }
 
+void ShowAnalysisAsFork(const storage::ForkRecord& fork, analyzer::Analysis& analysis) {
+  analysis.fork.url = fork.fork_url;
+  analysis.upstream.url = fork.upstream_url;
+  if (!fork.branch.empty()) analysis.fork.branch = fork.branch;
+}
+
 json ErrorJson(const std::string& code, const std::string& message) {
   return json{{"error", {{"code", code}, {"message", message}}}};
 }

@@ -28,10 +28,6 @@ bool Stops(JobState s) {
   return s == JobState::kFailed || s == JobState::kTimedOut || s == JobState::kCancelled || s == JobState::kLost;
 }
 
-int64_t SystemNowS() {
-  return base::SystemClock().NowS();
-}
-
 std::string TraceDiffScript(const StageSpec& spec, const std::string& ref, const std::string& mig) {
   auto one = [](const char* what, const std::string& trace, const std::string& command) {
     return "FORKSCOPE_TRACE=" + ShellQuote(trace) + " /bin/sh -c " + ShellQuote(command) + " || { rc=$?; echo \"[forkscope: " +
@@ -127,10 +123,10 @@ class StageRun {
     };
     events.started = [this] {
       rec_.state = JobState::kRunning;
-      started_us_ = base::SystemClock().MonotonicUs();
+      started_us_ = ctx_.clock->MonotonicUs();
       Save();
     };
-    if (rec_.started_at == 0) rec_.started_at = ctx_.now_s();
+    if (rec_.started_at == 0) rec_.started_at = ctx_.clock->NowS();
     if (rec_.handle.empty()) rec_.state = JobState::kQueued;
     Save();
     StageOutcome o = rec_.handle.empty() ? ctx_.executor->Run(cmd, *ctx_.stop, events)
@@ -139,10 +135,10 @@ class StageRun {
     rec_.state = o.state;
     rec_.exit_code = o.exit_code;
     rec_.reason = o.reason;
-    rec_.finished_at = ctx_.now_s();
+    rec_.finished_at = ctx_.clock->NowS();
     if (o.run_ms) rec_.duration_ms = *o.run_ms;
     else if (started_us_)
-      rec_.duration_ms = (base::SystemClock().MonotonicUs() - *started_us_) / 1000;
+      rec_.duration_ms = (ctx_.clock->MonotonicUs() - *started_us_) / 1000;
     else
       rec_.duration_ms = (rec_.finished_at - rec_.started_at) * 1000;
     if (!o.node.empty()) NoteNode(o.node);
@@ -207,7 +203,7 @@ void SkipRest(JobRecord& job, const std::string& why) {
 }  // namespace
 
 std::string NewJobId() {
-  static std::mt19937_64 rng{std::random_device{}() ^ static_cast<uint64_t>(SystemNowS())};
+  static std::mt19937_64 rng{std::random_device{}() ^ static_cast<uint64_t>(base::SystemClock().NowS())};
   static std::mutex mu;
   std::lock_guard<std::mutex> lock(mu);
   char buf[16];
@@ -280,59 +276,80 @@ JobState OverallState(const std::vector<StageRecord>& stages, std::string* reaso
   return state;
 }
 
-JobRecord RunJob(JobRecord job, JobRunContext& ctx) {
-  if (!ctx.now_s) ctx.now_s = SystemNowS;
-  auto save = [&] {
-    if (Status st = ctx.store->Save(job); !st.ok()) spdlog::warn("job save failed id={} error={}", job.id, st.message());
-  };
-  json spec = json::parse(job.recipe_spec, nullptr, false);
-  auto recipe = RecipeFromJson(spec);
-  job.state = JobState::kRunning;
-  if (job.started_at == 0) job.started_at = ctx.now_s();
-  RunnerInfo runner = ctx.executor->Runner();
-  if (job.runner.empty() || job.runner == "{}") job.runner = RunnerToJson(runner).dump();
-  const std::string tree = job.work_dir + "/tree";
-  std::error_code ec;
-  Status ready = PrepareWorkTree(job, recipe, ctx);
-  if (!ready.ok()) {
-    SkipRest(job, "checkout failed");
-    job.state = JobState::kFailed;
-    job.reason = "checkout: " + ready.message();
-    job.finished_at = ctx.now_s();
-    save();
-    return job;
-  }
-  save();
-  std::string stopped_by;
+namespace {
+
+bool SaveJob(const JobRecord& job, JobRunContext& ctx) {
+  Status st = ctx.store->Save(job);
+  if (!st.ok())
+    spdlog::warn("job save failed id={} state={} error={}", job.id, storage::JobStateName(job.state), st.message());
+  return st.ok();
+}
+
+// The API reads jobs from the table: one vetoed or busy commit of the final record must not leave the
+// job reading as running, so a failed write is tried once more.
+void SaveFinal(const JobRecord& job, JobRunContext& ctx) {
+  if (!SaveJob(job, ctx) && SaveJob(job, ctx)) spdlog::info("job saved after retry id={}", job.id);
+}
+
+// Runs the stages that have not finished, in order. False when the job was let go of (detach, or an
+// executor that let go of a stage): it resumes at that stage after a restart. *stopped_by names what
+// stopped the job (a stage's end, or the cancel), "" when nothing did.
+bool RunStages(JobRecord& job, const Recipe& recipe, const RunnerInfo& runner, JobRunContext& ctx,
+               std::string* stopped_by) {
   for (size_t i = 0; i < job.stages.size(); ++i) {
     StageRecord& rec = job.stages[i];
-    const StageSpec& spec = recipe->stages[i];
+    const StageSpec& spec = recipe.stages[i];
     if (storage::IsFinished(rec.state)) {
-      if (Stops(rec.state)) stopped_by = rec.name + " " + storage::JobStateName(rec.state);
+      if (Stops(rec.state)) *stopped_by = rec.name + " " + storage::JobStateName(rec.state);
       continue;
     }
-    if (!stopped_by.empty()) continue;
-    if (ctx.stop->detach && rec.handle.empty()) return job;  // resumes at this stage after a restart
+    if (!stopped_by->empty()) continue;
+    if (ctx.stop->detach && rec.handle.empty()) return false;
     if (ctx.stop->cancel && rec.handle.empty()) {
       rec.state = JobState::kCancelled;
       rec.reason = "cancelled before it started";
-      stopped_by = "job cancelled";
+      *stopped_by = "job cancelled";
       continue;
     }
     if (auto unmet = UnmetRequirement(spec, runner); unmet && rec.handle.empty()) {
       rec.state = JobState::kSkipped;
       rec.reason = *unmet;
-      save();
+      SaveJob(job, ctx);
       continue;
     }
-    if (!StageRun(job, i, ctx).Execute(*recipe, spec)) return job;  // detached; resumed after a restart
-    if (Stops(rec.state)) stopped_by = rec.name + " " + storage::JobStateName(rec.state);
+    if (!StageRun(job, i, ctx).Execute(recipe, spec)) return false;
+    if (Stops(rec.state)) *stopped_by = rec.name + " " + storage::JobStateName(rec.state);
   }
+  return true;
+}
+
+}  // namespace
+
+JobRecord RunJob(JobRecord job, JobRunContext& ctx) {
+  json spec = json::parse(job.recipe_spec, nullptr, false);
+  auto recipe = RecipeFromJson(spec);
+  job.state = JobState::kRunning;
+  if (job.started_at == 0) job.started_at = ctx.clock->NowS();
+  RunnerInfo runner = ctx.executor->Runner();
+  if (job.runner.empty() || job.runner == "{}") job.runner = RunnerToJson(runner).dump();
+  Status ready = PrepareWorkTree(job, recipe, ctx);
+  if (!ready.ok()) {
+    SkipRest(job, "checkout failed");
+    job.state = JobState::kFailed;
+    job.reason = "checkout: " + ready.message();
+    job.finished_at = ctx.clock->NowS();
+    SaveFinal(job, ctx);
+    return job;
+  }
+  SaveJob(job, ctx);
+  std::string stopped_by;
+  if (!RunStages(job, *recipe, runner, ctx, &stopped_by)) return job;  // let go of; resumed after a restart
   if (!stopped_by.empty()) SkipRest(job, stopped_by);
   job.state = OverallState(job.stages, &job.reason);
-  job.finished_at = ctx.now_s();
-  if (!ctx.keep_work_tree) fs::remove_all(tree, ec);
-  save();
+  job.finished_at = ctx.clock->NowS();
+  std::error_code ec;
+  if (!ctx.keep_work_tree) fs::remove_all(job.work_dir + "/tree", ec);
+  SaveFinal(job, ctx);
   spdlog::info("job finished id={} state={} reason={}", job.id, storage::JobStateName(job.state), job.reason);
   return job;
 }

@@ -12,6 +12,7 @@
 #include "analyzer/git/checkout.h"
 #include "analyzer/model/model.h"
 #include "analyzer/classify/rules.h"
+#include "base/clock.h"
 #include "server/jobs/executors/executor.h"
 #include "server/jobs/job_recipe.h"
 #include "storage/job_store.h"
@@ -24,7 +25,7 @@ struct JobRunContext {
   const StopFlags* stop = nullptr;             // required
   size_t log_cap_bytes = 8 << 20;
   bool keep_work_tree = false;
-  std::function<int64_t()> now_s;              // unix seconds; default the system clock
+  base::Clock* clock = &base::SystemClock();   // stage and job times
   // For the compare stage: the layer of the diverging file (either may be null).
   const analyzer::Analysis* analysis = nullptr;
   const analyzer::Rules* rules = nullptr;
@@ -43,7 +44,9 @@ storage::JobRecord NewJob(const std::string& id, const std::string& fork, const 
 
 // Runs (or resumes: finished stages are kept, a stage with a handle is followed again) the job to its
 // end and returns the final record. Returns early, with the job still `running`, when the executor
-// lets go of a stage (ctx.stop->detach with Slurm) or detach is raised between stages.
+// lets go of a stage (ctx.stop->detach with Slurm) or detach is raised between stages. A failed write
+// of the final record is tried once more; should that fail too, the row stays unfinished and the next
+// start takes the job up again (JobService::Start).
 storage::JobRecord RunJob(storage::JobRecord job, JobRunContext& ctx);
 
 // The job's state from its stages: the state of the first failed, timed_out, cancelled or lost stage;

@@ -39,11 +39,6 @@ Status SyncForksMissingData(storage::StoreOpener& stores, SyncService& sync) {
   return Status::Ok();
 }
 
-int64_t SystemNowSeconds() {
-  using namespace std::chrono;
-  return base::SystemClock().NowS();
-}
-
 Result<analyzer::DriftReport> DriftOfOutcome(const AnalysisOutcome& outcome, const std::string& fork_name,
                                              int64_t now, const analyzer::DriftOptions& options) {
   analyzer::ResolvedPair pair{outcome.fork_mirror, outcome.upstream_mirror, HeaderOf(outcome.analysis)};
@@ -68,11 +63,11 @@ Result<StoredDrift> StoreDriftOfOutcome(storage::Store& store, const std::string
   return stored;
 }
 
-SyncHook MakeDriftHook(std::function<int64_t()> now_s, analyzer::DriftOptions options, DriftListener on_report) {
-  return [now_s = std::move(now_s), options, on_report = std::move(on_report)](
+SyncHook MakeDriftHook(base::Clock& clock, analyzer::DriftOptions options, DriftListener on_report) {
+  return [&clock, options, on_report = std::move(on_report)](
              storage::Store& store, const storage::TaskRecord& task, const AnalysisOutcome* outcome) {
     if (outcome == nullptr || task.fork_name.empty()) return;
-    auto stored = StoreDriftOfOutcome(store, task.fork_name, *outcome, now_s(), options);
+    auto stored = StoreDriftOfOutcome(store, task.fork_name, *outcome, clock.NowS(), options);
     if (!stored.ok()) {
       spdlog::warn("drift failed fork={} error={}", task.fork_name, stored.status().message());
       return;

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "analyzer/drift/drift.h"
+#include "base/clock.h"
 #include "server/services/analysis_service.h"
 #include "server/services/sync_service.h"
 
@@ -35,17 +36,14 @@ using DriftListener = std::function<void(storage::Store& store, const std::strin
                                          const analyzer::DriftReport& report,
                                          const std::optional<analyzer::DriftSummary>& previous)>;
 
-// The hook for SyncService::AddSyncHook. now_s is the clock (unix seconds); failed syncs are skipped,
-// and a failing drift computation is logged without failing the sync.
-SyncHook MakeDriftHook(std::function<int64_t()> now_s, analyzer::DriftOptions options = {},
+// The hook for SyncService::AddSyncHook; reports are dated by clock (which must outlive the hook).
+// Failed syncs are skipped, and a failing drift computation is logged without failing the sync.
+SyncHook MakeDriftHook(base::Clock& clock, analyzer::DriftOptions options = {},
                        DriftListener on_report = nullptr);
 
 // At start-up: queues one sync of every registered fork that has no analysis or no drift report yet
 // (never synced, or analysed before drift existed), so the API answers without waiting for the
 // scheduler.
 Status SyncForksMissingData(storage::StoreOpener& stores, SyncService& sync);
-
-// The system clock in unix seconds, for production wiring.
-int64_t SystemNowSeconds();
 
 }  // namespace forkscope::server

@@ -17,16 +17,13 @@
 namespace forkscope::server {
 namespace {
 
-int64_t SystemNowS() {
-  return base::SystemClock().NowS();
-}
 
 }  // namespace
 
-Result<analyzer::Experience> LoadExperience(storage::Store& store, const std::function<int64_t()>& now_s) {
+Result<analyzer::Experience> LoadExperience(storage::Store& store, base::Clock& clock) {
   analyzer::Experience experience;
-  FS_ASSIGN_OR_RETURN(experience.forks, storage::PatternStore(store, now_s).ForkProfiles());
-  storage::CompatGapStore gaps(store, now_s);
+  FS_ASSIGN_OR_RETURN(experience.forks, storage::PatternStore(store, clock).ForkProfiles());
+  storage::CompatGapStore gaps(store, clock);
   FS_ASSIGN_OR_RETURN(auto records, gaps.List({}));
   experience.bridged = storage::CompatGapStore::Bridged(storage::CompatGapStore::Rank(records));
   return experience;
@@ -41,7 +38,7 @@ Result<analyzer::MigrationPlan> BuildPlan(const PlanRequest& request, const anal
   snap_request.allow_foreign_owner = request.allow_foreign_owner;
   snap_request.progress = request.progress;
   FS_ASSIGN_OR_RETURN(analyzer::RepositorySnapshot snap, analyzer::SnapshotRepository(snap_request));
-  FS_ASSIGN_OR_RETURN(analyzer::Experience experience, LoadExperience(store, SystemNowS));
+  FS_ASSIGN_OR_RETURN(analyzer::Experience experience, LoadExperience(store, base::SystemClock()));
   analyzer::MigrationPlan plan = analyzer::PlanMigration(rules, snap.files, experience);
   plan.upstream = snap.ref;
   spdlog::info("plan upstream={} sha={} files={} touchpoints={} keep={} similar={}",
@@ -52,7 +49,6 @@ Result<analyzer::MigrationPlan> BuildPlan(const PlanRequest& request, const anal
 
 PatternService::PatternService(PatternServiceOptions options, analyzer::Rules rules)
     : options_(std::move(options)), rules_(std::move(rules)) {
-  if (!options_.now_s) options_.now_s = SystemNowS;
 }
 
 PatternService::~PatternService() { Shutdown(); }
@@ -60,10 +56,10 @@ PatternService::~PatternService() { Shutdown(); }
 Status PatternService::Start() {
   FS_ASSIGN_OR_RETURN(auto store, options_.stores->Open());
   FS_ASSIGN_OR_RETURN(int failed,
-                      storage::PlanStore(*store).FailUnfinished("interrupted: the daemon stopped", options_.now_s()));
+                      storage::PlanStore(*store).FailUnfinished("interrupted: the daemon stopped", options_.clock->NowS()));
   if (failed > 0) spdlog::warn("plans interrupted_by_restart={}", failed);
   std::random_device rd;
-  next_id_ = (static_cast<uint64_t>(rd()) << 20) ^ static_cast<uint64_t>(options_.now_s());
+  next_id_ = (static_cast<uint64_t>(rd()) << 20) ^ static_cast<uint64_t>(options_.clock->NowS());
   worker_ = std::thread([this] { WorkerLoop(); });
   return Status::Ok();
 }
@@ -82,7 +78,7 @@ void PatternService::Shutdown() {
   for (auto& plan : queue_) {
     plan.state = "failed";
     plan.error = "interrupted: the daemon stopped before the plan ran";
-    plan.finished_at = options_.now_s();
+    plan.finished_at = options_.clock->NowS();
     if (store.ok()) (void)storage::PlanStore(**store).Save(plan);
   }
   queue_.clear();
@@ -91,7 +87,7 @@ void PatternService::Shutdown() {
 
 Result<storage::MiningReport> PatternService::Mine(storage::Store& store) {
   std::lock_guard<std::mutex> lock(mine_mu_);
-  return storage::PatternStore(store, options_.now_s).Mine(rules_.data().mining);
+  return storage::PatternStore(store, *options_.clock).Mine(rules_.data().mining);
 }
 
 SyncHook PatternService::Hook() {
@@ -117,7 +113,7 @@ Result<std::string> PatternService::SubmitPlan(storage::Store& store, const std:
   plan.upstream_url = base::RedactUrl(upstream_url);
   plan.branch = branch;
   plan.state = "queued";
-  plan.created_at = options_.now_s();
+  plan.created_at = options_.clock->NowS();
   FS_RETURN_IF_ERROR(storage::PlanStore(store).Save(plan));
   unfinished_[plan.id] = plan;
   fetch_urls_[plan.id] = upstream_url;
@@ -150,7 +146,7 @@ void PatternService::Record(storage::Store& store, const storage::PlanRecord& re
 
 void PatternService::RunPlan(storage::Store& store, storage::PlanRecord record) {
   record.state = "running";
-  record.started_at = options_.now_s();
+  record.started_at = options_.clock->NowS();
   Record(store, record);
   std::string url = record.upstream_url;
   {
@@ -162,7 +158,7 @@ void PatternService::RunPlan(storage::Store& store, storage::PlanRecord record) 
   auto mined = Mine(store);
   if (!mined.ok()) spdlog::warn("pattern mining before plan error={}", mined.status().message());
   auto plan = BuildPlan(request, rules_, store);
-  record.finished_at = options_.now_s();
+  record.finished_at = options_.clock->NowS();
   if (plan.ok()) {
     record.state = "succeeded";
     record.plan = analyzer::PlanToJson(*plan).dump();

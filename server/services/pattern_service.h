@@ -17,6 +17,7 @@
 
 #include "analyzer/planner/planner.h"
 #include "analyzer/classify/rules.h"
+#include "base/clock.h"
 #include "server/services/sync_service.h"
 #include "storage/pattern_store.h"
 #include "storage/plan_store.h"
@@ -37,13 +38,13 @@ struct PlanRequest {
 Result<analyzer::MigrationPlan> BuildPlan(const PlanRequest& request, const analyzer::Rules& rules,
                                           storage::Store& store);
 // What the store knows about migrated forks: their profiles and the APIs they bridged.
-Result<analyzer::Experience> LoadExperience(storage::Store& store, const std::function<int64_t()>& now_s);
+Result<analyzer::Experience> LoadExperience(storage::Store& store, base::Clock& clock);
 
 struct PatternServiceOptions {
   std::string data_dir;
   storage::StoreOpener* stores = nullptr;  // required: every connection the service opens comes from here
   bool allow_foreign_owner = false;
-  std::function<int64_t()> now_s;  // unix seconds; the system clock when empty
+  base::Clock* clock = &base::SystemClock();  // plan times; must outlive the service
 };
 
 class PatternService {
@@ -72,7 +73,6 @@ class PatternService {
   Result<storage::PlanRecord> GetPlan(storage::Store& store, const std::string& id);
 
   const analyzer::Rules& rules() const { return rules_; }
-  int64_t Now() const { return options_.now_s(); }
 
  private:
   void WorkerLoop();

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <future>
 #include <random>
 
 #include "base/memory.h"
@@ -15,10 +14,6 @@
 
 namespace forkscope::server {
 namespace {
-
-int64_t NowS() {
-  return base::SystemClock().NowS();
-}
 
 // A fetch error may quote the URL it used: task rows and the log get it without credentials.
 std::string Scrubbed(std::string error, const analyzer::AnalyzeRequest& request) {
@@ -41,12 +36,11 @@ struct SyncService::Job {
   storage::TaskRecord task;
   analyzer::AnalyzeRequest request;
   std::optional<int64_t> fork_id;
-  std::promise<Result<analyzer::Analysis>> done;  // fulfilled for check jobs
   bool is_check = false;
 };
 
-SyncService::SyncService(SyncOptions options, analyzer::Rules rules)
-    : options_(std::move(options)), rules_(std::move(rules)) {}
+SyncService::SyncService(SyncOptions options, analyzer::Rules rules, base::Clock& clock)
+    : options_(std::move(options)), rules_(std::move(rules)), clock_(clock) {}
 
 SyncService::~SyncService() { Shutdown(); }
 
@@ -55,7 +49,7 @@ Status SyncService::Start() {
   FS_ASSIGN_OR_RETURN(int interrupted, task_store_->FailUnfinishedTasks("interrupted: the daemon stopped"));
   if (interrupted > 0) spdlog::warn("tasks interrupted_by_restart={}", interrupted);
   std::random_device rd;
-  next_id_ = (static_cast<uint64_t>(rd()) << 20) ^ static_cast<uint64_t>(NowS());
+  next_id_ = (static_cast<uint64_t>(rd()) << 20) ^ static_cast<uint64_t>(clock_.NowS());
   for (int i = 0; i < options_.workers; ++i) workers_.emplace_back([this, i] { WorkerLoop(i); });
   return Status::Ok();
 }
@@ -81,7 +75,7 @@ Result<std::string> SyncService::EnqueueSync(const storage::ForkRecord& fork) {
   job->task.fork_name = fork.name;
   job->task.state = "queued";
   job->task.stage = "queued";
-  job->task.created_at = NowS();
+  job->task.created_at = clock_.NowS();
   job->fork_id = fork.id;
   auto& r = job->request;
   FS_ASSIGN_OR_RETURN(r, RequestFor(*task_store_, fork));
@@ -97,29 +91,28 @@ Result<std::string> SyncService::EnqueueSync(const storage::ForkRecord& fork) {
   return job->task.id;
 }
 
-Result<analyzer::Analysis> SyncService::RunCheck(const analyzer::AnalyzeRequest& request, int timeout_s) {
+Result<std::string> SyncService::EnqueueCheck(const analyzer::AnalyzeRequest& request, const std::string& fork_name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (stopping_) return Unavailable("the daemon is shutting down");
+  if (!task_store_) return Unavailable("sync service not started");
   auto job = std::make_shared<Job>();
-  std::future<Result<analyzer::Analysis>> result = job->done.get_future();
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (stopping_) return Unavailable("the daemon is shutting down");
-    job->task.id = NewTaskId();
-    job->task.kind = "check";
-    job->task.state = "queued";
-    job->task.created_at = NowS();
-    job->is_check = true;
-    job->request = request;
-    job->request.data_dir = options_.data_dir;
-    job->request.allow_foreign_owner = options_.allow_foreign_owner;
-    FS_RETURN_IF_ERROR(task_store_->SaveTask(job->task));
-    unfinished_[job->task.id] = job->task;
-    queue_.push_back(job);
-    ++stats_.queued;
-    cv_.notify_one();
-  }
-  if (result.wait_for(std::chrono::seconds(timeout_s)) != std::future_status::ready)
-    return DeadlineExceeded("check still running as task " + job->task.id);
-  return result.get();
+  job->task.id = NewTaskId();
+  job->task.kind = "check";
+  job->task.fork_name = fork_name;
+  job->task.state = "queued";
+  job->task.stage = "queued";
+  job->task.created_at = clock_.NowS();
+  job->is_check = true;
+  job->request = request;
+  job->request.data_dir = options_.data_dir;
+  job->request.allow_foreign_owner = options_.allow_foreign_owner;
+  job->request.diff = options_.diff;
+  FS_RETURN_IF_ERROR(task_store_->SaveTask(job->task));
+  unfinished_[job->task.id] = job->task;
+  queue_.push_back(job);
+  ++stats_.queued;
+  cv_.notify_one();
+  return job->task.id;
 }
 
 Result<storage::TaskRecord> SyncService::GetTask(const std::string& id) {
@@ -159,7 +152,7 @@ Status SyncService::Abandon(const std::string& task_id, const std::string& reaso
   storage::TaskRecord task = unfinished_.count(task_id) ? unfinished_[task_id] : job->task;
   task.state = "failed";
   task.error = reason;
-  task.finished_at = NowS();
+  task.finished_at = clock_.NowS();
   unfinished_.erase(task_id);
   if (auto queued = std::find(queue_.begin(), queue_.end(), job); queued != queue_.end()) {
     queue_.erase(queued);  // never started: nothing to wait for
@@ -220,11 +213,11 @@ void SyncService::WorkerLoop(int index) {
 }
 
 void SyncService::RunJob(storage::Store& store, Job& job) {
-  const int64_t start_us = base::SystemClock().MonotonicUs();
+  const int64_t start_us = clock_.MonotonicUs();
   storage::TaskRecord& t = job.task;
   t.state = "running";
   t.stage = "fetch";
-  t.started_at = NowS();
+  t.started_at = clock_.NowS();
   UpdateTask(t);
   std::string fork_url = job.request.fork_location;
   int last_reported = -1;
@@ -242,8 +235,8 @@ void SyncService::RunJob(storage::Store& store, Job& job) {
     return !stopping_.load();
   };
   auto outcome = RunAnalysis(job.request, rules_, store, job.is_check ? std::nullopt : job.fork_id);
-  double seconds = (base::SystemClock().MonotonicUs() - start_us) / 1e6;
-  t.finished_at = NowS();
+  double seconds = (clock_.MonotonicUs() - start_us) / 1e6;
+  t.finished_at = clock_.NowS();
   if (outcome.ok()) {
     t.state = "succeeded";
     t.progress = 100;
@@ -273,12 +266,6 @@ void SyncService::RunJob(storage::Store& store, Job& job) {
     if (!job.is_check) active_by_fork_.erase(t.fork_name);
   }
   idle_cv_.notify_all();
-  if (job.is_check) {
-    if (outcome.ok())
-      job.done.set_value(std::move(outcome->analysis));
-    else
-      job.done.set_value(outcome.status());
-  }
 }
 
 void SyncService::Shutdown() {
@@ -294,9 +281,8 @@ void SyncService::Shutdown() {
   for (auto& job : queue_) {
     job->task.state = "failed";
     job->task.error = "interrupted: the daemon stopped before the task ran";
-    job->task.finished_at = NowS();
+    job->task.finished_at = clock_.NowS();
     if (task_store_) (void)task_store_->SaveTask(job->task);
-    if (job->is_check) job->done.set_value(Unavailable("the daemon is shutting down"));
   }
   queue_.clear();
   unfinished_.clear();

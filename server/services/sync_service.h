@@ -20,6 +20,7 @@
 
 #include "analyzer/diff/analysis.h"
 #include "analyzer/classify/rules.h"
+#include "base/clock.h"
 #include "storage/store.h"
 #include "storage/store_opener.h"
 
@@ -51,7 +52,8 @@ using SyncHook =
 
 class SyncService {
  public:
-  SyncService(SyncOptions options, analyzer::Rules rules);
+  // clock: task times and durations (must outlive the service).
+  SyncService(SyncOptions options, analyzer::Rules rules, base::Clock& clock = base::SystemClock());
   ~SyncService();
   SyncService(const SyncService&) = delete;
   SyncService& operator=(const SyncService&) = delete;
@@ -62,9 +64,11 @@ class SyncService {
   Status Start();
   // Queues a sync of fork (or returns the id of its queued/running task). Unavailable once stopping.
   Result<std::string> EnqueueSync(const storage::ForkRecord& fork);
-  // Runs an analysis request on the pool (the CI check of a fork commit) and waits up to timeout_s.
-  // DeadlineExceeded when it is still running then (it goes on; its task id is in the message).
-  Result<analyzer::Analysis> RunCheck(const analyzer::AnalyzeRequest& request, int timeout_s);
+  // Queues an analysis request on the pool (the CI check of a commit of fork_name) as a task of kind
+  // "check" and returns its id at once. The finished task records the analysis it produced (analysis_id):
+  // its verdict is read from the store (GET /api/v1/tasks/{id}/check). Never coalesced. Unavailable once
+  // stopping.
+  Result<std::string> EnqueueCheck(const analyzer::AnalyzeRequest& request, const std::string& fork_name);
   Result<storage::TaskRecord> GetTask(const std::string& id);
   // Gives up on a queued or running sync (the scheduler's timeout): its task is failed with reason at
   // once, a fetch in progress is cancelled at its next progress tick, and whatever the worker later
@@ -91,6 +95,7 @@ class SyncService {
   const SyncOptions options_;
   std::vector<SyncHook> hooks_;  // fixed before Start()
   const analyzer::Rules rules_;
+  base::Clock& clock_;
   std::atomic<bool> stopping_{false};
   std::vector<std::thread> workers_;
 

@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "base/fake_clock.h"
 #include "storage/db.h"
 #include "storage/schema.h"
 #include "storage/store.h"
@@ -41,13 +42,14 @@ DriftReport Report(const std::string& fork_sha, int behind, double age_days, dou
 
 struct Fixture {
   TempDir dir;
+  base::FakeClock clock{1700000000};  // before store: the store reads it
   std::unique_ptr<Store> store = Open();
   int64_t alpha = AddFork("alpha");
   int64_t beta = AddFork("beta");
   int64_t gamma = AddFork("gamma");
 
   std::unique_ptr<Store> Open() {
-    auto s = Store::Open(dir.File("drift.db"), [] { return int64_t{1700000000}; });
+    auto s = Store::Open(dir.File("drift.db"), clock);
     REQUIRE(s.ok());
     return std::move(*s);
   }

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "analyzer/classify/rules_data.h"
+#include "base/fake_clock.h"
 #include "storage/compat_gap_store.h"
 #include "storage/db.h"
 #include "tests/support/pattern_corpus.h"
@@ -16,7 +17,10 @@ namespace {
 
 using forkscope::testing::SyntheticPair;
 
-int64_t FixedNow() { return 1700000000; }
+base::Clock& FixedNow() {
+  static base::FakeClock clock(1700000000);
+  return clock;
+}
 
 const analyzer::Rules& DefaultRules() {
   static const analyzer::Rules rules = [] {
@@ -34,7 +38,7 @@ struct Corpus {
   std::unique_ptr<Store> store;
 
   Corpus() {
-    auto opened = Store::Open(tmp.Sub("forkscope.db"), FixedNow);
+    auto opened = Store::Open(tmp.Sub("forkscope.db"), FixedNow());
     REQUIRE(opened.ok());
     store = std::move(*opened);
     for (const auto& pair : pairs) Sync(pair);
@@ -49,13 +53,13 @@ struct Corpus {
     return pairs.front();
   }
   MiningReport Mine() {
-    auto report = PatternStore(*store, FixedNow).Mine(DefaultRules().data().mining);
+    auto report = PatternStore(*store, FixedNow()).Mine(DefaultRules().data().mining);
     INFO(report.status().ToString());
     REQUIRE(report.ok());
     return *report;
   }
   std::vector<CataloguePattern> List(PatternFilter filter = {}) {
-    auto list = PatternStore(*store, FixedNow).List(filter);
+    auto list = PatternStore(*store, FixedNow()).List(filter);
     INFO(list.status().ToString());
     REQUIRE(list.ok());
     return *list;
@@ -64,7 +68,7 @@ struct Corpus {
 
 // A pattern's occurrences as "fork:path" strings, sorted.
 std::multiset<std::string> Where(Store& store, const std::string& id) {
-  auto p = PatternStore(store, FixedNow).Get(id);
+  auto p = PatternStore(store, FixedNow()).Get(id);
   INFO(p.status().ToString());
   REQUIRE(p.ok());
   std::multiset<std::string> out;
@@ -133,7 +137,7 @@ TEST_CASE("mining groups the shared migration hunks across forks, exactly", "[st
     CHECK(near == 1);
   }
   {  // each mined pattern has a layer, a description, first/last seen and a representative hunk
-    const auto got = PatternStore(*c.store, FixedNow).Get(IdOf(groups, "fastops:csrc/bindings.cpp"));
+    const auto got = PatternStore(*c.store, FixedNow()).Get(IdOf(groups, "fastops:csrc/bindings.cpp"));
     REQUIRE(got.ok());
     CHECK(got->kind == PatternKind::kMined);
     CHECK(got->layer == "cpp_compat");
@@ -164,7 +168,7 @@ TEST_CASE("mining groups the shared migration hunks across forks, exactly", "[st
     CHECK(named["cpp_compat.pd-bridge"].forks_count() == 3);  // quickattn bridges its kernel's stream
     CHECK(Where(*c.store, "build.global-enable-compat") ==
           Group{"fastops:setup.py", "quickattn:setup.py", "sparsekit:setup.py", "tinymoe:setup.py"});
-    CHECK(PatternStore(*c.store, FixedNow).Get("no.such").status().code() == StatusCode::kNotFound);
+    CHECK(PatternStore(*c.store, FixedNow()).Get("no.such").status().code() == StatusCode::kNotFound);
   }
   {  // filters: layer and min_forks
     std::set<std::string> ids;
@@ -183,7 +187,7 @@ TEST_CASE("mining groups the shared migration hunks across forks, exactly", "[st
   {  // re-mining from scratch (the options changed) gives the same ids
     analyzer::MiningOptions strict = DefaultRules().data().mining;
     strict.threshold = 0.95;
-    auto rebuilt = PatternStore(*c.store, FixedNow).Mine(strict);
+    auto rebuilt = PatternStore(*c.store, FixedNow()).Mine(strict);
     REQUIRE(rebuilt.ok());
     CHECK(rebuilt->rebuilt);
     CHECK(rebuilt->analyses == 4);
@@ -227,7 +231,7 @@ TEST_CASE("re-mining after one more sync changes only what it should", "[storage
 
 TEST_CASE("the compat-gap registry: records, the no-removal lint, ranking across forks", "[storage][compat_gaps]") {
   Corpus c;
-  CompatGapStore gaps(*c.store, FixedNow);
+  CompatGapStore gaps(*c.store, FixedNow());
   auto all = gaps.List({});
   REQUIRE(all.ok());
   std::map<std::string, CompatGapRecord> by_fork;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "base/fake_clock.h"
 #include "storage/db.h"
 #include "storage/schema.h"
 #include "tests/storage/fixtures.h"
@@ -24,16 +25,10 @@ namespace az = forkscope::analyzer;
 
 AnalysisKey KeyOf(const az::Analysis& a) { return {a.fork.sha, a.upstream.sha, a.merge_base, a.rules_version}; }
 
-// A clock that moves only when told to.
-struct FakeClock {
-  int64_t now = 1700000000;
-  std::function<int64_t()> Fn() {
-    return [this] { return now; };
-  }
-};
+using base::FakeClock;  // moves only when told to
 
 std::unique_ptr<Store> OpenStore(const std::string& path, FakeClock* clock = nullptr) {
-  auto store = clock != nullptr ? Store::Open(path, clock->Fn()) : Store::Open(path);
+  auto store = clock != nullptr ? Store::Open(path, *clock) : Store::Open(path);
   INFO(store.status().ToString());
   REQUIRE(store.ok());
   return std::move(store).value();
@@ -209,7 +204,7 @@ TEST_CASE("the fork registry", "[storage][store][forks]") {
     CHECK((*all)[1].name == "flashinfer");
   }
   SECTION("update changes fields and updated_at only") {
-    clock.now += 60;
+    clock.Advance(60);
     ForkRecord changed = *created;
     changed.name = "flashinfer-paddle";
     changed.branch = "paddle-legacy";
@@ -583,7 +578,7 @@ TEST_CASE("tasks are saved, updated and failed on restart", "[storage][store][ta
 
   // A restart: the queued check is failed, the finished sync left alone.
   store.reset();
-  clock.now = 1700000100;
+  clock.Set(1700000100);
   store = OpenStore(path, &clock);
   auto failed = store->FailUnfinishedTasks("interrupted: the daemon stopped");
   REQUIRE(failed.ok());

@@ -1,6 +1,7 @@
 #include "tests/support/daemon.h"
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -114,6 +115,29 @@ nlohmann::json GetJsonUntil(httplib::Client& client, const std::string& path, co
   INFO("GET " << path << " last answered " << body.dump());
   REQUIRE(reached);
   return body;
+}
+
+ApiResponse CheckCommit(httplib::Client& client, const std::string& query, const std::string& body,
+                        const std::string& token) {
+  ApiResponse queued = Call(client, "POST", "/api/v1/check" + query, "/api/v1/check", body, token);
+  INFO(queued.body);
+  REQUIRE(queued.status == 202);
+  CHECK(queued.openapi_error == "");
+  const nlohmann::json ticket = nlohmann::json::parse(queued.body, nullptr, false);
+  REQUIRE(ticket.contains("result"));
+  const std::string result = ticket["result"];
+  CHECK(result.rfind("/api/v1/tasks/" + ticket["task"].get<std::string>() + "/check", 0) == 0);
+  ApiResponse answer;
+  const bool finished = PollUntil(
+      [&] {
+        answer = Call(client, "GET", result, "/api/v1/tasks/{id}/check", "", token);
+        CHECK(answer.openapi_error == "");
+        return answer.status != 202;
+      },
+      std::chrono::seconds(30));
+  INFO(answer.body);
+  REQUIRE(finished);
+  return answer;
 }
 
 }  // namespace forkscope::testing

@@ -68,4 +68,10 @@ nlohmann::json GetJsonUntil(httplib::Client& client, const std::string& path, co
                             const std::function<bool(const nlohmann::json&)>& done,
                             std::chrono::milliseconds timeout = std::chrono::seconds(60));
 
+// The CI check of a fork commit: POSTs body to /api/v1/check<query> (query "" or "?format=...&fail_on=..."),
+// REQUIREs its 202 with a task and a result URL, and asks that URL until the task has finished (30 s at
+// most); returns that last answer (200 with the verdict, or the task's error).
+ApiResponse CheckCommit(httplib::Client& client, const std::string& query, const std::string& body,
+                        const std::string& token);
+
 }  // namespace forkscope::testing

@@ -239,8 +239,8 @@ TEST_CASE("daemon: the CI check in JSON and SARIF", "[server][api]") {
   REQUIRE(Call(*c, "POST", "/api/v1/forks", "/api/v1/forks", env.ForkBody("fastops-paddle", env.compat), kAdmin).status ==
           201);
   SECTION("fork commit") {
-    auto r = Call(*c, "POST", "/api/v1/check", "/api/v1/check",
-                  json{{"fork", "fastops-paddle"}, {"head", env.compat.Head()}}.dump(), kAdmin);
+    const std::string body = json{{"fork", "fastops-paddle"}, {"head", env.compat.Head()}}.dump();
+    auto r = CheckCommit(*c, "", body, kAdmin);
     REQUIRE(r.status == 200);
     CHECK_API(r);
     json j = Body(r);
@@ -250,8 +250,8 @@ TEST_CASE("daemon: the CI check in JSON and SARIF", "[server][api]") {
     CHECK(j["gate"]["warnings"] == j["violations"].size());
     CHECK_FALSE(j["violations"].empty());
     for (const auto& v : j["violations"]) CHECK(v["severity"] == "warning");
-    auto strict = Call(*c, "POST", "/api/v1/check?fail_on=warning", "/api/v1/check",
-                       json{{"fork", "fastops-paddle"}, {"head", env.compat.Head()}}.dump(), kAdmin);
+    CHECK(j["fork"]["sha"] == env.compat.Head());
+    auto strict = CheckCommit(*c, "?fail_on=warning", body, kAdmin);
     REQUIRE(strict.status == 200);
     CHECK_API(strict);
     CHECK(Body(strict)["verdict"] == "fail");
@@ -259,8 +259,7 @@ TEST_CASE("daemon: the CI check in JSON and SARIF", "[server][api]") {
     auto bad_level = Call(*c, "POST", "/api/v1/check?fail_on=fatal", "/api/v1/check",
                           json{{"fork", "fastops-paddle"}}.dump(), kAdmin);
     CHECK(bad_level.status == 400);
-    auto sarif = Call(*c, "POST", "/api/v1/check?format=sarif", "/api/v1/check",
-                      json{{"fork", "fastops-paddle"}}.dump(), kAdmin);
+    auto sarif = CheckCommit(*c, "?format=sarif", json{{"fork", "fastops-paddle"}}.dump(), kAdmin);
     REQUIRE(sarif.status == 200);
     CHECK_API(sarif);
     json s = Body(sarif);
@@ -270,6 +269,13 @@ TEST_CASE("daemon: the CI check in JSON and SARIF", "[server][api]") {
     CHECK(s["runs"][0]["results"].size() >= j["violations"].size());
     for (const auto& res : s["runs"][0]["results"])
       CHECK(res["locations"][0]["physicalLocation"]["region"]["startLine"].get<int>() >= 1);
+    // A head the fork does not have: the task fails, and its result says why.
+    auto missing = CheckCommit(*c, "", json{{"fork", "fastops-paddle"}, {"head", std::string(40, 'e')}}.dump(), kAdmin);
+    CHECK(missing.status == 422);
+    CHECK_API(missing);
+    CHECK(Body(missing)["error"]["message"].get<std::string>().find("failed") != std::string::npos);
+    auto unknown_fork = Call(*c, "POST", "/api/v1/check", "/api/v1/check", json{{"fork", "nope"}}.dump(), kAdmin);
+    CHECK(unknown_fork.status == 404);
   }
   SECTION("raw diff") {
     std::string clean = "diff --git a/setup.py b/setup.py\n--- a/setup.py\n+++ b/setup.py\n@@ -1,2 +1,4 @@\n import os\n"

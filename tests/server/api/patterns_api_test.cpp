@@ -153,7 +153,7 @@ TEST_CASE("daemon: pattern catalogue, compat-gap registry and plans", "[server][
   CHECK(Get(*c, "/api/v1/compat-gaps?fork=sparsekit", "/api/v1/compat-gaps")["compat_gaps"][0]["removal"] ==
         removal["removal"]);
   // The CI gate counts it at once; the stored analysis of the same commits keeps its content.
-  auto check = Call(*c, "POST", "/api/v1/check", "/api/v1/check", json{{"fork", "sparsekit"}}.dump(), kAdmin);
+  auto check = CheckCommit(*c, "", json{{"fork", "sparsekit"}}.dump(), kAdmin);
   REQUIRE(check.status == 200);
   int check_violations = 0;
   for (const auto& v : Body(check)["violations"]) check_violations += v["rule"] == "compat-gap-no-removal";

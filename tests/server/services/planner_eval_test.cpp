@@ -11,6 +11,7 @@
 
 #include "analyzer/planner/planner.h"
 #include "analyzer/planner/snapshot.h"
+#include "base/fake_clock.h"
 #include "storage/compat_gap_store.h"
 #include "storage/pattern_store.h"
 #include "tests/support/corpus.h"
@@ -21,7 +22,10 @@ namespace {
 
 using analyzer::Layer;
 
-int64_t FixedNow() { return 1700000000; }
+base::Clock& FixedNow() {
+  static base::FakeClock clock(1700000000);
+  return clock;
+}
 
 const analyzer::Rules& DefaultRules() {
   static const analyzer::Rules rules = [] {
@@ -52,11 +56,11 @@ using Score = std::map<Layer, Counts>;
 // What the store knows, without the fork being planned for.
 analyzer::Experience LeaveOneOut(storage::Store& store, const std::string& fork) {
   analyzer::Experience e;
-  auto profiles = storage::PatternStore(store, FixedNow).ForkProfiles();
+  auto profiles = storage::PatternStore(store, FixedNow()).ForkProfiles();
   REQUIRE(profiles.ok());
   for (auto& p : *profiles)
     if (p.fork != fork) e.forks.push_back(std::move(p));
-  auto records = storage::CompatGapStore(store, FixedNow).List({});
+  auto records = storage::CompatGapStore(store, FixedNow()).List({});
   REQUIRE(records.ok());
   std::vector<storage::CompatGapRecord> others;
   for (auto& r : *records)
@@ -147,7 +151,7 @@ std::string Table(const char* title, const std::vector<std::pair<std::string, Pa
 TEST_CASE("planner: precision and recall per layer against what the forks really changed", "[server][planner]") {
   TempDir tmp;
   const std::string data = tmp.Sub("data");
-  auto opened = storage::Store::Open(tmp.Sub("forkscope.db"), FixedNow);
+  auto opened = storage::Store::Open(tmp.Sub("forkscope.db"), FixedNow());
   REQUIRE(opened.ok());
   storage::Store& store = **opened;
   std::vector<std::pair<std::string, std::pair<int64_t, std::string>>> pairs;  // fork -> analysis, upstream
@@ -158,7 +162,7 @@ TEST_CASE("planner: precision and recall per layer against what the forks really
   GitRepo demo_fork = BuildCompatFork(demo_up.path(), tmp.Sub("repos/fastops-demo-paddle"));
   const SyntheticPair demo{{"fastops-demo"}, demo_up.path(), demo_fork.path()};
   pairs.push_back({"fastops-demo", {SyncPair(store, DefaultRules(), demo, data), demo_up.path()}});
-  REQUIRE(storage::PatternStore(store, FixedNow).Mine(DefaultRules().data().mining).ok());
+  REQUIRE(storage::PatternStore(store, FixedNow()).Mine(DefaultRules().data().mining).ok());
 
   std::vector<std::pair<std::string, PairScore>> rows;
   PairScore total;
