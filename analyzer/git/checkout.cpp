@@ -4,6 +4,7 @@
 #include <system_error>
 
 #include "analyzer/git/handles.h"
+#include "analyzer/git/repo_impl.h"
 
 namespace forkscope::analyzer::git {
 namespace fs = std::filesystem;
@@ -32,9 +33,9 @@ Result<ObjectPtr> PeelToCommit(git_repository* repo, const std::string& rev) {
 
 }  // namespace
 
-Result<std::string> ResolveRevision(const std::string& repo_path, const std::string& rev) {
+Result<std::string> ResolveRevision(const std::string& repo_path, const std::string& rev, const std::string& refs) {
   FS_ASSIGN_OR_RETURN(RepoPtr repo, OpenAny(repo_path));
-  FS_ASSIGN_OR_RETURN(ObjectPtr commit, PeelToCommit(repo.get(), rev));
+  FS_ASSIGN_OR_RETURN(ObjectPtr commit, RevparseIn(repo.get(), refs, rev));
   return OidHex(*git_object_id(commit.get()));
 }
 

@@ -59,9 +59,13 @@ void PatchFork(ServerContext& ctx, const httplib::Request& req, httplib::Respons
   SendJson(res, 200, ForkToJson(*updated));
 }
 
-void DeleteFork(ServerContext&, const httplib::Request& req, httplib::Response& res, storage::Store& store) {
+// The fork's refs leave its network on the sync pool (no git work on the request thread).
+void DeleteFork(ServerContext& ctx, const httplib::Request& req, httplib::Response& res, storage::Store& store) {
+  auto fork = store.GetFork(req.matches[1]);
+  if (!fork.ok()) return SendError(res, fork.status());
   Status st = store.DeleteFork(req.matches[1]);
   if (!st.ok()) return SendError(res, st);
+  ctx.sync->ForgetFork(*fork);
   res.status = 204;
 }
 

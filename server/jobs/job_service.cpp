@@ -9,6 +9,7 @@
 
 #include "analyzer/git/checkout.h"
 #include "analyzer/git/mirror.h"
+#include "analyzer/git/network.h"
 #include "server/services/analysis_service.h"
 #include "server/jobs/job_runner.h"
 
@@ -81,13 +82,16 @@ Result<JobRecord> JobService::Submit(storage::Store& store, const JobRequest& re
   std::string executor = request.executor.empty() ? options_.default_executor : request.executor;
   if (!executors_.count(executor)) return InvalidArgument("unknown executor '" + executor + "' (local or slurm)");
   FS_ASSIGN_OR_RETURN(std::string url, analyzer::git::NormalizeLocation(fork.fork_url));
-  std::string mirror = analyzer::git::MirrorPathFor(options_.data_dir, url);
+  FS_ASSIGN_OR_RETURN(std::string upstream_url, analyzer::git::NormalizeLocation(fork.upstream_url));
+  FS_ASSIGN_OR_RETURN(analyzer::git::NetworkView network,
+                      analyzer::git::NetworkFor(options_.data_dir, upstream_url, fork.name, url));
+  const std::string& mirror = network.path;
   std::error_code ec;
   if (!fs::exists(fs::path(mirror) / "HEAD", ec))
     return FailedPrecondition("fork '" + fork.name + "' has not been synced yet; POST its /sync first");
   std::string sha;
   if (!request.rev.empty()) {
-    auto resolved = analyzer::git::ResolveRevision(mirror, request.rev);
+    auto resolved = analyzer::git::ResolveRevision(mirror, request.rev, network.refs.fork);
     if (!resolved.ok()) return InvalidArgument("rev: " + resolved.status().message());
     sha = *resolved;
   } else {
