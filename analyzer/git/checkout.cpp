@@ -39,7 +39,27 @@ Result<std::string> ResolveRevision(const std::string& repo_path, const std::str
   return OidHex(*git_object_id(commit.get()));
 }
 
-Status CheckoutCommit(const std::string& repo_path, const std::string& sha, const std::string& dest) {
+namespace {
+
+struct CheckoutPayload {
+  const ProgressFn* progress;
+  std::string what;
+};
+
+void OnCheckout(const char*, size_t completed, size_t total, void* payload) {
+  auto* p = static_cast<CheckoutPayload*>(payload);
+  TransferProgress tp;
+  tp.url = p->what;
+  tp.phase = TransferPhase::kCheckingOut;
+  tp.received_objects = static_cast<unsigned>(completed);
+  tp.total_objects = static_cast<unsigned>(total);
+  (*p->progress)(tp);
+}
+
+}  // namespace
+
+Status CheckoutCommit(const std::string& repo_path, const std::string& sha, const std::string& dest,
+                      const ProgressFn& progress) {
   if (sha.size() != GIT_OID_HEXSZ) return InvalidArgument("not a full commit id: '" + sha + "'");
   std::error_code ec;
   if (fs::exists(dest, ec)) return AlreadyExists("work tree " + dest + " already exists");
@@ -51,6 +71,11 @@ Status CheckoutCommit(const std::string& repo_path, const std::string& sha, cons
   // A bare mirror has no index to update: write every file of the tree into the target directory.
   opts.checkout_strategy = GIT_CHECKOUT_FORCE | GIT_CHECKOUT_DONT_UPDATE_INDEX;
   opts.target_directory = dest.c_str();
+  CheckoutPayload payload{&progress, repo_path + "@" + sha.substr(0, 12)};
+  if (progress) {
+    opts.progress_cb = OnCheckout;
+    opts.progress_payload = &payload;
+  }
   int rc = git_checkout_tree(repo.get(), commit.get(), &opts);
   if (rc < 0) {
     Status st = FromGit(rc, "checkout " + sha + " into " + dest);

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "analyzer/git/mirror.h"
 #include "base/status.h"
 
 namespace forkscope::analyzer::git {
@@ -19,6 +20,9 @@ Result<std::string> ResolveRevision(const std::string& repo_path, const std::str
 // Writes the tree of commit sha (a full 40-hex id) into dest, which must not exist yet (it is
 // created; its parent must exist). File modes (executable bits) and symbolic links are kept;
 // submodules are left as empty directories. On failure dest is removed again.
-Status CheckoutCommit(const std::string& repo_path, const std::string& sha, const std::string& dest);
+// progress (may be empty) hears phase kCheckingOut, files written in received_objects of total_objects,
+// url "<repo_path>@<sha12>" (a checkout cannot be cancelled: its return value is ignored).
+Status CheckoutCommit(const std::string& repo_path, const std::string& sha, const std::string& dest,
+                      const ProgressFn& progress = {});
 
 }  // namespace forkscope::analyzer::git

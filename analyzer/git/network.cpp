@@ -68,8 +68,10 @@ Status FetchSide(git_repository* repo, const std::string& repo_path, const std::
                  const std::string& prefix, const std::vector<std::string>& extra_specs, const MirrorOptions& options,
                  FetchStats* stats) {
   const auto [url, userinfo] = base::SplitCredentials(location);
-  if (!HasRefs(repo, prefix))
+  if (!HasRefs(repo, prefix)) {
+    spdlog::info("network first fetch url={} refs={} path={}", RedactUrl(location), prefix, repo_path);
     if (const std::string src = LocalGitDir(url); !src.empty()) stats->linked_files = LinkObjectFiles(src, repo_path);
+  }
   RemoteFetch f;
   f.url = url;
   f.userinfo = userinfo;

@@ -1,5 +1,7 @@
 #include "server/cli/progress.h"
 
+#include "analyzer/git/progress_lines.h"
+
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
@@ -17,7 +19,7 @@ struct ReporterState {
   bool tty = false;
   std::string url;
   int last_step = -1;
-  ProgressLines lines;
+  analyzer::git::ProgressLines lines;
 };
 
 void DrawBar(const analyzer::git::TransferProgress& p, int pct) {
@@ -31,25 +33,6 @@ void DrawBar(const analyzer::git::TransferProgress& p, int pct) {
 }
 
 }  // namespace
-
-std::string ProgressLines::Next(const analyzer::git::TransferProgress& p) {
-  const int phase = static_cast<int>(p.phase);
-  if (p.url != url_) url_ = p.url, phase_ = -1, step_ = -1;
-  if (phase < phase_) return "";
-  if (phase > phase_) phase_ = phase, step_ = -1;
-  const int step = std::min(10, p.PhasePercent() / 10);
-  if (step <= step_) return "";
-  step_ = step;
-  char line[512];
-  if (p.phase == analyzer::git::TransferPhase::kResolving)
-    std::snprintf(line, sizeof line, "fetch url=%s phase=\"%s\" progress=%d%% deltas=%u/%u", p.url.c_str(),
-                  analyzer::git::PhaseName(p.phase), step * 10, p.indexed_deltas, p.total_deltas);
-  else
-    std::snprintf(line, sizeof line, "fetch url=%s phase=\"%s\" progress=%d%% objects=%u/%u bytes=%llu", p.url.c_str(),
-                  analyzer::git::PhaseName(p.phase), step * 10, p.received_objects, p.total_objects,
-                  static_cast<unsigned long long>(p.received_bytes));
-  return line;
-}
 
 analyzer::git::ProgressFn MakeProgressReporter() {
   auto state = std::make_shared<ReporterState>();

@@ -11,6 +11,7 @@
 #include <random>
 
 #include "analyzer/git/checkout.h"
+#include "analyzer/git/progress_lines.h"
 #include "analyzer/trace/trace_diff.h"
 #include "server/jobs/executors/capped_log.h"
 #include "server/jobs/executors/subprocess.h"
@@ -261,7 +262,12 @@ JobRecord RunJob(JobRecord job, JobRunContext& ctx) {
                      : Internal("the stored recipe does not match the job's stages");
   if (ready.ok() && !fs::exists(tree, ec)) {
     fs::create_directories(job.work_dir, ec);
-    ready = analyzer::git::CheckoutCommit(job.repo, job.sha, tree);
+    // Off a terminal: one log line per 10% of the files written (analyzer/git/progress_lines.h).
+    analyzer::git::ProgressLines lines;
+    ready = analyzer::git::CheckoutCommit(job.repo, job.sha, tree, [&lines](const analyzer::git::TransferProgress& p) {
+      if (std::string line = lines.Next(p); !line.empty()) spdlog::info("job {}", line);
+      return true;
+    });
   }
   if (!ready.ok()) {
     SkipRest(job, "checkout failed");

@@ -1,17 +1,14 @@
-// Progress off a terminal (server/cli/progress.h ProgressLines): one line per 10% step of each named
-// phase, never going back, restarting for the next transfer.
+// Progress off a terminal (analyzer/git/progress_lines.h): one line per 10% step of each named phase,
+// never going back, restarting for the next transfer; a checkout reports its own phase.
 #include <catch2/catch.hpp>
 
 #include <string>
 #include <vector>
 
-#include "server/cli/progress.h"
+#include "analyzer/git/progress_lines.h"
 
-namespace forkscope::server {
+namespace forkscope::analyzer::git {
 namespace {
-
-using analyzer::git::TransferPhase;
-using analyzer::git::TransferProgress;
 
 TransferProgress Receiving(const std::string& url, unsigned received, unsigned total) {
   TransferProgress p;
@@ -31,7 +28,7 @@ TransferProgress Resolving(const std::string& url, unsigned indexed, unsigned to
   return p;
 }
 
-TEST_CASE("progress lines: one per 10% per phase, phases named, monotonic", "[server][cli][progress]") {
+TEST_CASE("progress lines: one per 10% per phase, phases named, monotonic", "[analyzer][git][progress]") {
   ProgressLines lines;
   std::vector<std::string> out;
   auto feed = [&](const TransferProgress& p) {
@@ -52,9 +49,15 @@ TEST_CASE("progress lines: one per 10% per phase, phases named, monotonic", "[se
   feed(Receiving("fork", 3, 10));  // the next transfer starts over
   REQUIRE(out.size() == 23);
   CHECK(out.back().find("url=fork phase=\"receiving objects\" progress=30%") != std::string::npos);
+  TransferProgress checkout;
+  checkout.url = "/net@abc";
+  checkout.phase = TransferPhase::kCheckingOut;
+  checkout.received_objects = 5;
+  checkout.total_objects = 10;
+  CHECK(lines.Next(checkout) == "checkout of=/net@abc phase=\"checking out\" progress=50% files=5/10");
 }
 
-TEST_CASE("transfer percent never goes back when deltas are counted", "[server][cli][progress]") {
+TEST_CASE("transfer percent never goes back when deltas are counted", "[analyzer][git][progress]") {
   TransferProgress p = Receiving("up", 1000, 1000);
   p.indexed_objects = 700;  // every object in, 300 deltas not resolved yet (libgit2 has not counted them)
   const int received = p.Percent();
@@ -71,4 +74,4 @@ TEST_CASE("transfer percent never goes back when deltas are counted", "[server][
 }
 
 }  // namespace
-}  // namespace forkscope::server
+}  // namespace forkscope::analyzer::git
