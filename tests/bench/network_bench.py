@@ -120,7 +120,6 @@ def make_large(work, mb):
     for path, ref in ((up, "main"), (fork, "paddle")):
         run(["git", "init", "-q", "--bare", "-b", ref, path])
         run(["git", "-C", path, "fetch", "-q", "--no-tags", pair, f"refs/heads/{ref}:refs/heads/{ref}"])
-        run(["git", "-C", path, "repack", "-adq"])
     shutil.rmtree(pair)
     return up, fork
 
