@@ -58,13 +58,15 @@ Result<int> SyncService::MigrateNetworks() {
   FS_ASSIGN_OR_RETURN(auto store, options_.stores->Open());
   FS_ASSIGN_OR_RETURN(std::vector<storage::ForkRecord> forks, store->ListForks());
   std::map<std::string, std::set<std::string>> registered;  // network path -> fork names
+  bool every_network_known = true;
   int imported = 0;
   for (const auto& fork : forks) {
     auto request = RequestFor(*store, fork);
     auto fork_url = request.ok() ? analyzer::git::NormalizeLocation(request->fork_location) : request.status();
     auto upstream_url = request.ok() ? analyzer::git::NormalizeLocation(request->upstream_location) : request.status();
-    if (!fork_url.ok() || !upstream_url.ok()) continue;  // a local path gone: its sync will say so
-    registered[analyzer::git::NetworkPathFor(options_.data_dir, *upstream_url)].insert(fork.name);
+    if (upstream_url.ok()) registered[analyzer::git::NetworkPathFor(options_.data_dir, *upstream_url)].insert(fork.name);
+    else every_network_known = false;  // a local upstream gone: its network cannot be told, so nothing is pruned
+    if (!fork_url.ok() || !upstream_url.ok()) continue;  // its sync will say what is wrong
     auto done = analyzer::git::MigrateMirrors(options_.data_dir, *upstream_url, *fork_url, fork.name);
     if (!done.ok())  // not fatal: its next sync fetches it into the network
       spdlog::warn("network migration failed fork={} error={}", fork.name, Scrubbed(done.status().message(), *request));
@@ -74,8 +76,9 @@ Result<int> SyncService::MigrateNetworks() {
   // Named namespaces of forks that left the registry (or moved to another upstream) go; those named
   // by a URL ("url-...") belong to one-shot analyses and stay.
   std::error_code ec;
+  if (!every_network_known) spdlog::warn("network prune skipped: a registered upstream cannot be located");
   for (std::filesystem::directory_iterator it(std::filesystem::path(options_.data_dir) / "networks", ec), end;
-       !ec && it != end; it.increment(ec)) {
+       every_network_known && !ec && it != end; it.increment(ec)) {
     const std::string path = it->path().string();
     if (it->path().extension() != ".git") continue;
     auto present = analyzer::git::NetworkForks(path);

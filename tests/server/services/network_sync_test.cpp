@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <filesystem>
 #include <set>
 
 #include "analyzer/classify/rules.h"
@@ -101,6 +102,11 @@ TEST_CASE("sync: start-up moves forks from per-URL mirrors into networks and dro
   no.mirror = mo;
   REQUIRE(analyzer::git::SyncNetwork(env.up.path(), env.native.path(), "gone", no).ok());  // no longer registered
   REQUIRE(analyzer::git::SyncNetwork(env.up.path(), env.native.path(), "", no).ok());      // a one-shot analysis
+  // A registered fork whose local repository is gone for now keeps its refs.
+  testing::GitRepo moved = testing::GitRepo::Clone(env.native.path(), env.tmp.Sub("moved"));
+  env.Add("moved", moved.path());
+  REQUIRE(analyzer::git::SyncNetwork(env.up.path(), moved.path(), "moved", no).ok());
+  std::filesystem::remove_all(moved.path());
   REQUIRE(env.Forks().count("gone") == 1);
 
   SyncService sync(SyncOptions{env.Data(), &env.stores, 1, false, {}}, *analyzer::Rules::LoadDefault());
@@ -108,7 +114,8 @@ TEST_CASE("sync: start-up moves forks from per-URL mirrors into networks and dro
   std::set<std::string> forks = env.Forks();
   CHECK(forks.count("compat") == 1);
   CHECK(forks.count("gone") == 0);
-  CHECK(forks.size() == 2);  // compat and the one-shot url-... namespace
+  CHECK(forks.count("moved") == 1);
+  CHECK(forks.size() == 3);  // compat, moved and the one-shot url-... namespace
   CHECK(RefIn(env.Network(), "refs/forks/compat/heads/paddle") == env.compat.Head());
   auto again = sync.MigrateNetworks();
   REQUIRE(again.ok());
