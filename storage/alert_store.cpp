@@ -2,6 +2,8 @@
 // change runs in one IMMEDIATE transaction together with the deliveries it enqueues.
 #include "storage/alert_store.h"
 
+#include <algorithm>
+
 #include "storage/db.h"
 #include "storage/schema_parts.h"
 
@@ -23,8 +25,9 @@ const std::string_view kSchemaV4Alerts = R"sql(
 **   message          one line for people, from the latest measurement while the condition held.
 **   value            the latest measured value (commits, days, paths, commits, failures).
 **   threshold        the rule's threshold at that measurement.
-**   notified_value   the value last announced (opened / worsened); only a larger value announces again.
-**   notified_count   announcements made: 1 for opening, +1 for each worsening.
+**   notified_value   the value last announced (opened / worsened), or the quiet baseline's value; only a
+**                    value larger by the rule's step announces again.
+**   notified_count   announcements made: 1 for opening (0 for a quiet baseline), +1 for each worsening.
 **   opened_at        when it opened; updated_at when it was last measured or changed.
 **   resolved_at      when the condition cleared; NULL while open or acked.
 **   acked_by         who acknowledged it ('' when not acked); acked_at when (NULL when not acked).
@@ -226,14 +229,14 @@ Result<std::optional<AlertChange>> AlertStore::Evaluate(int64_t fork_id, const A
     FS_ASSIGN_OR_RETURN(Statement insert,
                         db_.Prepare("INSERT INTO alerts (fork_id, rule, state, severity, message, value, threshold, "
                                     "notified_value, notified_count, opened_at, updated_at) "
-                                    "VALUES (?1, ?2, 'open', ?3, ?4, ?5, ?6, ?5, 1, ?7, ?7)"));
+                                    "VALUES (?1, ?2, 'open', ?3, ?4, ?5, ?6, ?5, ?8, ?7, ?7)"));
     insert.Bind(1, fork_id).Bind(2, c.rule).Bind(3, c.severity).Bind(4, c.message).Bind(5, c.value);
-    insert.Bind(6, c.threshold).Bind(7, now);
+    insert.Bind(6, c.threshold).Bind(7, now).Bind(8, c.quiet ? 0 : 1);
     FS_RETURN_IF_ERROR(insert.Run());
     id = db_.LastInsertRowid();
-    event = AlertEvent::kOpened;
+    if (!c.quiet) event = AlertEvent::kOpened;
   } else if (c.firing) {
-    const bool worse = c.value > active->notified_value;
+    const bool worse = !c.quiet && c.value >= active->notified_value + std::max<int64_t>(1, c.notify_step);
     FS_ASSIGN_OR_RETURN(Statement update,
                         db_.Prepare("UPDATE alerts SET severity = ?2, message = ?3, value = ?4, threshold = ?5, "
                                     "updated_at = ?6, notified_value = CASE WHEN ?7 THEN ?4 ELSE notified_value END, "
@@ -250,7 +253,8 @@ Result<std::optional<AlertChange>> AlertStore::Evaluate(int64_t fork_id, const A
     resolve.Bind(1, active->id).Bind(2, now);
     FS_RETURN_IF_ERROR(resolve.Run());
     id = active->id;
-    event = AlertEvent::kResolved;
+    // An alert nobody was told of (a quiet baseline, never acked) ends as quietly as it began.
+    if (active->notified_count > 0 || active->state == "acked") event = AlertEvent::kResolved;
   }
   FS_ASSIGN_OR_RETURN(AlertRecord alert, Get(id));
   if (event) FS_RETURN_IF_ERROR(Enqueue(alert, *event, now, plan));

@@ -1,6 +1,7 @@
 // Alerts, fork health and the webhook outbox in SQLite (schema v4, documented in alert_store.cpp).
 // AlertStore owns the alert lifecycle: at most one open-or-acked alert per (fork, rule), re-notified
-// only when its value grows past the last notified value, resolved when its condition clears. Every
+// only when its value grows by the condition's step past the last notified value, resolved when its
+// condition clears; a quiet (baseline) alert is stored without notifying, and resolves quietly too. Every
 // change that notifies enqueues its deliveries in the same transaction, through a DeliveryPlanner the
 // caller supplies (storage knows nothing of webhook formats). DeliveryStore is the outbox the worker
 // drains. Both borrow a Store's connection: construct them on the thread that owns that Store and do
@@ -30,8 +31,8 @@ struct AlertRecord {
   std::string message;
   int64_t value = 0;                  // the measured value (commits, days, paths, failures)
   int64_t threshold = 0;              // the rule fires when value exceeds it (sync/job: reaches it)
-  int64_t notified_value = 0;         // the value last notified: only a larger one notifies again
-  int notified_count = 0;             // notifications sent: opened + worsened
+  int64_t notified_value = 0;         // the value last notified (or the baseline): growth is measured from it
+  int notified_count = 0;             // notifications sent: opened + worsened (0: a quiet baseline alert)
   int64_t opened_at = 0;
   int64_t updated_at = 0;
   std::optional<int64_t> resolved_at;
@@ -47,6 +48,11 @@ struct AlertCondition {
   int64_t threshold = 0;
   std::string severity;
   std::string message;
+  // An active alert is re-notified ("worsened") once its value reaches the last notified value plus
+  // this step (>= 1): one more threshold's worth for the threshold rules, so slow growth pages rarely.
+  int64_t notify_step = 1;
+  // A baseline measurement (a fork's first report): the alert is stored, nothing is notified.
+  bool quiet = false;
 };
 
 // The event an alert change announces.

@@ -21,8 +21,6 @@ namespace {
 using nlohmann::json;
 using PathSets = std::map<std::string, std::vector<std::string>>;
 
-constexpr const char* kInstalledRules = FORKSCOPE_INSTALL_DATA_DIR "/rules/default_rules.json";
-constexpr const char* kSourceRules = FORKSCOPE_SOURCE_DIR "/analyzer/rules/default_rules.json";
 
 // Keys every rule object may carry besides its own: free-form notes.
 bool IsNoteKey(const std::string& key) { return key.empty() || key[0] == '_' || key == "comment"; }
@@ -467,20 +465,6 @@ Result<Rules> Rules::Load(const std::string& path) {
   text << in.rdbuf();
   if (in.bad()) return Unavailable("cannot read rules file " + path);
   return FromJson(text.str(), path);
-}
-
-Result<Rules> Rules::LoadDefault() {
-  if (const char* env = std::getenv("FORKSCOPE_RULES"); env != nullptr && *env != '\0') return Load(env);
-  std::error_code ec;
-  if (std::filesystem::exists(kInstalledRules, ec)) return Load(kInstalledRules);
-  return Load(kSourceRules);
-}
-
-std::string Rules::DefaultPath() {
-  const char* env = std::getenv("FORKSCOPE_RULES");
-  std::string first = (env != nullptr && *env != '\0') ? std::string("$FORKSCOPE_RULES=") + env
-                                                       : std::string("$FORKSCOPE_RULES (unset)");
-  return first + ", then " + kInstalledRules + ", then " + kSourceRules;
 }
 
 const std::string& Rules::version() const { return data_->version; }

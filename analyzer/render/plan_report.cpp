@@ -2,6 +2,7 @@
 // recipe in TOML.
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <map>
 #include <sstream>
 
 #include "analyzer/planner/planner.h"
@@ -63,11 +64,30 @@ void MarkdownTouchpoints(const MigrationPlan& plan, std::ostringstream& md) {
   md << "\n";
 }
 
+// One line per reason: a library keeps dozens of files (CUTLASS headers, kernels) for the same one.
 void MarkdownKeep(const MigrationPlan& plan, std::ostringstream& md) {
+  constexpr size_t kListed = 5;  // files named on a line before "and N more"
   md << "## 2. Minimal change boundary: what stays untouched\n\n";
-  for (const auto& k : plan.keep)
-    md << "- " << Code(k.path) << " (" << LayerName(k.layer) << ")" << (k.whole_file ? "" : " — partly") << ": "
-       << k.reason << "\n";
+  std::vector<std::vector<const KeepItem*>> groups;  // in the order each reason first appears
+  std::map<std::string, size_t> group_of;
+  for (const auto& k : plan.keep) {
+    const std::string key = std::string(LayerName(k.layer)) + '\n' + k.reason + (k.whole_file ? "" : "\npartly");
+    auto [it, inserted] = group_of.emplace(key, groups.size());
+    if (inserted) groups.emplace_back();
+    groups[it->second].push_back(&k);
+  }
+  for (const auto& items : groups) {
+    const KeepItem& k = *items.front();
+    const std::string partly = k.whole_file ? "" : " — partly";
+    if (items.size() == 1) {
+      md << "- " << Code(k.path) << " (" << LayerName(k.layer) << ")" << partly << ": " << k.reason << "\n";
+      continue;
+    }
+    md << "- " << items.size() << " files (" << LayerName(k.layer) << ")" << partly << ": " << k.reason << " — ";
+    for (size_t i = 0; i < items.size() && i < kListed; ++i) md << (i ? ", " : "") << Code(items[i]->path);
+    if (items.size() > kListed) md << " and " << items.size() - kListed << " more";
+    md << "\n";
+  }
   md << "\n";
 }
 

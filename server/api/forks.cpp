@@ -1,7 +1,9 @@
 #include "server/api/routes.h"
+#include "server/codec/health_json.h"
 #include "server/codec/json_codec.h"
 #include "server/config/config.h"
 #include "server/services/sync_service.h"
+#include "storage/alert_store.h"
 
 namespace forkscope::server {
 namespace {
@@ -13,11 +15,29 @@ Status CheckUrls(const ServerContext& ctx, const storage::ForkRecord& f) {
   return CheckRepositoryAllowed(ctx.config.security, f.upstream_url);
 }
 
+// A fork as the API shows it: its record and its sync health (the last error and when it happened).
+Result<json> ForkView(storage::Store& store, const storage::ForkRecord& fork) {
+  FS_ASSIGN_OR_RETURN(storage::ForkHealth health, storage::AlertStore(store).GetHealth(fork.id));
+  json out = ForkToJson(fork);
+  out["sync"] = ForkHealthToJson(health);
+  return out;
+}
+
+void SendFork(httplib::Response& res, int status, storage::Store& store, const storage::ForkRecord& fork) {
+  auto view = ForkView(store, fork);
+  if (!view.ok()) return SendError(res, view.status());
+  SendJson(res, status, *view);
+}
+
 void ListForks(ServerContext&, const httplib::Request&, httplib::Response& res, storage::Store& store) {
   auto forks = store.ListForks();
   if (!forks.ok()) return SendError(res, forks.status());
   json out = json::array();
-  for (const auto& f : *forks) out.push_back(ForkToJson(f));
+  for (const auto& f : *forks) {
+    auto view = ForkView(store, f);
+    if (!view.ok()) return SendError(res, view.status());
+    out.push_back(std::move(*view));
+  }
   SendJson(res, 200, json{{"forks", out}});
 }
 
@@ -33,13 +53,13 @@ void CreateFork(ServerContext& ctx, const httplib::Request& req, httplib::Respon
   auto created = store.CreateFork(fork);
   if (!created.ok()) return SendError(res, created.status());
   res.set_header("Location", "/api/v1/forks/" + created->name);
-  SendJson(res, 201, ForkToJson(*created));
+  SendFork(res, 201, store, *created);
 }
 
 void GetFork(ServerContext&, const httplib::Request& req, httplib::Response& res, storage::Store& store) {
   auto fork = store.GetFork(req.matches[1]);
   if (!fork.ok()) return SendError(res, fork.status());
-  SendJson(res, 200, ForkToJson(*fork));
+  SendFork(res, 200, store, *fork);
 }
 
 void PatchFork(ServerContext& ctx, const httplib::Request& req, httplib::Response& res, storage::Store& store) {
@@ -56,16 +76,24 @@ void PatchFork(ServerContext& ctx, const httplib::Request& req, httplib::Respons
   if (!st.ok()) return SendError(res, st);
   auto updated = store.UpdateFork(*fork);
   if (!updated.ok()) return SendError(res, updated.status());
-  SendJson(res, 200, ForkToJson(*updated));
+  SendFork(res, 200, store, *updated);
 }
 
-// The fork's refs leave its network on the sync pool (no git work on the request thread).
+// A sync still running for the deleted fork is abandoned with a reason that says so: its fetch stops at
+// the next progress tick and whatever it produces is dropped, instead of failing on the missing row. The
+// fork's refs leave its network on the sync pool (no git work on the request thread).
 void DeleteFork(ServerContext& ctx, const httplib::Request& req, httplib::Response& res, storage::Store& store) {
-  auto fork = store.GetFork(req.matches[1]);
+  const std::string name = req.matches[1];
+  auto fork = store.GetFork(name);
   if (!fork.ok()) return SendError(res, fork.status());
-  Status st = store.DeleteFork(req.matches[1]);
+  Status st = store.DeleteFork(name);
   if (!st.ok()) return SendError(res, st);
-  ctx.sync->ForgetFork(*fork);
+  if (ctx.sync) {
+    for (const auto& task : ctx.sync->ActiveTasks())
+      if (task.kind == "sync" && task.fork_name == name)
+        (void)ctx.sync->Abandon(task.id, "cancelled: the fork '" + name + "' was deleted while it synced");
+    ctx.sync->ForgetFork(*fork);
+  }
   res.status = 204;
 }
 

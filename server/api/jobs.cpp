@@ -5,6 +5,7 @@
 #include "server/jobs/executors/capped_log.h"
 #include "server/http/http_server.h"
 #include "server/codec/job_json.h"
+#include "server/jobs/job_runner.h"
 #include "server/jobs/job_service.h"
 #include "server/http/router.h"
 
@@ -53,18 +54,39 @@ Result<size_t> SizeParam(const httplib::Request& req, const char* name, size_t f
   return n > max ? max : n;
 }
 
-// One chunk of a stage log from offset: {stage, offset, next_offset, data, eof}.
-Result<json> LogChunk(const storage::JobRecord& job, const httplib::Request& req) {
-  std::string stage = req.get_param_value("stage");
+// Which log a request names: a stage's, or the job's checkout ("checkout": progress, submodules and
+// the error of a checkout that failed, so a job that never reached a stage still has a log to show).
+struct LogSource {
+  std::string name;
+  std::string path;
+  storage::JobState state;
+};
+
+Result<LogSource> FindLog(const storage::JobRecord& job, const std::string& stage) {
+  if (stage == "checkout") {
+    bool started = false;
+    for (const auto& s : job.stages) started = started || s.started_at != 0;
+    // Before the first stage the checkout shares the job's state (queued, running, or the error it
+    // ended with); once a stage ran, it had passed.
+    const bool ended_there = !storage::IsFinished(job.state) || JobErrored(job);
+    const storage::JobState state = !started && ended_there ? job.state : storage::JobState::kPassed;
+    return LogSource{"checkout", CheckoutLogPath(job), state};
+  }
   const storage::StageRecord* rec = nullptr;
   // Without ?stage= the newest stage that started (the one running now), else the first.
   for (const auto& s : job.stages)
     if (stage.empty() ? s.started_at != 0 : s.name == stage) rec = &s;
   if (stage.empty() && !rec && !job.stages.empty()) rec = &job.stages.front();
   if (!rec) return NotFound("job '" + job.id + "' has no stage '" + stage + "'");
+  return LogSource{rec->name, job.work_dir + "/" + rec->name + ".log", rec->state};
+}
+
+// One chunk of a stage log from offset: {stage, offset, next_offset, data, eof, state}.
+Result<json> LogChunk(const storage::JobRecord& job, const httplib::Request& req) {
+  FS_ASSIGN_OR_RETURN(LogSource source, FindLog(job, req.get_param_value("stage")));
   FS_ASSIGN_OR_RETURN(size_t offset, SizeParam(req, "offset", 0, SIZE_MAX / 2));
   FS_ASSIGN_OR_RETURN(size_t limit, SizeParam(req, "limit", kDefaultLogChunk, kMaxLogChunk));
-  std::ifstream in(job.work_dir + "/" + rec->name + ".log", std::ios::binary | std::ios::ate);
+  std::ifstream in(source.path, std::ios::binary | std::ios::ate);
   size_t size = in ? static_cast<size_t>(in.tellg()) : 0;
   std::string data;
   if (in && offset < size) {
@@ -76,9 +98,9 @@ Result<json> LogChunk(const storage::JobRecord& job, const httplib::Request& req
     if (size_t safe = Utf8SafeLength(data); safe > 0 && offset + data.size() < size) data.resize(safe);
   }
   size_t next = std::min(size, offset) + data.size();
-  bool eof = storage::IsFinished(rec->state) && next >= size;
-  return json{{"stage", rec->name}, {"offset", offset}, {"next_offset", next}, {"data", SanitizeUtf8(data)},
-              {"eof", eof}, {"state", storage::JobStateName(rec->state)}};
+  bool eof = storage::IsFinished(source.state) && next >= size;
+  return json{{"stage", source.name}, {"offset", offset}, {"next_offset", next}, {"data", SanitizeUtf8(data)},
+              {"eof", eof}, {"state", storage::JobStateName(source.state)}};
 }
 
 Result<storage::JobRecord> LoadJob(storage::Store& store, const std::string& id) {

@@ -126,8 +126,9 @@ Status Daemon::Wire(const analyzer::Rules& rules) {
   alerts.SetDeliveryNotifier([this] { delivery.Wake(); });
   sync.AddSyncHook(MakeDriftHook(SystemNowSeconds, {},
                                  [this](storage::Store& store, const std::string& fork,
-                                        const analyzer::DriftReport& report) {
-                                   Status st = alerts.OnDrift(store, fork, report);
+                                        const analyzer::DriftReport& report,
+                                        const std::optional<analyzer::DriftSummary>& previous) {
+                                   Status st = alerts.OnDrift(store, fork, report, previous);
                                    if (!st.ok()) spdlog::warn("alerts fork={} error={}", fork, st.message());
                                  }));
   sync.AddSyncHook(patterns.Hook());
@@ -213,6 +214,7 @@ int Serve(const ServeOptions& options, const analyzer::Rules& rules, const sigse
   ctx.jobs = daemon.jobs.get();
   ctx.patterns = &daemon.patterns;
   ctx.carry = &daemon.carry;
+  ctx.responses.SetLimits({c.http.response_cache_bytes, ResponseCacheLimits{}.max_entries});
   HttpServer http(ctx, InstallApiRoutes);
   auto port = http.Bind();
   if (!port.ok()) {

@@ -43,6 +43,9 @@ Result<std::unique_ptr<JobService>> CreateJobService(const Config& config, const
   o.keep_work_trees = j.keep_work_trees;
   o.default_executor = j.default_executor;
   o.trigger_on_sync = j.trigger_on_sync;
+  // A submodule enters like any fork: held to the same allowed_hosts / allow_local_repos policy.
+  o.allow_url = [security = config.security](const std::string& url) { return CheckRepositoryAllowed(security, url); };
+  o.allow_foreign_owner = config.security.allow_foreign_owner;
   std::filesystem::create_directories(o.jobs_dir, ec);
   if (ec) return Unavailable("cannot create jobs directory " + o.jobs_dir + ": " + ec.message());
   return std::make_unique<JobService>(std::move(o), std::move(executors), std::move(catalog), rules);

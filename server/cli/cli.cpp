@@ -27,6 +27,22 @@ void SetUpLogging(const GlobalOptions& g) {
   spdlog::set_level(g.verbose ? spdlog::level::debug : g.quiet ? spdlog::level::warn : spdlog::level::info);
 }
 
+// The first word that is not an option names the command; CLI11 answers an unknown one with "A
+// subcommand is required", so it is caught here and named. Empty when the word is a command (or none).
+std::string UnknownCommand(int argc, char** argv, CLI::App& app) {
+  const std::vector<CLI::App*> commands = app.get_subcommands([](CLI::App*) { return true; });
+  for (int i = 1; i < argc; ++i) {
+    std::string word = argv[i];
+    if (word.empty() || word[0] == '-') continue;
+    for (const CLI::App* c : commands)
+      if (c->check_name(word)) return "";
+    std::string names;
+    for (const CLI::App* c : commands) names += (names.empty() ? "" : ", ") + c->get_name();
+    return "forkscope: unknown command '" + word + "'. Commands: " + names + ". See forkscope --help.";
+  }
+  return "";
+}
+
 }  // namespace
 
 int RunCli(int argc, char** argv) {
@@ -38,6 +54,9 @@ int RunCli(int argc, char** argv) {
       "forkscope"};
   app.require_subcommand(1);
   app.set_version_flag("--version", FORKSCOPE_VERSION);
+  // -v/-q are taken after the subcommand too (`forkscope check -q ...`): subcommands created from here
+  // on hand options they do not know up to this app.
+  app.fallthrough();
   GlobalOptions g;
   app.add_flag("-v,--verbose", g.verbose, "Debug logging");
   app.add_flag("-q,--quiet", g.quiet, "Only warnings and errors");
@@ -53,6 +72,10 @@ int RunCli(int argc, char** argv) {
       AddPatternsCommand(app),
       AddPlanCommand(app),
   };
+  if (std::string unknown = UnknownCommand(argc, argv, app); !unknown.empty()) {
+    std::fprintf(stderr, "%s\n", unknown.c_str());
+    return kExitError;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

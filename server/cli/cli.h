@@ -1,5 +1,7 @@
 // The forkscope command line: one binary, one subcommand per capability. Exit codes: 0 success,
-// 1 a check found violations, 2 an error (bad input, missing branch, unreachable repository).
+// 1 a failure the command was asked to find (violations past --fail-on, a job whose commit did not
+// pass, a carry conflict, diverging traces), 2 an error (bad input, unknown command, missing branch,
+// unreachable repository, a job that could not run). -v/-q work before or after the subcommand.
 #pragma once
 
 #include <CLI/CLI.hpp>

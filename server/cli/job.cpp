@@ -109,10 +109,13 @@ int RunJobCommand(JobRunArgs& a) {
   ctx.log_cap_bytes = a.log_cap;
   ctx.keep_work_tree = a.keep_work_tree;
   ctx.rules = rules.ok() ? &*rules : nullptr;
+  ctx.checkout.data_dir = a.data_dir;  // submodules are mirrored beside the repository's mirror
+  ctx.checkout.allow_foreign_owner = a.allow_foreign_owner;
   storage::JobRecord done = RunJob(std::move(*job), ctx);
   g_cancel = nullptr;
   PrintOut(a.format == "json" ? JobToJson(done).dump(2) : RenderJobText(done));
-  return done.state == storage::JobState::kPassed ? kExitOk : kExitViolations;
+  if (done.state == storage::JobState::kPassed) return kExitOk;
+  return JobErrored(done) ? kExitError : kExitViolations;
 }
 
 }  // namespace
@@ -122,7 +125,9 @@ Command AddJobCommand(CLI::App& app) {
   auto* job = app.add_subcommand("job", "Build jobs: run a recipe's build, import, smoke and compare stages");
   job->require_subcommand(1);
   auto* cmd = job->add_subcommand("run", "Run a recipe on one commit of a repository and print the job "
-                                         "(exit 0 passed, 1 failed/timed out/cancelled/skipped, 2 error)");
+                                         "(exit 0 passed; 1 the commit did not pass: a stage failed, timed out, diverged "
+                                         "or was skipped; 2 error: bad input, the checkout or a submodule failed, a "
+                                         "stage was lost, the job was cancelled)");
   auto& a = *args;
   cmd->add_option("--repo", a.repo, "Repository: URL or local path (mirrored under DIR/mirrors)")->required();
   cmd->add_option("--rev", a.rev, "Commit, branch or tag to check out")->capture_default_str();

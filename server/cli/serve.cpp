@@ -84,7 +84,7 @@ int RunDemo(const std::string& data_dir_flag) {
     }
     PrintOut("== " + f.name + " (" + rec->fork_url + ")\n" + analyzer::RenderText(outcome->analysis));
     auto drift = StoreDriftOfOutcome(**store, f.name, *outcome, SystemNowSeconds());
-    PrintOut(drift.ok() ? analyzer::RenderDriftText(*drift) : "drift: " + drift.status().message());
+    PrintOut(drift.ok() ? analyzer::RenderDriftText(drift->report) : "drift: " + drift.status().message());
   }
   PrintOut("demo forks registered in " + DatabasePath(data_dir) + "; run `forkscope serve --data-dir " + data_dir +
            "` to browse them");

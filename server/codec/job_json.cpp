@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "server/jobs/executors/capped_log.h"
+#include "server/jobs/job_runner.h"
 
 namespace forkscope::server {
 
@@ -39,6 +40,7 @@ json JobToJson(const storage::JobRecord& job) {
               {"fork", job.fork},
               {"state", storage::JobStateName(job.state)},
               {"reason", SanitizeUtf8(job.reason)},
+              {"error", JobErrored(job)},
               {"sha", job.sha},
               {"executor", job.executor},
               {"recipe", job.recipe},

@@ -26,6 +26,7 @@ using config_internal::CheckRange;
 using config_internal::IntRange;
 using config_internal::kAttemptsRange;
 using config_internal::kBodyBytesRange;
+using config_internal::kCacheBytesRange;
 using config_internal::kDeliveryTimeoutRange;
 using config_internal::kFailuresRange;
 using config_internal::kKillGraceRange;
@@ -47,7 +48,8 @@ constexpr const char* kAdminEnvTokenName = "env-admin";
 Status ReadHttp(const toml::table& table, HttpConfig& http) {
   TableReader r(table, "http");
   FS_RETURN_IF_ERROR(r.CheckKnown({"listen", "threads", "max_body_bytes", "read_timeout_s", "write_timeout_s",
-                                   "keep_alive_max", "listen_backlog", "open_reads", "web_dir"}));
+                                   "keep_alive_max", "listen_backlog", "open_reads", "web_dir",
+                                   "response_cache_bytes"}));
   FS_RETURN_IF_ERROR(r.String("listen", http.listen));
   FS_RETURN_IF_ERROR(r.Integer("threads", kThreadsRange, http.threads));
   FS_RETURN_IF_ERROR(r.Integer("max_body_bytes", kBodyBytesRange, http.max_body_bytes));
@@ -56,6 +58,7 @@ Status ReadHttp(const toml::table& table, HttpConfig& http) {
   FS_RETURN_IF_ERROR(r.Integer("keep_alive_max", kPositiveIntRange, http.keep_alive_max));
   FS_RETURN_IF_ERROR(r.Integer("listen_backlog", kPositiveIntRange, http.listen_backlog));
   FS_RETURN_IF_ERROR(r.String("web_dir", http.web_dir));
+  FS_RETURN_IF_ERROR(r.Integer("response_cache_bytes", kCacheBytesRange, http.response_cache_bytes));
   return r.Bool("open_reads", http.open_reads);
 }
 

@@ -41,6 +41,9 @@ struct HttpConfig {
   int listen_backlog = 128;
   bool open_reads = true;                 // GETs without a token; false: reads need a read token
   std::string web_dir;                    // dashboard assets; "" = the built or installed ones
+  // Rendered analyses (JSON, Markdown) kept in memory to answer repeated GETs and their ETags: the
+  // bytes held at most (least recently used dropped first; one larger body is served, not kept). 0 = off.
+  size_t response_cache_bytes = 32 << 20;
 };
 
 // Alert rule thresholds (docs/alerts.md). [alerts] sets the defaults; [forks.alerts] overrides them for one

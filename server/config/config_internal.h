@@ -31,6 +31,7 @@ inline constexpr IntRange kThreadsRange{1, 256};
 inline constexpr IntRange kPositiveIntRange{1, kIntMax};  // timeouts, keep_alive_max, listen_backlog
 inline constexpr IntRange kSyncIntervalRange{kMinSyncIntervalS, kIntMax};
 inline constexpr IntRange kBodyBytesRange{1024, kNoMax};
+inline constexpr IntRange kCacheBytesRange{0, int64_t{1} << 40};  // http.response_cache_bytes
 inline constexpr IntRange kThresholdRange{0, kIntMax};     // alert thresholds; 0 turns a rule off
 inline constexpr IntRange kFailuresRange{0, 1000};
 inline constexpr IntRange kAttemptsRange{1, 100};

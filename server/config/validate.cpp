@@ -14,6 +14,7 @@ using config_internal::CheckRange;
 using config_internal::HasWhitespaceOrControl;
 using config_internal::kAttemptsRange;
 using config_internal::kBodyBytesRange;
+using config_internal::kCacheBytesRange;
 using config_internal::kDeliveryTimeoutRange;
 using config_internal::kIntMax;
 using config_internal::kKillGraceRange;
@@ -56,6 +57,8 @@ Status ValidateHttp(const HttpConfig& http) {
   FS_RETURN_IF_ERROR(CheckRange("http.read_timeout_s", http.read_timeout_s, kPositiveIntRange));
   FS_RETURN_IF_ERROR(CheckRange("http.write_timeout_s", http.write_timeout_s, kPositiveIntRange));
   FS_RETURN_IF_ERROR(CheckRange("http.keep_alive_max", http.keep_alive_max, kPositiveIntRange));
+  if (http.response_cache_bytes > static_cast<size_t>(kCacheBytesRange.max))
+    return CheckRange("http.response_cache_bytes", kCacheBytesRange.max + 1, kCacheBytesRange);
   return CheckRange("http.listen_backlog", http.listen_backlog, kPositiveIntRange);
 }
 

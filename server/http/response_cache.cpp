@@ -11,18 +11,38 @@ std::shared_ptr<const std::string> ResponseCache::Get(const std::string& key) {
 }
 
 void ResponseCache::Put(const std::string& key, std::shared_ptr<const std::string> body) {
+  if (!body) return;
   std::lock_guard<std::mutex> lock(mu_);
-  if (auto it = index_.find(key); it != index_.end()) {
-    it->second->second = std::move(body);
-    lru_.splice(lru_.begin(), lru_, it->second);
-    return;
-  }
-  lru_.emplace_front(key, std::move(body));
+  if (auto it = index_.find(key); it != index_.end()) EraseLocked(it->second);
+  Entry entry(key, std::move(body));
+  // One body over the whole budget would evict everything and then itself: it is served, not kept.
+  if (Cost(entry) > limits_.max_bytes || limits_.max_entries == 0) return;
+  bytes_ += Cost(entry);
+  lru_.push_front(std::move(entry));
   index_[key] = lru_.begin();
-  if (lru_.size() > capacity_) {
-    index_.erase(lru_.back().first);
-    lru_.pop_back();
-  }
+  EvictLocked();
+}
+
+void ResponseCache::SetLimits(ResponseCacheLimits limits) {
+  std::lock_guard<std::mutex> lock(mu_);
+  limits_ = limits;
+  EvictLocked();
+}
+
+ResponseCacheStats ResponseCache::Stats() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return {bytes_, lru_.size()};
+}
+
+void ResponseCache::EraseLocked(std::list<Entry>::iterator it) {
+  bytes_ -= Cost(*it);
+  index_.erase(it->first);
+  lru_.erase(it);
+}
+
+void ResponseCache::EvictLocked() {
+  while (!lru_.empty() && (bytes_ > limits_.max_bytes || lru_.size() > limits_.max_entries))
+    EraseLocked(std::prev(lru_.end()));
 }
 
 }  // namespace forkscope::server

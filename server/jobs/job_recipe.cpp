@@ -163,7 +163,7 @@ Result<toml::table> ParseTomlTable(const std::string& text, const std::string& o
 
 Result<Recipe> ReadRecipe(const toml::table& root, const std::string& origin, const std::string& default_name) {
   Keys k(root, "");
-  FS_RETURN_IF_ERROR(k.Known({"name", "description", "env", "stages"}));
+  FS_RETURN_IF_ERROR(k.Known({"name", "description", "env", "submodules", "stages"}));
   Recipe r;
   r.origin = origin;
   r.name = default_name;
@@ -171,6 +171,7 @@ Result<Recipe> ReadRecipe(const toml::table& root, const std::string& origin, co
   if (!IsValidForkName(r.name)) return InvalidArgument("name: '" + r.name + "' must match ^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$");
   FS_RETURN_IF_ERROR(k.Str("description", r.description));
   FS_RETURN_IF_ERROR(k.Env("env", r.env));
+  FS_RETURN_IF_ERROR(k.Bool("submodules", r.submodules));
   const toml::node* stages = root.get("stages");
   if (!stages || !stages->is_table() || stages->as_table()->empty())
     return InvalidArgument("stages: a recipe needs at least one of [stages.build], [stages.import], "
@@ -235,8 +236,8 @@ json RecipeToJson(const Recipe& r) {
     }
     stages.push_back(std::move(j));
   }
-  return json{{"name", r.name}, {"description", r.description}, {"origin", r.origin}, {"env", EnvToJson(r.env)},
-              {"stages", stages}};
+  return json{{"name", r.name},       {"description", r.description}, {"origin", r.origin},
+              {"env", EnvToJson(r.env)}, {"submodules", r.submodules},   {"stages", stages}};
 }
 
 Result<Recipe> RecipeFromJson(const json& doc) {
@@ -247,6 +248,7 @@ Result<Recipe> RecipeFromJson(const json& doc) {
   r.description = doc.value("description", "");
   r.origin = doc.value("origin", "");
   r.env = EnvFromJson(doc.value("env", json::object()));
+  r.submodules = doc.value("submodules", true);  // jobs stored before the key existed had none to skip
   for (const auto& j : doc["stages"]) {
     StageSpec s;
     s.name = j.value("name", "");

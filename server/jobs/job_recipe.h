@@ -43,6 +43,9 @@ struct Recipe {
   std::string description;
   std::string origin;                   // the file it came from
   EnvList env;                          // for every stage
+  // Check out the commit's git submodules at their recorded revisions (recursively, each mirrored
+  // under the data directory like any repository). false: submodule directories stay empty.
+  bool submodules = true;
   std::vector<StageSpec> stages;        // in kStageOrder order; at least one
 };
 

@@ -11,7 +11,6 @@
 #include <random>
 
 #include "analyzer/git/checkout.h"
-#include "analyzer/git/progress_lines.h"
 #include "analyzer/trace/trace_diff.h"
 #include "server/jobs/executors/capped_log.h"
 #include "server/jobs/executors/subprocess.h"
@@ -170,6 +169,33 @@ class StageRun {
   std::optional<int64_t> started_us_;  // monotonic, when the stage started
 };
 
+// Writes the job's commit (and, unless the recipe opts out, its submodules) into <work_dir>/tree,
+// each step a line of the checkout log, which the job page shows when no stage ran.
+Status CheckoutTree(const JobRecord& job, const Recipe& recipe, const JobRunContext& ctx) {
+  std::ofstream log(CheckoutLogPath(job), std::ios::app);
+  auto line = [&log](const std::string& text) {
+    log << text << '\n';
+    log.flush();
+  };
+  line("[forkscope: checkout " + job.sha + (recipe.submodules ? ", with submodules" : ", submodules skipped") + "]");
+  analyzer::git::CheckoutOptions options = ctx.checkout;
+  options.submodules = recipe.submodules;
+  options.log = line;
+  Status st = analyzer::git::CheckoutCommit(job.repo, job.sha, job.work_dir + "/tree", options);
+  line(st.ok() ? "[forkscope: checkout done]" : "[forkscope: checkout failed: " + st.message() + "]");
+  return st;
+}
+
+// The work tree a (resumed) job runs in: checked out unless a previous run left it.
+Status PrepareWorkTree(const JobRecord& job, const Result<Recipe>& recipe, const JobRunContext& ctx) {
+  if (!recipe.ok() || recipe->stages.size() != job.stages.size())
+    return Internal("the stored recipe does not match the job's stages");
+  std::error_code ec;
+  if (fs::exists(job.work_dir + "/tree", ec)) return Status::Ok();
+  fs::create_directories(job.work_dir, ec);
+  return CheckoutTree(job, *recipe, ctx);
+}
+
 void SkipRest(JobRecord& job, const std::string& why) {
   for (auto& s : job.stages)
     if (!storage::IsFinished(s.state)) {
@@ -225,6 +251,16 @@ std::optional<std::string> UnmetRequirement(const StageSpec& stage, const Runner
   return std::nullopt;
 }
 
+bool JobErrored(const JobRecord& job) {
+  if (job.state == JobState::kLost || job.state == JobState::kCancelled) return true;
+  if (job.state != JobState::kFailed) return false;
+  for (const auto& s : job.stages)
+    if (s.started_at != 0) return false;
+  return true;  // failed before any stage ran: the checkout or the stored recipe
+}
+
+std::string CheckoutLogPath(const JobRecord& job) { return job.work_dir + "/checkout.log"; }
+
 JobState OverallState(const std::vector<StageRecord>& stages, std::string* reason) {
   std::string why;
   JobState state = JobState::kPassed;
@@ -255,20 +291,9 @@ JobRecord RunJob(JobRecord job, JobRunContext& ctx) {
   if (job.started_at == 0) job.started_at = ctx.now_s();
   RunnerInfo runner = ctx.executor->Runner();
   if (job.runner.empty() || job.runner == "{}") job.runner = RunnerToJson(runner).dump();
-  std::string tree = job.work_dir + "/tree";
+  const std::string tree = job.work_dir + "/tree";
   std::error_code ec;
-  Status ready = recipe.ok() && recipe->stages.size() == job.stages.size()
-                     ? Status::Ok()
-                     : Internal("the stored recipe does not match the job's stages");
-  if (ready.ok() && !fs::exists(tree, ec)) {
-    fs::create_directories(job.work_dir, ec);
-    // Off a terminal: one log line per 10% of the files written (analyzer/git/progress_lines.h).
-    analyzer::git::ProgressLines lines;
-    ready = analyzer::git::CheckoutCommit(job.repo, job.sha, tree, [&lines](const analyzer::git::TransferProgress& p) {
-      if (std::string line = lines.Next(p); !line.empty()) spdlog::info("job {}", line);
-      return true;
-    });
-  }
+  Status ready = PrepareWorkTree(job, recipe, ctx);
   if (!ready.ok()) {
     SkipRest(job, "checkout failed");
     job.state = JobState::kFailed;

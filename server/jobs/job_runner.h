@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "analyzer/git/checkout.h"
 #include "analyzer/model/model.h"
 #include "analyzer/classify/rules.h"
 #include "server/jobs/executors/executor.h"
@@ -27,6 +28,9 @@ struct JobRunContext {
   // For the compare stage: the layer of the diverging file (either may be null).
   const analyzer::Analysis* analysis = nullptr;
   const analyzer::Rules* rules = nullptr;
+  // The work tree's checkout: data_dir (submodule mirrors), the URL policy submodule URLs must pass and
+  // owner validation. Per job, the recipe decides `submodules` and the log goes to <work_dir>/checkout.log.
+  analyzer::git::CheckoutOptions checkout;
 };
 
 // A fresh job id: "j" + 12 hex digits.
@@ -46,6 +50,14 @@ storage::JobRecord RunJob(storage::JobRecord job, JobRunContext& ctx);
 // else skipped when any stage was skipped; else passed when all passed; else running. reason names
 // the stage that decided it.
 storage::JobState OverallState(const std::vector<storage::StageRecord>& stages, std::string* reason);
+
+// Whether a finished job ended without a verdict on its commit — an error, not a failure: its checkout
+// (or a submodule's) failed or its stored recipe did not match, so no stage ran; a stage was lost with
+// its process; or it was cancelled. `forkscope job run` exits 2 for these, 1 for a commit that failed.
+bool JobErrored(const storage::JobRecord& job);
+
+// The log of the job's checkout (progress, submodules, the error): <work_dir>/checkout.log.
+std::string CheckoutLogPath(const storage::JobRecord& job);
 
 // Why a stage cannot run on runner ("no GPU runner", "needs CUDA >= 12.4, the runner has 11.8"), or
 // nullopt when it can.

@@ -10,6 +10,7 @@
 #include "analyzer/git/checkout.h"
 #include "analyzer/git/mirror.h"
 #include "analyzer/git/network.h"
+#include "base/url.h"
 #include "server/services/analysis_service.h"
 #include "server/jobs/job_runner.h"
 
@@ -194,8 +195,13 @@ void JobService::Execute(storage::Store& store, JobRecord job) {
   }
   storage::JobStore jobs(store.db());
   std::optional<analyzer::Analysis> analysis;
+  // A fork network has no "origin": the fork's URL (without credentials) is what its relative
+  // submodule URLs resolve against.
+  std::string superproject_url;
   if (!job.fork.empty()) {
     auto fork = store.GetFork(job.fork);
+    auto url = fork.ok() ? analyzer::git::NormalizeLocation(fork->fork_url) : fork.status();
+    if (url.ok()) superproject_url = base::SplitCredentials(*url).url;
     if (fork.ok() && fork->latest_analysis_id) {
       auto a = store.LoadAnalysis(*fork->latest_analysis_id);
       if (a.ok()) analysis = std::move(*a);
@@ -216,6 +222,10 @@ void JobService::Execute(storage::Store& store, JobRecord job) {
     ctx.keep_work_tree = options_.keep_work_trees;
     ctx.analysis = analysis ? &*analysis : nullptr;
     ctx.rules = &rules_;
+    ctx.checkout.data_dir = options_.data_dir;
+    ctx.checkout.allow_url = options_.allow_url;
+    ctx.checkout.allow_foreign_owner = options_.allow_foreign_owner;
+    ctx.checkout.superproject_url = superproject_url;
     JobRecord finished = RunJob(std::move(job), ctx);
     if (on_finished_) on_finished_(store, finished);
   }

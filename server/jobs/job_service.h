@@ -34,6 +34,9 @@ struct JobServiceOptions {
   bool keep_work_trees = false;
   std::string default_executor = "local";
   bool trigger_on_sync = false;
+  // Submodule URLs of a job's commit must pass this (the daemon's repository URL policy); empty = any.
+  std::function<Status(const std::string& url)> allow_url;
+  bool allow_foreign_owner = false;
 };
 
 // A request to run a fork's recipe; empty fields take the defaults.

@@ -4,6 +4,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "analyzer/render/carry_json.h"
@@ -19,8 +20,48 @@ constexpr size_t kListedPaths = 5;  // paths named in a message before "and N mo
 
 std::string Short(const std::string& sha) { return sha.substr(0, 7); }
 
-// A value more than twice its threshold is critical.
-std::string Escalating(int64_t value, int64_t threshold) { return value > 2 * threshold ? "critical" : "warning"; }
+std::string Plural(int64_t n, const std::string& one, const std::string& many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+// How a fork moved since its previous report: the baseline when there is none, else whether it fell
+// further behind upstream (the trend every drift rule's severity follows).
+struct Trend {
+  bool baseline = true;
+  bool worsening = false;
+  int64_t behind_delta = 0;
+};
+
+Trend TrendOf(const analyzer::DriftReport& d, const std::optional<analyzer::DriftSummary>& previous) {
+  if (!previous) return {};
+  const int64_t delta = d.behind - previous->behind;
+  return {false, delta > 0, delta};
+}
+
+// Near (at most twice the threshold) and steady: info; far or worsening: warning; far and worsening:
+// critical.
+std::string Graded(int64_t value, int64_t threshold, bool worsening) {
+  const bool far = value > 2 * threshold;
+  if (far && worsening) return "critical";
+  return far || worsening ? "warning" : "info";
+}
+
+std::string TrendText(const Trend& t) {
+  if (t.baseline) return "first report: recorded as the baseline, nobody notified";
+  if (t.behind_delta > 0) return Plural(t.behind_delta, "more upstream commit", "more upstream commits") +
+                                 " since the previous sync";
+  if (t.behind_delta < 0) return Plural(-t.behind_delta, "commit", "commits") + " closer since the previous sync";
+  return "no change since the previous sync";
+}
+
+// A baseline is stored as info and notifies nobody.
+AlertCondition Finish(AlertCondition c, const Trend& t) {
+  if (t.baseline) {
+    c.severity = "info";
+    c.quiet = true;
+  }
+  return c;
+}
 
 std::string ListPaths(const std::vector<std::string>& paths) {
   std::string out;
@@ -29,46 +70,54 @@ std::string ListPaths(const std::vector<std::string>& paths) {
   return out;
 }
 
-AlertCondition Behind(const AlertRulesConfig& rules, const std::string& fork, const analyzer::DriftReport& d) {
-  AlertCondition c{"behind", false, d.behind, rules.behind_commits, "", ""};
+AlertCondition Behind(const AlertRulesConfig& rules, const std::string& fork, const analyzer::DriftReport& d,
+                      const Trend& t) {
+  AlertCondition c{"behind", false, d.behind, rules.behind_commits, "", "", rules.behind_commits, false};
   c.firing = rules.behind_commits > 0 && d.behind > rules.behind_commits;
-  c.severity = Escalating(c.value, c.threshold);
-  c.message = fork + " is " + std::to_string(d.behind) + " commits behind upstream (threshold " +
-              std::to_string(rules.behind_commits) + ")";
-  return c;
+  c.severity = Graded(c.value, c.threshold, t.worsening);
+  c.message = fork + " lacks " + Plural(d.behind, "upstream commit", "upstream commits") + " (alert above " +
+              std::to_string(rules.behind_commits) + ", behind_commits; " + TrendText(t) +
+              "). Rebase the migration branch onto upstream; forkscope carry previews the replay.";
+  return Finish(c, t);
 }
 
-AlertCondition MergeBaseAge(const AlertRulesConfig& rules, const std::string& fork, const analyzer::DriftReport& d) {
+AlertCondition MergeBaseAge(const AlertRulesConfig& rules, const std::string& fork, const analyzer::DriftReport& d,
+                            const Trend& t) {
   const auto days = static_cast<int64_t>(std::floor(d.merge_base_age_days));
-  AlertCondition c{"merge-base-age", false, days, rules.merge_base_age_days, "", ""};
-  c.firing = rules.merge_base_age_days > 0 && days > rules.merge_base_age_days;
-  c.severity = Escalating(c.value, c.threshold);
-  c.message = fork + "'s merge-base " + Short(d.merge_base) + " is " + std::to_string(days) + " days old (threshold " +
-              std::to_string(rules.merge_base_age_days) + ")";
-  return c;
+  const int threshold = rules.merge_base_age_days;
+  AlertCondition c{"merge-base-age", false, days, threshold, "", "", threshold, false};
+  c.firing = threshold > 0 && days > threshold;
+  c.severity = Graded(c.value, c.threshold, t.worsening);
+  c.message = fork + "'s merge-base " + Short(d.merge_base) + " with upstream is " + Plural(days, "day", "days") +
+              " old (alert above " + std::to_string(threshold) + ", merge_base_age_days; " + TrendText(t) +
+              "). Rebase onto a recent upstream commit to move the merge-base.";
+  return Finish(c, t);
 }
 
-AlertCondition Conflicts(const AlertRulesConfig& rules, const std::string& fork, const analyzer::DriftReport& d) {
+AlertCondition Conflicts(const AlertRulesConfig& rules, const std::string& fork, const analyzer::DriftReport& d,
+                         const Trend& t) {
   std::vector<std::string> paths;
   for (const auto& p : d.predicted_conflicts) paths.push_back(p.path + " (" + analyzer::LayerName(p.layer) + ")");
   const auto n = static_cast<int64_t>(paths.size());
-  AlertCondition c{"predicted-conflict", rules.predicted_conflicts && n > 0, n, 0, "warning", ""};
+  AlertCondition c{"predicted-conflict", rules.predicted_conflicts && n > 0, n, 0, "warning", "", 1, false};
   c.message = "rebasing " + fork + " onto upstream " + Short(d.upstream_sha) + " would conflict in " +
-              std::to_string(n) + " path(s): " + ListPaths(paths);
-  return c;
+              Plural(n, "path", "paths") + ": " + ListPaths(paths) +
+              ". Resolve them on a rebase branch (forkscope carry shows each conflict) before upstream adds more.";
+  return Finish(c, t);
 }
 
 AlertCondition UpstreamTouched(const AlertRulesConfig& rules, const std::string& fork,
-                               const analyzer::DriftReport& d) {
+                               const analyzer::DriftReport& d, const Trend& t) {
   std::vector<std::string> paths;
   for (const auto& touch : d.upstream_commits_touching_patched)
     for (const auto& p : touch.paths)
       if (std::find(paths.begin(), paths.end(), p) == paths.end()) paths.push_back(p);
   const auto n = static_cast<int64_t>(d.upstream_commits_touching_patched.size());
-  AlertCondition c{"upstream-touched", rules.upstream_touched && n > 0, n, 0, "info", ""};
-  c.message = std::to_string(n) + " upstream commit(s) since the merge-base touch files " + fork +
-              " patched: " + ListPaths(paths);
-  return c;
+  AlertCondition c{"upstream-touched", rules.upstream_touched && n > 0, n, 0, "info", "", 1, false};
+  c.message = Plural(n, "upstream commit", "upstream commits") + " since the merge-base touch " +
+              Plural(static_cast<int64_t>(paths.size()), "file", "files") + " " + fork + " patched: " +
+              ListPaths(paths) + ". Review them: the next rebase has to reconcile each with the fork's change.";
+  return Finish(c, t);
 }
 
 AlertCondition CandidateReady(const AlertRulesConfig& rules, const std::string& fork,
@@ -112,6 +161,20 @@ std::vector<AlertCondition> CandidateConditions(const AlertRulesConfig& rules, c
   return {CandidateReady(rules, fork, decided), CandidateConflict(rules, fork, decided)};
 }
 
+std::string AlertFigures(const storage::AlertRecord& a) {
+  const std::string v = std::to_string(a.value);
+  const std::string limit = std::to_string(a.threshold);
+  if (a.rule == "behind") return v + " commits behind upstream · alert above " + limit;
+  if (a.rule == "merge-base-age") return "merge-base " + v + " days old · alert above " + limit;
+  if (a.rule == "predicted-conflict") return v + " conflicting paths · alert on any";
+  if (a.rule == "upstream-touched") return v + " upstream commits touch patched files · alert on any";
+  if (a.rule == "sync-failing") return v + " failed syncs in a row · alert at " + limit;
+  if (a.rule == "candidate-ready") return "sync candidate #" + v + " passed its build job";
+  if (a.rule == "candidate-conflict") return "sync candidate #" + v + " stopped on a conflict";
+  if (a.rule == "job-failing") return v + " failing heads in a row · alert at " + limit;
+  return "value " + v + " · threshold " + limit;
+}
+
 AlertEngineOptions AlertOptionsFromConfig(const Config& config) {
   AlertEngineOptions o;
   o.defaults = config.alerts.rules;
@@ -121,27 +184,36 @@ AlertEngineOptions AlertOptionsFromConfig(const Config& config) {
 }
 
 std::vector<AlertCondition> DriftConditions(const AlertRulesConfig& rules, const std::string& fork,
-                                            const analyzer::DriftReport& drift) {
-  return {Behind(rules, fork, drift), MergeBaseAge(rules, fork, drift), Conflicts(rules, fork, drift),
-          UpstreamTouched(rules, fork, drift)};
+                                            const analyzer::DriftReport& drift,
+                                            const std::optional<analyzer::DriftSummary>& previous) {
+  const Trend t = TrendOf(drift, previous);
+  return {Behind(rules, fork, drift, t), MergeBaseAge(rules, fork, drift, t), Conflicts(rules, fork, drift, t),
+          UpstreamTouched(rules, fork, drift, t)};
 }
 
 AlertCondition SyncCondition(const AlertRulesConfig& rules, const std::string& fork,
                              const storage::ForkHealth& health) {
   const int n = rules.failures_before_alert;
-  AlertCondition c{"sync-failing", n > 0 && health.sync_failures >= n, health.sync_failures, n, "critical", ""};
-  c.message = fork + " failed to sync " + std::to_string(health.sync_failures) + " times in a row: " +
-              health.last_sync_error;
+  AlertCondition c{"sync-failing", n > 0 && health.sync_failures >= n, health.sync_failures, n, "", "",
+                   std::max(1, n), false};
+  // Every failure in a row makes it worse: critical from twice the threshold on.
+  c.severity = health.sync_failures >= 2 * n ? "critical" : "warning";
+  c.message = fork + " failed to sync " + Plural(health.sync_failures, "time", "times") + " in a row (alert at " +
+              std::to_string(n) + ", failures_before_alert); the last error: " + health.last_sync_error +
+              ". Check that the fork and upstream URLs answer from this host, then POST /api/v1/forks/" + fork +
+              "/sync.";
   return c;
 }
 
 AlertCondition JobCondition(const AlertRulesConfig& rules, const std::string& fork,
                             const storage::ForkHealth& health) {
   const int n = kJobFailuresBeforeAlert;
-  AlertCondition c{"job-failing", rules.job_failing && health.job_failures >= n, health.job_failures, n,
-                   "critical", ""};
+  AlertCondition c{"job-failing", rules.job_failing && health.job_failures >= n, health.job_failures, n, "", "", 1,
+                   false};
+  c.severity = health.job_failures >= 2 * n ? "critical" : "warning";
   c.message = "the GPU job of " + fork + " failed on " + std::to_string(health.job_failures) +
-              " consecutive heads (latest " + Short(health.last_job_sha) + ")";
+              " consecutive heads (latest " + Short(health.last_job_sha) + "; alert at " + std::to_string(n) +
+              "). Open the latest job on the jobs page: its reason names the stage, its log shows why.";
   return c;
 }
 
@@ -185,10 +257,11 @@ Status AlertEngine::Apply(storage::Store& store, int64_t fork_id, const AlertCon
   return Status::Ok();
 }
 
-Status AlertEngine::OnDrift(storage::Store& store, const std::string& fork, const analyzer::DriftReport& drift) {
+Status AlertEngine::OnDrift(storage::Store& store, const std::string& fork, const analyzer::DriftReport& drift,
+                            const std::optional<analyzer::DriftSummary>& previous) {
   FS_ASSIGN_OR_RETURN(storage::ForkRecord record, store.GetFork(fork));
   Status first;
-  for (const AlertCondition& c : DriftConditions(RulesFor(fork), fork, drift)) {
+  for (const AlertCondition& c : DriftConditions(RulesFor(fork), fork, drift, previous)) {
     Status st = Apply(store, record.id, c);
     if (!st.ok() && first.ok()) first = st;  // the other rules still get their measurement
   }

@@ -5,16 +5,21 @@
 // one, resolved when it clears. Each notifying change enqueues one delivery per interested webhook
 // target in the same transaction and then wakes the delivery worker.
 //
-// Rules (config key -> rule id, value, fires when):
-//   behind_commits        -> "behind"             commits behind upstream      value > N
-//   merge_base_age_days   -> "merge-base-age"     whole days since merge-base  value > D
-//   predicted_conflicts   -> "predicted-conflict" conflicting paths            value > 0
-//   upstream_touched      -> "upstream-touched"   upstream commits touching patched files  value > 0
-//   failures_before_alert -> "sync-failing"       failed syncs in a row        value >= N
-//   job_failing           -> "job-failing"        consecutive failing heads    value >= 2
-//   candidate_ready       -> "candidate-ready"    the newest decided carry is a ready candidate (value: its id)
-//   candidate_conflict    -> "candidate-conflict" the newest decided carry stopped on a conflict (value: its id)
+// Rules (config key -> rule id, value, fires when, re-notified after growing by):
+//   behind_commits        -> "behind"             commits behind upstream      value > N        N
+//   merge_base_age_days   -> "merge-base-age"     whole days since merge-base  value > D        D
+//   predicted_conflicts   -> "predicted-conflict" conflicting paths            value > 0        1
+//   upstream_touched      -> "upstream-touched"   upstream commits touching patched files  value > 0  1
+//   failures_before_alert -> "sync-failing"       failed syncs in a row        value >= N       N
+//   job_failing           -> "job-failing"        consecutive failing heads    value >= 2       1
+//   candidate_ready       -> "candidate-ready"    the newest decided carry is a ready candidate (value: its id)   a newer one
+//   candidate_conflict    -> "candidate-conflict" the newest decided carry stopped on a conflict (value: its id)  a newer one
 // A rule turned off (0 / false) resolves its open alert at the next measurement.
+//
+// Severity follows how far past its threshold a value is and whether it is getting worse (the fork fell
+// further behind upstream since its previous report): info when near and steady, warning when far or
+// worsening, critical when far (more than twice the threshold) and worsening. A fork's first drift report
+// is its baseline: what it finds is stored as info alerts without notifying anyone.
 //
 // Thread contract: thread-safe after SetDeliveryNotifier(); every call takes the caller's Store, which
 // stays on the caller's thread.
@@ -22,6 +27,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,9 +51,14 @@ struct AlertEngineOptions {
 // The engine's options from the daemon's configuration.
 AlertEngineOptions AlertOptionsFromConfig(const Config& config);
 
-// The drift rules' measurements of one report (pure: the rules of the fork, its name, the report).
+// The drift rules' measurements of one report (pure: the rules of the fork, its name, the report and
+// the figures of the fork's previous report; nullopt = this is its first report, the quiet baseline).
 std::vector<storage::AlertCondition> DriftConditions(const AlertRulesConfig& rules, const std::string& fork,
-                                                     const analyzer::DriftReport& drift);
+                                                     const analyzer::DriftReport& drift,
+                                                     const std::optional<analyzer::DriftSummary>& previous);
+// The figures of an alert in words, for a notification's footer: "73 commits behind upstream · alert
+// above 50", "12 conflicting paths · alert on any".
+std::string AlertFigures(const storage::AlertRecord& alert);
 storage::AlertCondition SyncCondition(const AlertRulesConfig& rules, const std::string& fork,
                                       const storage::ForkHealth& health);
 storage::AlertCondition JobCondition(const AlertRulesConfig& rules, const std::string& fork,
@@ -65,7 +76,9 @@ class AlertEngine {
   void SetDeliveryNotifier(std::function<void()> notify) { notify_ = std::move(notify); }
 
   // A fork's drift was measured: applies behind, merge-base-age, predicted-conflict, upstream-touched.
-  Status OnDrift(storage::Store& store, const std::string& fork, const analyzer::DriftReport& drift);
+  // previous: the figures of the fork's report before this one (nullopt for its first: the baseline).
+  Status OnDrift(storage::Store& store, const std::string& fork, const analyzer::DriftReport& drift,
+                 const std::optional<analyzer::DriftSummary>& previous);
   // A sync of fork finished (or was abandoned): updates the fork's sync streak and the sync-failing
   // rule. Returns the fork's health after the update (the scheduler backs off from it).
   Result<storage::ForkHealth> OnSyncResult(storage::Store& store, const std::string& fork, bool ok,

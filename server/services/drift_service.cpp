@@ -52,17 +52,20 @@ Result<analyzer::DriftReport> DriftOfOutcome(const AnalysisOutcome& outcome, con
   return report;
 }
 
-Result<analyzer::DriftReport> StoreDriftOfOutcome(storage::Store& store, const std::string& fork_name,
-                                    const AnalysisOutcome& outcome, int64_t now,
-                                    const analyzer::DriftOptions& options) {
+Result<StoredDrift> StoreDriftOfOutcome(storage::Store& store, const std::string& fork_name,
+                                        const AnalysisOutcome& outcome, int64_t now,
+                                        const analyzer::DriftOptions& options) {
   FS_ASSIGN_OR_RETURN(storage::ForkRecord fork, store.GetFork(fork_name));
   FS_ASSIGN_OR_RETURN(analyzer::DriftReport report, DriftOfOutcome(outcome, fork_name, now, options));
   storage::DriftStore drift(store.db());
+  FS_ASSIGN_OR_RETURN(std::vector<analyzer::DriftSummary> before, drift.History(fork.id, 1));
   FS_RETURN_IF_ERROR(drift.Save(fork.id, report).status());
   spdlog::info("drift stored fork={} behind={} touching={} conflicts={} redundant={} risk={:.2f}", fork_name,
                report.behind, report.upstream_commits_touching_patched.size(), report.predicted_conflicts.size(),
                report.redundant_hunks.size(), report.risk);
-  return report;
+  StoredDrift stored{std::move(report), std::nullopt};
+  if (!before.empty()) stored.previous = before.front();
+  return stored;
 }
 
 SyncHook MakeDriftHook(std::function<int64_t()> now_s, analyzer::DriftOptions options, DriftListener on_report) {
@@ -74,7 +77,7 @@ SyncHook MakeDriftHook(std::function<int64_t()> now_s, analyzer::DriftOptions op
       spdlog::warn("drift failed fork={} error={}", task.fork_name, stored.status().message());
       return;
     }
-    if (on_report) on_report(store, task.fork_name, *stored);
+    if (on_report) on_report(store, task.fork_name, stored->report, stored->previous);
   };
 }
 

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "analyzer/drift/drift.h"
@@ -17,14 +18,22 @@ namespace forkscope::server {
 Result<analyzer::DriftReport> DriftOfOutcome(const AnalysisOutcome& outcome, const std::string& fork_name,
                                              int64_t now, const analyzer::DriftOptions& options = {});
 
-// Computes and stores the drift of a registered fork's sync outcome; returns the stored report.
-Result<analyzer::DriftReport> StoreDriftOfOutcome(storage::Store& store, const std::string& fork_name,
-                                    const AnalysisOutcome& outcome, int64_t now,
-                                    const analyzer::DriftOptions& options = {});
+// A stored report and the figures of the fork's report before it (nullopt: this is its first).
+struct StoredDrift {
+  analyzer::DriftReport report;
+  std::optional<analyzer::DriftSummary> previous;
+};
 
-// Told of every stored report (the alert rules evaluate it), on the sync worker's thread.
-using DriftListener =
-    std::function<void(storage::Store& store, const std::string& fork, const analyzer::DriftReport& report)>;
+// Computes and stores the drift of a registered fork's sync outcome; returns the stored report.
+Result<StoredDrift> StoreDriftOfOutcome(storage::Store& store, const std::string& fork_name,
+                                        const AnalysisOutcome& outcome, int64_t now,
+                                        const analyzer::DriftOptions& options = {});
+
+// Told of every stored report (the alert rules evaluate it, against the previous one), on the sync
+// worker's thread.
+using DriftListener = std::function<void(storage::Store& store, const std::string& fork,
+                                         const analyzer::DriftReport& report,
+                                         const std::optional<analyzer::DriftSummary>& previous)>;
 
 // The hook for SyncService::AddSyncHook. now_s is the clock (unix seconds); failed syncs are skipped,
 // and a failing drift computation is logged without failing the sync.

@@ -28,6 +28,14 @@ std::string Scrubbed(std::string error, const analyzer::AnalyzeRequest& request)
   return error;
 }
 
+// What a failed sync says. A fork deleted while it synced fails on its missing row (a constraint
+// error from SQLite): the task says what happened instead.
+std::string FailureMessage(storage::Store& store, const storage::TaskRecord& t, bool is_check, const Status& st) {
+  if (!is_check && store.GetFork(t.fork_name).status().code() == StatusCode::kNotFound)
+    return "cancelled: the fork '" + t.fork_name + "' was deleted while it synced";
+  return st.message();
+}
+
 }  // namespace
 
 struct SyncService::Job {
@@ -322,7 +330,8 @@ void SyncService::RunJob(storage::Store& store, Job& job) {
     t.analysis_id = outcome->analysis_id;
   } else {
     t.state = "failed";
-    t.error = stopping_ ? "interrupted: the daemon stopped" : Scrubbed(outcome.status().message(), job.request);
+    t.error = stopping_ ? "interrupted: the daemon stopped"
+                        : Scrubbed(FailureMessage(store, t, job.is_check, outcome.status()), job.request);
     spdlog::warn("sync failed task={} fork={} error={}", t.id, t.fork_name, t.error);
   }
   bool abandoned = false;

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "server/services/alert_json.h"
+#include "server/services/alerts.h"
 #include "server/services/webhooks.h"
 
 namespace forkscope::server {
@@ -50,8 +51,7 @@ std::string Detail(AlertEvent event, const AlertRecord& a) {
 }
 
 std::string Footer(const AlertRecord& a, const std::string& delivery_id) {
-  return "alert #" + std::to_string(a.id) + " · value " + std::to_string(a.value) + " / threshold " +
-         std::to_string(a.threshold) + " · delivery " + delivery_id;
+  return "alert #" + std::to_string(a.id) + " · " + AlertFigures(a) + " · delivery " + delivery_id;
 }
 
 const char* SlackIcon(AlertEvent event, const AlertRecord& a) {

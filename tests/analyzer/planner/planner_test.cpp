@@ -188,5 +188,22 @@ TEST_CASE("a repository without torch gets a plan that says so", "[analyzer][pla
   CHECK(plan.notes[0].find("is this a PyTorch custom-op library?") != std::string::npos);
 }
 
+TEST_CASE("the Markdown plan says one keep reason once, naming a few of its files", "[analyzer][planner]") {
+  MigrationPlan plan;
+  plan.upstream.url = "https://github.com/x/kernels";
+  for (int i = 0; i < 12; ++i)
+    plan.keep.push_back({"csrc/k" + std::to_string(i) + ".cuh", Layer::kKernel,
+                         "framework-independent C++: no reason to touch it", true});
+  plan.keep.push_back({"setup.cfg", Layer::kBuild, "packaging metadata only", true});
+  const std::string md = PlanToMarkdown(plan);
+  const std::string reason = "no reason to touch it";
+  size_t times = 0;
+  for (size_t at = md.find(reason); at != std::string::npos; at = md.find(reason, at + 1)) ++times;
+  CHECK(times == 1);
+  CHECK(md.find("- 12 files (kernel): framework-independent C++: no reason to touch it — `csrc/k0.cuh`, "
+                "`csrc/k1.cuh`, `csrc/k2.cuh`, `csrc/k3.cuh`, `csrc/k4.cuh` and 7 more\n") != std::string::npos);
+  CHECK(md.find("- `setup.cfg` (build): packaging metadata only\n") != std::string::npos);
+}
+
 }  // namespace
 }  // namespace forkscope::analyzer

@@ -114,7 +114,8 @@ TEST_CASE("daemon: alerts API, and deliveries pending at SIGKILL arrive after a 
   SyncAndWait(*c, "broken-a");
   CHECK(Alerts(*c, "").empty());  // one failure is not yet failing
   SyncAndWait(*c, "broken-a");
-  SyncAndWait(*c, "broken-a");  // worse: re-notified
+  SyncAndWait(*c, "broken-a");
+  SyncAndWait(*c, "broken-a");  // a threshold (2) worse than when it opened: re-notified
   SyncAndWait(*c, "broken-b");
   SyncAndWait(*c, "broken-b");
 
@@ -122,13 +123,15 @@ TEST_CASE("daemon: alerts API, and deliveries pending at SIGKILL arrive after a 
   json open;
   REQUIRE(WaitFor([&] {
     open = Alerts(*c, "?state=open");
-    return open.size() == 2 && open[1]["value"] == 3;
+    return open.size() == 2 && open[1]["value"] == 4;
   }));
   json a = open[1], b = open[0];  // newest first
   CHECK(a["fork"] == "broken-a");
   CHECK(a["rule"] == "sync-failing");
-  CHECK(a["value"] == 3);
+  CHECK(a["value"] == 4);
   CHECK(a["notified_count"] == 2);
+  CHECK(a["severity"] == "critical");  // twice the threshold, and every failure makes it worse
+  CHECK(a["message"].get<std::string>().find("failed to sync 4 times in a row (alert at 2") != std::string::npos);
   CHECK(b["fork"] == "broken-b");
   CHECK(Alerts(*c, "?state=open&fork=broken-b").size() == 1);
   CHECK(Alerts(*c, "?state=resolved").empty());
@@ -178,13 +181,13 @@ TEST_CASE("daemon: alerts API, and deliveries pending at SIGKILL arrive after a 
       return true;
     }));
 
-    // The restarted daemon syncs never-analysed forks at once: both fail again, both alerts worsen
-    // (an acked alert is still told when it gets worse).
+    // The restarted daemon syncs never-analysed forks at once: both fail again; neither has grown by
+    // another threshold since it was last notified, so nobody is told.
     auto value_of = [&](const std::string& fork) {
       json list = Alerts(*c, "?fork=" + fork);
       return list.size() == 1 ? list[0]["value"].get<int>() : -1;
     };
-    REQUIRE(WaitFor([&] { return value_of("broken-a") == 4 && value_of("broken-b") == 3; }));
+    REQUIRE(WaitFor([&] { return value_of("broken-a") == 5 && value_of("broken-b") == 3; }));
 
     // Then a fix resolves a's alert; its deliveries go out too, and acking it now conflicts.
     GitRepo up = BuildUpstream(env.tmp.Sub("upstream"));
@@ -211,11 +214,13 @@ TEST_CASE("daemon: alerts API, and deliveries pending at SIGKILL arrive after a 
       return true;
     }));
     // Once a syncs, its drift is evaluated too: the corpus's commits date from 2023, so the
-    // merge-base-age rule opens an alert for it.
+    // merge-base-age rule fires — on the fork's first report, its baseline: stored as info, unsent.
     json opened = Alerts(*c, "?fork=broken-a&state=open");
     REQUIRE(opened.size() == 1);
     CHECK(opened[0]["rule"] == "merge-base-age");
-    CHECK(all.size() == pending.size() + 3 + 3 + 3 + 3);  // + worsened a, worsened b, resolved a, age of a
+    CHECK(opened[0]["severity"] == "info");
+    CHECK(opened[0]["notified_count"] == 0);
+    CHECK(all.size() == pending.size() + 3);  // + resolved a
     std::map<std::string, int> acknowledged = env.receiver.AcknowledgedById();
     CHECK(acknowledged.size() == all.size());
     for (const auto& [id, delivery] : all) {

@@ -70,6 +70,30 @@ TEST_CASE("--help lists the subcommands", "[server][cli]") {
   for (const char* sub : {"analyze", "serve", "demo"}) CHECK(r.out.find(sub) != std::string::npos);
 }
 
+TEST_CASE("-v and -q work after the subcommand too; an unknown command is named", "[server][cli]") {
+  TempDir tmp;
+  GitRepo up = BuildUpstream(tmp.Sub("upstream"));
+  GitRepo fork = BuildCompatFork(up.path(), tmp.Sub("fork"));
+  const std::string bin = std::string(FORKSCOPE_BINARY);
+  const std::string analyze = " analyze --fork " + fork.path() + " --upstream " + up.path() + " --format json";
+  // stderr only: the logs.
+  auto verbose = RunCommand(bin + analyze + " --data-dir " + tmp.Sub("a") + " -v 2>&1 >/dev/null");
+  CHECK(verbose.status == 0);
+  CHECK(verbose.out.find("debug analysis fork=") != std::string::npos);
+  auto quiet = RunCommand(bin + analyze + " --data-dir " + tmp.Sub("b") + " --quiet 2>&1 >/dev/null");
+  CHECK(quiet.status == 0);
+  CHECK(quiet.out.find(" info ") == std::string::npos);
+  auto before = RunCommand(bin + " -q" + analyze + " --data-dir " + tmp.Sub("c") + " 2>&1 >/dev/null");
+  CHECK(before.status == 0);
+  CHECK(before.out.find(" info ") == std::string::npos);
+
+  auto bogus = RunCommand(bin + " bogus --flag 2>&1");
+  CHECK(bogus.status == 2);
+  CHECK(bogus.out.find("unknown command 'bogus'") != std::string::npos);
+  CHECK(bogus.out.find("analyze, serve") != std::string::npos);
+  CHECK(bogus.out.find("A subcommand is required") == std::string::npos);
+}
+
 TEST_CASE("demo lays out real repositories and analyses them", "[server][cli]") {
   TempDir tmp;
   auto r = Forkscope("demo --data-dir " + tmp.Sub("data"));

@@ -1,7 +1,10 @@
 // `forkscope job run` and `forkscope trace-diff` from the command line: the printed JSON, the exit codes
-// (0 passed/identical, 1 failed/diverged, 2 error) and the layer a divergence is placed in.
+// (0 passed/identical, 1 failed/diverged, 2 error — a checkout that failed included) and the layer a
+// divergence is placed in.
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
+
+#include <filesystem>
 
 #include "tests/support/corpus.h"
 #include "tests/support/jobs.h"
@@ -63,6 +66,35 @@ TEST_CASE("job run: a recipe on one commit, printed as the API's job JSON", "[se
   CHECK(Forkscope("job run --repo " + tmp.Sub("nothing") + " --data-dir " + tmp.Sub("data") + " --recipe " +
                   tmp.Sub("ok.toml")).status == 2);
   CHECK(Forkscope("job run" + common + " --recipe " + tmp.Sub("ok.toml") + " --executor k8s").status == 2);
+}
+
+TEST_CASE("job run: a checkout that fails is an error (exit 2), not a failing commit (exit 1)", "[server][jobs]") {
+  TempDir tmp;
+  GitRepo sub(tmp.Sub("sub"));
+  sub.Write("kernel.cu", "// kernel\n");
+  sub.Commit("sub");
+  GitRepo repo(tmp.Sub("repo"));
+  repo.Write("VERSION", "v1\n");
+  repo.Git("-c protocol.file.allow=always submodule add -q " + sub.path() + " third/sub");
+  repo.Commit("with a submodule");
+  WriteFile(tmp.Sub("ok.toml"), "[stages.build]\nrun = 'test -f third/sub/kernel.cu && echo found'\n");
+  const std::string args = " --repo " + repo.path() + " --recipe " + tmp.Sub("ok.toml") +
+                           " --nvidia-smi /nonexistent/nvidia-smi --format json --data-dir ";
+
+  auto ok = Forkscope("job run" + args + tmp.Sub("data"));
+  INFO(ok.out);
+  REQUIRE(ok.status == 0);
+  CHECK(json::parse(ok.out)["stages"][0]["log_tail"] == "found\n");
+
+  std::filesystem::remove_all(sub.path());  // a fresh data directory has no mirror of it to fall back on
+  auto broken = Forkscope("job run" + args + tmp.Sub("fresh"));
+  INFO(broken.out);
+  CHECK(broken.status == 2);
+  json job = json::parse(broken.out);
+  CHECK(job["state"] == "failed");
+  CHECK(job["error"] == true);
+  CHECK(job["reason"].get<std::string>().rfind("checkout: submodule third/sub: ", 0) == 0);
+  CHECK(job["stages"][0]["state"] == "skipped");
 }
 
 TEST_CASE("trace-diff: identical and diverging traces, layers from an analysis", "[server][jobs]") {

@@ -462,33 +462,6 @@ TEST_CASE("IsValidForkName", "[server][config]") {
   CHECK_FALSE(IsValidForkName("a b"));
 }
 
-TEST_CASE("config files: the shipped example and missing files", "[server][config]") {
-  const std::string example = std::string(FORKSCOPE_SOURCE_DIR) + "/deploy/forkscope.example.toml";
-  Result<Config> config = LoadConfigFile(example);
-  INFO(config.status().message());
-  REQUIRE(config.ok());
-  CHECK(ValidateConfig(*config).ok());
-  CHECK(config->forks.size() == 1);
-  for (const ForkConfig& fork : config->forks) {
-    CHECK(CheckRepositoryAllowed(config->security, fork.fork_url).ok());
-    CHECK(CheckRepositoryAllowed(config->security, fork.upstream_url).ok());
-  }
-  // The example spells out the defaults: apart from its fork it equals a default Config.
-  const Config defaults;
-  CHECK(config->workers == defaults.workers);
-  CHECK(config->http.max_body_bytes == defaults.http.max_body_bytes);
-  CHECK(config->http.listen == defaults.http.listen);
-  CHECK(config->security.allowed_hosts == defaults.security.allowed_hosts);
-  CHECK(config->jobs.default_executor == defaults.jobs.default_executor);
-  CHECK(config->jobs.log_cap_bytes == defaults.jobs.log_cap_bytes);
-  CHECK(config->jobs.slurm.poll_interval_ms == defaults.jobs.slurm.poll_interval_ms);
-
-  Result<Config> missing = LoadConfigFile(std::string(FORKSCOPE_SOURCE_DIR) + "/deploy/no-such-file.toml");
-  CHECK(missing.status().code() == StatusCode::kNotFound);
-  Result<Config> directory = LoadConfigFile(std::string(FORKSCOPE_SOURCE_DIR) + "/deploy");
-  CHECK_FALSE(directory.ok());
-}
-
 }  // namespace
 }  // namespace forkscope::server
 

@@ -4,6 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
+#include <optional>
+
 #include "server/services/alerts.h"
 #include "storage/alert_store.h"
 #include "base/fake_clock.h"
@@ -69,6 +72,15 @@ struct Env {
     REQUIRE(found.size() == 1);
     return found[0];
   }
+  // A drift report of fork, measured against the fork's previous one (the first is its baseline), as
+  // the daemon's drift hook hands them over.
+  Status Report(const std::string& fork, const analyzer::DriftReport& drift) {
+    Status st = engine->OnDrift(*store, fork, drift, previous[fork]);
+    previous[fork] = analyzer::SummaryOf(drift);
+    return st;
+  }
+  std::map<std::string, std::optional<analyzer::DriftSummary>> previous;
+
   std::vector<std::string> Events(int64_t alert_id) {
     auto deliveries = storage::DeliveryStore(*store).ForAlert(alert_id);
     REQUIRE(deliveries.ok());
@@ -78,66 +90,111 @@ struct Env {
   }
 };
 
-TEST_CASE("alert lifecycle: opened, re-notified only when worse, resolved when cleared", "[server][alerts]") {
+TEST_CASE("alert lifecycle: opened, re-notified only when worse by a threshold, resolved when cleared",
+          "[server][alerts]") {
   Env env;
-  REQUIRE(env.engine->OnDrift(*env.store, "flashinfer", Drift(60)).ok());
+  REQUIRE(env.Report("flashinfer", Drift(10)).ok());  // the baseline: nothing past a threshold
+  REQUIRE(env.Report("flashinfer", Drift(60)).ok());
   AlertRecord a = env.Only("behind");
   CHECK(a.state == "open");
   CHECK(a.value == 60);
   CHECK(a.threshold == 50);
-  CHECK(a.severity == "warning");
+  CHECK(a.severity == "warning");  // near the threshold, but 50 commits worse than the previous sync
   CHECK(a.notified_count == 1);
   CHECK(a.opened_at == env.clock.NowS());
-  CHECK(a.message == "flashinfer is 60 commits behind upstream (threshold 50)");
+  CHECK(a.message == "flashinfer lacks 60 upstream commits (alert above 50, behind_commits; 50 more upstream "
+                     "commits since the previous sync). Rebase the migration branch onto upstream; forkscope carry "
+                     "previews the replay.");
   CHECK(env.Events(a.id) == std::vector<std::string>{"opened"});
   CHECK(env.notified == 1);
 
-  SECTION("the same or a smaller value updates quietly") {
+  SECTION("growth short of another threshold updates quietly; steady and near is info") {
     env.clock.Advance(1800);
-    REQUIRE(env.engine->OnDrift(*env.store, "flashinfer", Drift(60)).ok());
-    REQUIRE(env.engine->OnDrift(*env.store, "flashinfer", Drift(55)).ok());
-    REQUIRE(env.engine->OnDrift(*env.store, "flashinfer", Drift(58)).ok());  // below the notified 60
+    REQUIRE(env.Report("flashinfer", Drift(55)).ok());
+    CHECK(env.Only("behind").severity == "info");
+    REQUIRE(env.Report("flashinfer", Drift(58)).ok());
+    CHECK(env.Only("behind").severity == "warning");
+    REQUIRE(env.Report("flashinfer", Drift(109)).ok());  // below the notified 60 + 50
     AlertRecord b = env.Only("behind");
     CHECK(b.id == a.id);
-    CHECK(b.value == 58);
+    CHECK(b.value == 109);
+    CHECK(b.severity == "critical");  // more than twice the threshold and still worsening
     CHECK(b.notified_count == 1);
     CHECK(b.updated_at == env.clock.NowS());
     CHECK(env.Events(a.id).size() == 1);
     CHECK(env.notified == 1);
   }
-  SECTION("a larger value re-notifies and escalates past twice the threshold") {
-    REQUIRE(env.engine->OnDrift(*env.store, "flashinfer", Drift(61)).ok());
-    REQUIRE(env.engine->OnDrift(*env.store, "flashinfer", Drift(120)).ok());
+  SECTION("a value grown by another threshold re-notifies; far but steady is a warning") {
+    REQUIRE(env.Report("flashinfer", Drift(110)).ok());
     AlertRecord b = env.Only("behind");
     CHECK(b.id == a.id);
-    CHECK(b.notified_count == 3);
+    CHECK(b.notified_count == 2);
     CHECK(b.severity == "critical");
-    CHECK(env.Events(a.id) == std::vector<std::string>{"opened", "worsened", "worsened"});
-    CHECK(env.notified == 3);
+    REQUIRE(env.Report("flashinfer", Drift(110)).ok());
+    CHECK(env.Only("behind").severity == "warning");
+    CHECK(env.Events(a.id) == std::vector<std::string>{"opened", "worsened"});
+    CHECK(env.notified == 2);
   }
   SECTION("cleared: resolved, and a new breach opens a new alert") {
     env.clock.Advance(3600);
-    REQUIRE(env.engine->OnDrift(*env.store, "flashinfer", Drift(50)).ok());  // not more than 50
+    REQUIRE(env.Report("flashinfer", Drift(50)).ok());  // not more than 50
     auto resolved = env.Alerts("resolved");
     REQUIRE(resolved.size() == 1);
     CHECK(resolved[0].id == a.id);
     CHECK(resolved[0].resolved_at == env.clock.NowS());
     CHECK(resolved[0].value == 60);  // what was resolved
     CHECK(env.Events(a.id) == std::vector<std::string>{"opened", "resolved"});
-    REQUIRE(env.engine->OnDrift(*env.store, "flashinfer", Drift(10)).ok());
+    REQUIRE(env.Report("flashinfer", Drift(10)).ok());
     CHECK(env.Events(a.id).size() == 2);  // resolving twice is not a thing
 
-    REQUIRE(env.engine->OnDrift(*env.store, "flashinfer", Drift(70)).ok());
+    REQUIRE(env.Report("flashinfer", Drift(70)).ok());
     AlertRecord again = env.Only("behind");
     CHECK(again.id != a.id);
     CHECK(env.Alerts("open").size() == 1);
     CHECK(env.Alerts().size() == 2);
   }
-  SECTION("alerts are per fork") {
-    REQUIRE(env.engine->OnDrift(*env.store, "deepep", Drift(70)).ok());
-    CHECK(env.Only("behind", "deepep").id != a.id);
+  SECTION("alerts are per fork, and each fork has its own baseline") {
+    REQUIRE(env.Report("deepep", Drift(70)).ok());
+    AlertRecord quiet = env.Only("behind", "deepep");
+    CHECK(quiet.id != a.id);
+    CHECK(quiet.severity == "info");
+    CHECK(quiet.notified_count == 0);
+    CHECK(env.Events(quiet.id).empty());
     CHECK(env.Alerts("open").size() == 2);
   }
+}
+
+TEST_CASE("a fork's first report is its baseline: stored as info, nobody paged", "[server][alerts]") {
+  Env env;
+  REQUIRE(env.Report("flashinfer", Drift(500, 200.5, 2, 3)).ok());
+  auto open = env.Alerts("open", "flashinfer");
+  REQUIRE(open.size() == 4);
+  for (const auto& alert : open) {
+    INFO(alert.rule);
+    CHECK(alert.severity == "info");
+    CHECK(alert.notified_count == 0);
+    CHECK(env.Events(alert.id).empty());
+  }
+  CHECK(env.notified == 0);
+  CHECK_THAT(env.Only("merge-base-age").message,
+             Catch::Matchers::Contains("200 days old (alert above 30, merge_base_age_days; first report: recorded as "
+                                       "the baseline, nobody notified)"));
+
+  // Steady since the baseline: far past the threshold is a warning, still quiet.
+  REQUIRE(env.Report("flashinfer", Drift(500, 200.6, 2, 3)).ok());
+  CHECK(env.Only("behind").severity == "warning");
+  CHECK(env.notified == 0);
+  // A threshold's worth worse than the baseline: now it pages, as critical (far and worsening).
+  REQUIRE(env.Report("flashinfer", Drift(550, 201, 0, 3)).ok());
+  AlertRecord behind = env.Only("behind");
+  CHECK(behind.severity == "critical");
+  CHECK(env.Events(behind.id) == std::vector<std::string>{"worsened"});
+  // The conflicts cleared: a baseline alert nobody was told of resolves without telling anyone.
+  auto resolved = env.Alerts("resolved", "flashinfer");
+  REQUIRE(resolved.size() == 1);
+  CHECK(resolved[0].rule == "predicted-conflict");
+  CHECK(env.Events(resolved[0].id).empty());
+  CHECK(env.notified == 1);
 }
 
 TEST_CASE("every drift rule, its threshold and per-fork overrides", "[server][alerts]") {
@@ -147,21 +204,29 @@ TEST_CASE("every drift rule, its threshold and per-fork overrides", "[server][al
   options.per_fork["deepep"].merge_base_age_days = 0;  // off
   Env env(options);
   const auto drift = Drift(60, 31.9, 2, 3);
-  REQUIRE(env.engine->OnDrift(*env.store, "flashinfer", drift).ok());
-  REQUIRE(env.engine->OnDrift(*env.store, "deepep", drift).ok());
+  for (const char* fork : {"flashinfer", "deepep"}) {
+    REQUIRE(env.Report(fork, Drift(0)).ok());
+    REQUIRE(env.Report(fork, drift).ok());
+  }
 
   CHECK(env.Only("merge-base-age").value == 31);
-  CHECK(env.Only("merge-base-age").message == "flashinfer's merge-base fedcba9 is 31 days old (threshold 30)");
+  CHECK(env.Only("merge-base-age").message ==
+        "flashinfer's merge-base fedcba9 with upstream is 31 days old (alert above 30, merge_base_age_days; 60 more "
+        "upstream commits since the previous sync). Rebase onto a recent upstream commit to move the merge-base.");
   AlertRecord conflict = env.Only("predicted-conflict");
   CHECK(conflict.value == 2);
   CHECK(conflict.threshold == 0);
   CHECK(conflict.message ==
-        "rebasing flashinfer onto upstream 0123456 would conflict in 2 path(s): csrc/op0.cu (cpp_compat), "
-        "csrc/op1.cu (cpp_compat)");
+        "rebasing flashinfer onto upstream 0123456 would conflict in 2 paths: csrc/op0.cu (cpp_compat), "
+        "csrc/op1.cu (cpp_compat). Resolve them on a rebase branch (forkscope carry shows each conflict) before "
+        "upstream adds more.");
+  CHECK(AlertFigures(conflict) == "2 conflicting paths · alert on any");
+  CHECK(AlertFigures(env.Only("behind")) == "60 commits behind upstream · alert above 50");
   AlertRecord touched = env.Only("upstream-touched");
   CHECK(touched.value == 3);
   CHECK(touched.severity == "info");
-  CHECK(touched.message == "3 upstream commit(s) since the merge-base touch files flashinfer patched: setup.py");
+  CHECK(touched.message == "3 upstream commits since the merge-base touch 1 file flashinfer patched: setup.py. "
+                           "Review them: the next rebase has to reconcile each with the fork's change.");
   CHECK(env.Alerts("open", "flashinfer").size() == 4);
 
   // deepep: behind 60 <= 200, conflicts and merge-base age off; upstream-touched keeps the default.
@@ -170,11 +235,11 @@ TEST_CASE("every drift rule, its threshold and per-fork overrides", "[server][al
   CHECK(deepep[0].rule == "upstream-touched");
 
   SECTION("age exactly at the threshold does not fire") {
-    CHECK_FALSE(DriftConditions(AlertRulesConfig{}, "f", Drift(0, 30.99))[1].firing);
-    CHECK(DriftConditions(AlertRulesConfig{}, "f", Drift(0, 31.0))[1].firing);
+    CHECK_FALSE(DriftConditions(AlertRulesConfig{}, "f", Drift(0, 30.99), std::nullopt)[1].firing);
+    CHECK(DriftConditions(AlertRulesConfig{}, "f", Drift(0, 31.0), std::nullopt)[1].firing);
   }
   SECTION("a rule turned off resolves at the next measurement") {
-    REQUIRE(env.engine->OnDrift(*env.store, "flashinfer", Drift(60, 31.9, 0, 3)).ok());
+    REQUIRE(env.Report("flashinfer", Drift(60, 31.9, 0, 3)).ok());
     CHECK(env.Alerts("resolved", "flashinfer").size() == 1);
     CHECK(env.Alerts("resolved", "flashinfer")[0].rule == "predicted-conflict");
   }
@@ -183,7 +248,8 @@ TEST_CASE("every drift rule, its threshold and per-fork overrides", "[server][al
 TEST_CASE("ack: one active alert per rule, acked alerts still resolve, a resolved one cannot be acked",
           "[server][alerts]") {
   Env env;
-  REQUIRE(env.engine->OnDrift(*env.store, "flashinfer", Drift(60)).ok());
+  REQUIRE(env.Report("flashinfer", Drift(0)).ok());
+  REQUIRE(env.Report("flashinfer", Drift(60)).ok());
   AlertRecord a = env.Only("behind");
   env.clock.Advance(60);
   auto acked = env.engine->Ack(*env.store, a.id, "alice");
@@ -198,14 +264,14 @@ TEST_CASE("ack: one active alert per rule, acked alerts still resolve, a resolve
   CHECK(env.Events(a.id).size() == 2);
 
   // Worse while acked: still the same alert, still acked, notified again.
-  REQUIRE(env.engine->OnDrift(*env.store, "flashinfer", Drift(80)).ok());
+  REQUIRE(env.Report("flashinfer", Drift(110)).ok());
   AlertRecord b = env.Only("behind");
   CHECK(b.id == a.id);
   CHECK(b.state == "acked");
   CHECK(b.notified_count == 2);
   CHECK(env.Alerts("open").empty());
 
-  REQUIRE(env.engine->OnDrift(*env.store, "flashinfer", Drift(5)).ok());
+  REQUIRE(env.Report("flashinfer", Drift(5)).ok());
   CHECK(env.Alerts("resolved").size() == 1);
   auto late = env.engine->Ack(*env.store, a.id, "carol");
   CHECK(late.status().code() == StatusCode::kFailedPrecondition);
@@ -230,12 +296,17 @@ TEST_CASE("sync-failing opens after failures_before_alert failures in a row", "[
   REQUIRE(third.ok());
   CHECK(third->failing);
   AlertRecord a = env.Only("sync-failing");
-  CHECK(a.severity == "critical");
+  CHECK(a.severity == "warning");
   CHECK(a.value == 3);
   CHECK(a.threshold == 3);
-  CHECK(a.message == "flashinfer failed to sync 3 times in a row: fetch: connection refused");
-  REQUIRE(env.engine->OnSyncResult(*env.store, "flashinfer", false, "fetch: timed out").ok());
+  CHECK(a.message == "flashinfer failed to sync 3 times in a row (alert at 3, failures_before_alert); the last "
+                     "error: fetch: connection refused. Check that the fork and upstream URLs answer from this host, "
+                     "then POST /api/v1/forks/flashinfer/sync.");
+  CHECK(AlertFigures(a) == "3 failed syncs in a row · alert at 3");
+  // Re-notified after another threshold's worth of failures, critical from twice the threshold.
+  for (int i = 4; i <= 6; ++i) REQUIRE(env.engine->OnSyncResult(*env.store, "flashinfer", false, "timed out").ok());
   CHECK(env.Only("sync-failing").notified_count == 2);
+  CHECK(env.Only("sync-failing").severity == "critical");
 
   env.clock.Advance(100);
   auto ok = env.engine->OnSyncResult(*env.store, "flashinfer", true, "");
@@ -260,7 +331,9 @@ TEST_CASE("job-failing fires on failures on two consecutive heads, a pass resolv
   REQUIRE(env.engine->OnJobResult(*env.store, "flashinfer", b, false).ok());
   AlertRecord alert = env.Only("job-failing");
   CHECK(alert.value == 2);
-  CHECK(alert.message == "the GPU job of flashinfer failed on 2 consecutive heads (latest bbbbbbb)");
+  CHECK(alert.severity == "warning");
+  CHECK(alert.message == "the GPU job of flashinfer failed on 2 consecutive heads (latest bbbbbbb; alert at 2). Open "
+                         "the latest job on the jobs page: its reason names the stage, its log shows why.");
   REQUIRE(env.engine->OnJobResult(*env.store, "flashinfer", c, true).ok());
   CHECK(env.Alerts("resolved").size() == 1);
 
@@ -278,9 +351,10 @@ TEST_CASE("deliveries follow each target's events and minimum severity", "[serve
                       {"critical-only", "http://127.0.0.1:9/b", WebhookKind::kSlack, "k2", {}, "critical"},
                       {"openings", "http://127.0.0.1:9/c", WebhookKind::kFeishu, "k3", {"opened"}, "info"}};
   Env env(options);
-  REQUIRE(env.engine->OnDrift(*env.store, "flashinfer", Drift(60)).ok());   // warning
-  REQUIRE(env.engine->OnDrift(*env.store, "flashinfer", Drift(101)).ok());  // critical, worsened
-  REQUIRE(env.engine->OnDrift(*env.store, "flashinfer", Drift(0)).ok());    // resolved (critical)
+  REQUIRE(env.Report("flashinfer", Drift(0)).ok());    // baseline
+  REQUIRE(env.Report("flashinfer", Drift(60)).ok());   // warning
+  REQUIRE(env.Report("flashinfer", Drift(110)).ok());  // critical, worsened
+  REQUIRE(env.Report("flashinfer", Drift(0)).ok());    // resolved (critical)
   auto deliveries = storage::DeliveryStore(*env.store).ForAlert(env.Alerts()[0].id);
   REQUIRE(deliveries.ok());
   std::vector<std::string> got;
@@ -289,6 +363,8 @@ TEST_CASE("deliveries follow each target's events and minimum severity", "[serve
     CHECK(d.state == "pending");
     CHECK(d.id.size() == 32);
     CHECK(nlohmann::json::parse(d.body, nullptr, false).is_object());
+    if (d.kind == "slack")
+      CHECK_THAT(d.body, Catch::Matchers::Contains("110 commits behind upstream · alert above 50"));
   }
   CHECK(got == std::vector<std::string>{"all:opened", "openings:opened", "all:worsened", "critical-only:worsened",
                                         "all:resolved", "critical-only:resolved"});

@@ -63,7 +63,7 @@ TEST_CASE("alerts: a failed write opens no alert and queues no delivery; after h
   AlertEngine engine({{}, {}, {{"ops", "http://127.0.0.1:9/hook", WebhookKind::kGeneric, "s3cret", {}, "info"}}},
                      env.clock);
   env.stores.FailCommitsFrom(1);
-  Status failed = engine.OnDrift(*env.store, "flashinfer", Behind(80));
+  Status failed = engine.OnDrift(*env.store, "flashinfer", Behind(80), analyzer::DriftSummary{});
   CHECK_FALSE(failed.ok());
   CHECK(env.stores.failed_commits() >= 1);
   CHECK(env.AlertCount() == 0);
@@ -72,7 +72,7 @@ TEST_CASE("alerts: a failed write opens no alert and queues no delivery; after h
   CHECK(due->empty());
 
   env.stores.Heal();
-  REQUIRE(engine.OnDrift(*env.store, "flashinfer", Behind(80)).ok());
+  REQUIRE(engine.OnDrift(*env.store, "flashinfer", Behind(80), analyzer::DriftSummary{}).ok());
   CHECK(env.AlertCount() == 1);
   due = storage::DeliveryStore(*env.store).Due(env.clock.NowS(), 10);
   REQUIRE(due.ok());
@@ -87,7 +87,7 @@ TEST_CASE("webhooks: a refused open sends nothing; a lost 'delivered' mark re-se
   receiver.Start();
   std::vector<WebhookConfig> targets = {{"ops", receiver.Url("/hook"), WebhookKind::kGeneric, "s3cret", {}, "info"}};
   AlertEngine engine({{}, {}, targets}, env.clock);
-  REQUIRE(engine.OnDrift(*env.store, "flashinfer", Behind(80)).ok());
+  REQUIRE(engine.OnDrift(*env.store, "flashinfer", Behind(80), analyzer::DriftSummary{}).ok());
 
   DeliveryWorker worker({&env.stores, targets, {}}, env.clock);
   env.stores.FailOpens();

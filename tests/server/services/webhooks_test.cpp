@@ -66,7 +66,7 @@ struct Env {
   // Opens a "behind" alert whose deliveries go to targets; returns the alert id.
   int64_t OpenAlert(const std::vector<WebhookConfig>& targets, int behind = 60) {
     AlertEngine engine({{}, {}, targets}, clock);
-    REQUIRE(engine.OnDrift(*store, "flashinfer", Behind(behind)).ok());
+    REQUIRE(engine.OnDrift(*store, "flashinfer", Behind(behind), analyzer::DriftSummary{}).ok());
     auto alerts = storage::AlertStore(*store).List("", "", 10);
     REQUIRE(alerts.ok());
     REQUIRE_FALSE(alerts->empty());
@@ -127,16 +127,19 @@ TEST_CASE("each target kind gets its body, signed with its own secret", "[server
   CHECK(generic["alert"]["resolved_at"].is_null());
 
   json slack = json::parse(by_path["/slack/T0/B0"].body);
-  CHECK(slack["text"] ==
-        "[forkscope] OPENED warning · behind · flashinfer: flashinfer is 60 commits behind upstream (threshold 50)");
+  CHECK(slack["text"] == "[forkscope] OPENED warning · behind · flashinfer: flashinfer lacks 60 upstream commits "
+                        "(alert above 50, behind_commits; 60 more upstream commits since the previous sync). Rebase "
+                        "the migration branch onto upstream; forkscope carry previews the replay.");
   REQUIRE(slack["blocks"].size() == 2);
   CHECK(slack["blocks"][0]["type"] == "section");
   CHECK(slack["blocks"][0]["text"]["type"] == "mrkdwn");
   CHECK(slack["blocks"][1]["type"] == "context");
+  CHECK(slack["blocks"][1]["elements"][0]["text"].get<std::string>().find(
+            "60 commits behind upstream · alert above 50") != std::string::npos);
 
   json feishu = json::parse(by_path["/open-apis/bot/v2/hook/x"].body);
   CHECK(feishu["msg_type"] == "text");
-  CHECK(feishu["content"]["text"].get<std::string>().find("flashinfer is 60 commits behind upstream") !=
+  CHECK(feishu["content"]["text"].get<std::string>().find("flashinfer lacks 60 upstream commits") !=
         std::string::npos);
   CHECK(feishu.size() == 2);
 
@@ -239,8 +242,8 @@ TEST_CASE("a delivery is given up after max_attempts", "[server][webhooks]") {
   CHECK(receiver.Received().size() == 3);
 
   SECTION("a target removed from the config fails its deliveries at once") {
-    const int64_t other = env.OpenAlert({{"gone", "http://127.0.0.1:9/", WebhookKind::kGeneric, "k", {}, "info"}}, 70);
-    CHECK(other == alert_id);  // the same alert, worsened
+    const int64_t other = env.OpenAlert({{"gone", "http://127.0.0.1:9/", WebhookKind::kGeneric, "k", {}, "info"}}, 110);
+    CHECK(other == alert_id);  // the same alert, worsened by another threshold (50)
     (void)worker.RunDue();
     bool found = false;
     for (const auto& x : env.Deliveries(alert_id)) {
@@ -265,7 +268,7 @@ TEST_CASE("the worker thread delivers as soon as the receiver comes back", "[ser
   REQUIRE(worker.Start().ok());
   AlertEngine engine({{}, {}, targets}, base::SystemClock());
   engine.SetDeliveryNotifier([&worker] { worker.Wake(); });
-  REQUIRE(engine.OnDrift(*env.store, "flashinfer", Behind(60)).ok());
+  REQUIRE(engine.OnDrift(*env.store, "flashinfer", Behind(60), analyzer::DriftSummary{}).ok());
   const int64_t alert_id = storage::AlertStore(*env.store).List("", "", 1)->front().id;
 
   // The worker's thread runs on the real clock against a real socket: poll what it wrote.

@@ -39,8 +39,9 @@ export function forkHref(name) {
   return `/forks/${encodeURIComponent(name)}`;
 }
 
+// hunkIndex is the API's 0-based hunk_index; the file page's anchors count from 1 like its titles.
 export function fileHref(fork, path, hunkIndex) {
-  return `${forkHref(fork)}/files/${encodePath(path)}${hunkIndex === undefined ? '' : `#hunk-${hunkIndex}`}`;
+  return `${forkHref(fork)}/files/${encodePath(path)}${hunkIndex === undefined || hunkIndex === null ? '' : `#hunk-${hunkIndex + 1}`}`;
 }
 
 // seconds since the epoch or an ISO string -> Date

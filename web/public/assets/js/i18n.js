@@ -1,5 +1,6 @@
 // Every string the dashboard shows, in English and Chinese. The choice is remembered in localStorage.
-// t('key', {n: 3}) fills {n}; a key missing in Chinese falls back to English, then to `fallback`.
+// t('key', {n: 3}) fills {n} and picks the plural form for n; a key missing in Chinese falls back to
+// English, then to `fallback`.
 import { en as baseEn, zh as baseZh } from './strings.js';
 import { carryEn, carryZh } from './strings_carry.js';
 
@@ -40,8 +41,20 @@ export function onLanguageChange(fn) {
   listeners.push(fn);
 }
 
+const pluralRules = new Map();
+
+// An entry may hold plural forms ({one: '{n} file', other: '{n} files'}); the count is params.count, else
+// params.n, and Intl.PluralRules of the current language picks the form.
+function pluralForm(entry, params) {
+  if (typeof entry !== 'object' || entry === null) return entry;
+  const locale = current === 'zh' ? 'zh-CN' : 'en';
+  if (!pluralRules.has(locale)) pluralRules.set(locale, new Intl.PluralRules(locale));
+  const n = Number(params?.count ?? params?.n ?? 0);
+  return entry[pluralRules.get(locale).select(n)] ?? entry.other;
+}
+
 export function t(key, params = {}, fallback) {
-  let text = dictionaries[current][key] ?? en[key] ?? fallback ?? key;
+  let text = pluralForm(dictionaries[current][key] ?? en[key] ?? fallback ?? key, params);
   for (const [name, value] of Object.entries(params || {})) text = text.replaceAll(`{${name}}`, String(value));
   return text;
 }

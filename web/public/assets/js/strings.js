@@ -1,4 +1,8 @@
-// The dashboard's UI strings (sync candidates: strings_carry.js). Add a key to both dictionaries; tests check both.
+// The dashboard's UI strings. Add a key to both dictionaries; tests check that they hold the same keys.
+// The status displays' strings (sync health, job outcomes, alert figures, drift risk) are in
+// strings_status.js, the sync candidates' in strings_carry.js.
+import { en as statusEn, zh as statusZh } from './strings_status.js';
+
 export const en = {
   'nav.skip': 'Skip to content',
   'nav.main': 'Main',
@@ -30,8 +34,8 @@ export const en = {
   'time.just_now': 'just now',
   'time.minutes_ago': '{n} min ago',
   'time.hours_ago': '{n} h ago',
-  'time.days_ago': '{n} days ago',
-  'time.days': '{n} days',
+  'time.days_ago': { one: '{n} day ago', other: '{n} days ago' },
+  'time.days': { one: '{n} day', other: '{n} days' },
 
   'table.pages': 'Pages',
   'table.previous': 'Previous',
@@ -40,7 +44,6 @@ export const en = {
   'table.page_size': 'Rows per page',
   'table.sort_by': 'Sort by {column}',
   'table.empty': 'Nothing to show.',
-
   'col.fork': 'Fork',
   'col.upstream': 'Upstream',
   'col.migration_branch': 'Migration branch',
@@ -83,7 +86,6 @@ export const en = {
   'col.attempts': 'Attempts',
   'col.last_status': 'Last answer',
   'col.when': 'When',
-
   'filter.layer': 'Layer',
   'filter.pattern': 'Pattern',
   'filter.violation': 'Violation',
@@ -94,7 +96,6 @@ export const en = {
   'filter.all_violations': 'All violations',
   'filter.all_forks': 'All forks',
   'filter.all_states': 'All states',
-
   'feature.drift': 'Drift',
   'feature.jobs': 'Jobs',
   'feature.alerts': 'Alerts',
@@ -103,9 +104,8 @@ export const en = {
   'error.request': 'The request failed: {message}',
   'notfound.title': 'Page not found',
   'notfound.text': 'The dashboard has no page at {path}.',
-
   'overview.title': 'Forks',
-  'overview.caption': '{n} registered forks',
+  'overview.caption': { one: '{n} registered fork', other: '{n} registered forks' },
   'overview.filter_label': 'Label',
   'overview.all_labels': 'All labels',
   'overview.filter_name': 'Name contains',
@@ -136,12 +136,12 @@ export const en = {
   'fork.style': 'Migration style',
   'fork.analysed': 'Analysed',
   'fork.labels': 'Labels',
-  'fork.layers': 'The four layers',
+  'fork.layers': 'The layers',
   'fork.layer_summary': 'Changes per layer',
   'fork.chart_label': 'Bar chart of added and deleted lines per layer; the table beside it has the figures.',
   'fork.files': 'Changed files',
   'fork.files_caption': 'Changed files',
-  'fork.files_count': '{n} of {total} files',
+  'fork.files_count': { one: '{n} of {total} file', other: '{n} of {total} files' },
   'fork.patterns': 'Patterns',
   'fork.violations': 'Minimal-modification violations',
   'fork.compat_gaps': 'Compat-gap workarounds',
@@ -163,7 +163,7 @@ export const en = {
   'file.from': 'from {path}',
   'file.moved_from': 'moved from {path}',
   'file.copied_from': 'copied from {path}',
-  'file.hunks': '{n} hunks',
+  'file.hunks': { one: '{n} hunk', other: '{n} hunks' },
   'file.binary': 'Binary file: no diff to show.',
   'file.truncated': 'This file’s diff was too large; its hunks were not stored.',
   'file.not_found': '{path} is not among the changed files of {fork}.',
@@ -178,7 +178,7 @@ export const en = {
   'patterns.heatmap': 'Patterns × forks',
   'patterns.cell': '{pattern} in {fork}: {n}',
   'patterns.none': 'No patterns found yet: they appear once forks are analysed.',
-  'pattern.occurrences': '{n} occurrences',
+  'pattern.occurrences': { one: '{n} occurrence', other: '{n} occurrences' },
   'pattern.none': 'No fork shows the pattern {id}.',
 
   'drift.title': 'Drift',
@@ -387,7 +387,7 @@ export const zh = {
   'fork.style': '迁移方式',
   'fork.analysed': '分析时间',
   'fork.labels': '标签',
-  'fork.layers': '四层概览',
+  'fork.layers': '分层概览',
   'fork.layer_summary': '各层改动',
   'fork.chart_label': '各层新增与删除行数的柱状图；旁边的表格列出具体数字。',
   'fork.files': '改动文件',
@@ -500,3 +500,5 @@ export const zh = {
   'state.delivered': '已投递',
   'state.given_up': '已放弃',
 };
+Object.assign(en, statusEn);
+Object.assign(zh, statusZh);

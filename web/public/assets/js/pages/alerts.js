@@ -73,7 +73,7 @@ export async function alertsPage(main, _params, params) {
       { key: 'fork', label: () => t('col.fork'), value: (a) => a.fork, render: (a) => h('a', { href: forkHref(a.fork) }, a.fork) },
       { key: 'rule', label: () => t('col.rule'), value: (a) => a.rule, render: (a) => h('code', {}, a.rule) },
       { key: 'state', label: () => t('col.state'), value: (a) => a.state, render: (a) => stateBadge(a.state) },
-      { key: 'message', label: () => t('col.message'), render: (a) => [a.message, a.value != null ? h('span', { class: 'muted' }, ` (${a.value}${a.threshold != null ? ` / ${a.threshold}` : ''})`) : ''] },
+      { key: 'message', label: () => t('col.message'), render: (a) => [a.message, a.value != null ? h('div', { class: 'muted alert-figures' }, t(`alert.figures.${a.rule}`, { value: a.value, threshold: a.threshold, count: a.value }, `${a.value} / ${a.threshold}`)) : ''] },
       { key: 'opened', label: () => t('col.opened'), value: (a) => String(a.opened_at), render: (a) => formatTime(a.opened_at) },
       { key: 'acked', label: () => t('col.acked_by'), value: (a) => a.acked_by || null, render: (a) => (a.acked_by ? `${a.acked_by} · ${formatTime(a.acked_at)}` : '—') },
       {

@@ -1,7 +1,7 @@
 // Pieces several pages share: optional endpoints (drift, jobs, alerts may not exist on this server),
-// the "not available" notice, select filters and state badges.
+// the "not available" notice, select filters, state badges and a fork's sync health.
 import { ApiError, getJson } from '../api.js';
-import { h, notice } from '../dom.js';
+import { formatAgo, h, notice } from '../dom.js';
 import { t } from '../i18n.js';
 
 // GET that answers {missing: true} when the server has no such endpoint, {error} on other failures.
@@ -55,4 +55,21 @@ export function setQueryParam(name, value) {
 
 export function isAnalysisMissing(err) {
   return err instanceof ApiError && err.status === 404 && !err.endpointMissing;
+}
+
+// A fork whose last sync failed says so wherever it is shown: when, how often in a row, and why.
+export function syncFailure(fork) {
+  const s = fork.sync;
+  if (!s?.last_error) return null;
+  return h('div', { class: 'sync-error', title: t('sync.error_title', { error: s.last_error }) },
+    h('strong', {}, t('sync.failed', { ago: formatAgo(s.last_error_at) })), ` · ${t('sync.failures', { n: s.failures_in_a_row })}`,
+    h('div', { class: 'sync-error-message' }, s.last_error));
+}
+
+// The fork's last sync outcome in a line, the failure (with its error) when there is one.
+export function syncSummary(fork) {
+  const s = fork.sync;
+  if (s?.last_error) return syncFailure(fork);
+  if (!s?.last_sync_at) return h('span', { class: 'muted' }, t('sync.never'));
+  return t('sync.ok', { ago: formatAgo(s.last_success_at || s.last_sync_at) });
 }

@@ -17,8 +17,9 @@ function historyChart(canvas, history) {
     data: {
       labels: points.map((p) => formatTime(p.computed_at)),
       datasets: [
-        { label: t('drift.behind'), data: points.map((p) => p.behind), borderColor: '#c0392b', backgroundColor: '#c0392b', yAxisID: 'y' },
-        { label: t('drift.age'), data: points.map((p) => p.merge_base_age_days), borderColor: '#2e86c1', backgroundColor: '#2e86c1', yAxisID: 'y1' },
+        // Points are drawn large enough to see when there is only one (a line needs two).
+        { label: t('drift.behind'), data: points.map((p) => p.behind), borderColor: '#c0392b', backgroundColor: '#c0392b', yAxisID: 'y', pointRadius: points.length === 1 ? 6 : 3 },
+        { label: t('drift.age'), data: points.map((p) => p.merge_base_age_days), borderColor: '#2e86c1', backgroundColor: '#2e86c1', yAxisID: 'y1', pointRadius: points.length === 1 ? 6 : 3 },
       ],
     },
     options: {
@@ -26,8 +27,9 @@ function historyChart(canvas, history) {
       responsive: true,
       maintainAspectRatio: false,
       scales: {
-        y: { beginAtZero: true, position: 'left', title: { display: true, text: t('drift.behind') } },
-        y1: { beginAtZero: true, position: 'right', grid: { drawOnChartArea: false }, title: { display: true, text: t('drift.age') } },
+        // Commits and whole days: no half steps on either axis.
+        y: { beginAtZero: true, position: 'left', ticks: { precision: 0 }, suggestedMax: 1, title: { display: true, text: t('drift.behind') } },
+        y1: { beginAtZero: true, position: 'right', ticks: { precision: 0 }, suggestedMax: 1, grid: { drawOnChartArea: false }, title: { display: true, text: t('drift.age') } },
       },
     },
   });
@@ -84,7 +86,7 @@ export async function driftPage(main, _params, params) {
     sort: { key: 'risk', dir: 'desc' },
     rowHref: (d) => `/drift?fork=${encodeURIComponent(d.fork)}`,
   });
-  main.append(table.el);
+  main.append(table.el, h('p', { class: 'muted', id: 'risk-explained' }, t('risk.explain')));
 
   let selected = params.get('fork') || reports[0].fork;
   const detail = h('section', { class: 'drift-detail', 'aria-live': 'polite' });
@@ -111,7 +113,9 @@ export async function driftPage(main, _params, params) {
       h('h2', {}, t('drift.commits_title')), commitsList(report, selected),
       h('h2', {}, t('drift.conflicts_title')), conflictsList(report, selected),
       h('h2', {}, t('drift.redundant_title')), redundantList(report, selected));
-    chart = historyChart(canvas, report.history?.length ? report.history : [report]);
+    const history = report.history?.length ? report.history : [report];
+    if (history.length === 1) detail.insertBefore(h('p', { class: 'muted', id: 'drift-one-point' }, t('drift.one_point')), canvas.parentNode.nextSibling);
+    chart = historyChart(canvas, history);
   }
   await show();
   return () => chart?.destroy();

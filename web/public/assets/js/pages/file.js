@@ -33,7 +33,9 @@ function inHunk(hunk, line) {
   return (line >= hunk.new_start && line <= newEnd) || (hunk.new_lines === 0 && line >= hunk.old_start && line <= oldEnd);
 }
 
+// index is 0-based; the page numbers hunks from 1, and so do its anchors (#hunk-1 is the first).
 function hunkSection(file, hunk, index, analysis) {
+  const anchor = `hunk-${index + 1}`;
   const violations = (analysis?.violations || []).filter((v) => v.path === file.path && (hunk.violations.includes(v.rule) && (v.line === 0 || inHunk(hunk, v.line))));
   const gaps = (analysis?.compat_gaps || []).filter((g) => g.path === file.path && inHunk(hunk, g.line));
   const marks = h(
@@ -50,8 +52,8 @@ function hunkSection(file, hunk, index, analysis) {
   ];
   return h(
     'section',
-    { class: 'hunk', id: `hunk-${index}`, tabindex: '-1', 'data-layer': hunk.layer, 'aria-labelledby': `hunk-${index}-title` },
-    h('h2', { id: `hunk-${index}-title` }, h('a', { href: `${location.pathname}#hunk-${index}` }, t('hunk.title', { n: index + 1 })), h('code', { class: 'hunk-range' }, ` @@ -${hunk.old_start},${hunk.old_lines} +${hunk.new_start},${hunk.new_lines} @@`)),
+    { class: 'hunk', id: anchor, tabindex: '-1', 'data-layer': hunk.layer, 'aria-labelledby': `${anchor}-title` },
+    h('h2', { id: `${anchor}-title` }, h('a', { href: `${location.pathname}#${anchor}` }, t('hunk.title', { n: index + 1 })), h('code', { class: 'hunk-range' }, ` @@ -${hunk.old_start},${hunk.old_lines} +${hunk.new_start},${hunk.new_lines} @@`)),
     marks,
     details.length ? h('ul', { class: 'hunk-details' }, details) : null,
     renderDiff(hunkDiffText(file, hunk)),

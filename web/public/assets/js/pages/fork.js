@@ -6,7 +6,7 @@ import { t } from '../i18n.js';
 import { LAYERS, LAYER_COLORS, layerBadge, layerName } from '../layers.js';
 import { createTable } from '../table.js';
 import { candidatesSection } from './candidates.js';
-import { errorNotice, isAnalysisMissing, pageHeader, selectFilter, setQueryParam } from './common.js';
+import { errorNotice, isAnalysisMissing, pageHeader, selectFilter, setQueryParam, syncFailure, syncSummary } from './common.js';
 
 // The style and, when the analysis carries it, the evidence it was decided on.
 function styleText(analysis) {
@@ -31,6 +31,7 @@ function meta(analysis, fork) {
     row('fork.style', styleText(analysis)),
     row('fork.analysed', formatTime(analysis.created_at)),
     row('fork.labels', fork.labels.join(', ') || '—'),
+    row('sync.last', syncSummary(fork)),
   );
 }
 
@@ -63,6 +64,23 @@ function layerChart(canvas, summary) {
       ],
     },
     options: { animation: false, responsive: true, maintainAspectRatio: false, scales: { x: { stacked: true }, y: { stacked: true, beginAtZero: true } } },
+  });
+}
+
+// Violations page by page (a real fork has over a hundred), sortable by rule and place.
+function violationsTable(fork, violations) {
+  const where = (v) => `${v.path}${v.line ? `:${v.line}` : ''}`;
+  return createTable({
+    id: 'violations-table',
+    caption: () => t('violations.caption'),
+    columns: [
+      { key: 'rule', label: () => t('col.rule'), value: (v) => v.rule, render: (v) => h('code', {}, v.rule) },
+      { key: 'where', label: () => t('col.where'), value: (v) => `${v.path}:${String(v.line || 0).padStart(8, '0')}`, render: (v) => h('a', { href: fileHref(fork, v.path) }, where(v)), class: 'path' },
+      { key: 'message', label: () => t('col.message'), render: (v) => v.message },
+    ],
+    rows: violations,
+    pageSize: 25,
+    sort: { key: 'where', dir: 'asc' },
   });
 }
 
@@ -107,7 +125,7 @@ export async function forkPage(main, { name }, params) {
     analysis = await getAnalysis(fork);
   } catch (err) {
     download.disabled = true;
-    main.append(isAnalysisMissing(err) ? notice('empty', t('fork.not_analysed')) : errorNotice(err));
+    main.append(isAnalysisMissing(err) ? notice('empty', t('fork.not_analysed')) : errorNotice(err), syncFailure(fork) || '');
     return null;
   }
   main.append(meta(analysis, fork));
@@ -132,7 +150,7 @@ export async function forkPage(main, { name }, params) {
     const doc = await getJson(`/api/v1/forks/${encodeURIComponent(name)}/files${query(filter)}`);
     if (mine !== seq) return;
     table.setRows(doc.files);
-    filesStatus.textContent = t('fork.files_count', { n: doc.files.length, total: analysis.files.length });
+    filesStatus.textContent = t('fork.files_count', { n: doc.files.length, total: analysis.files.length, count: analysis.files.length });
   }
   const onFilter = (key) => (value) => {
     filter[key] = value;
@@ -157,9 +175,7 @@ export async function forkPage(main, { name }, params) {
         ? h('ul', {}, analysis.patterns.map((p) => h('li', {}, h('a', { href: `/patterns/${encodeURIComponent(p.id)}` }, p.id), ' ', layerBadge(p.layer), ` ${p.description || ''} ×${p.count}`)))
         : h('p', { class: 'muted' }, t('fork.none')),
       h('h2', {}, t('fork.violations')),
-      analysis.violations.length
-        ? h('ul', { id: 'violations-list' }, analysis.violations.map((v) => h('li', {}, h('code', {}, v.rule), ' ', h('a', { href: fileHref(name, v.path) }, `${v.path}${v.line ? `:${v.line}` : ''}`), ` — ${v.message}`)))
-        : h('p', { class: 'muted' }, t('fork.none')),
+      analysis.violations.length ? violationsTable(name, analysis.violations).el : h('p', { class: 'muted' }, t('fork.none')),
       h('h2', {}, t('fork.compat_gaps')),
       analysis.compat_gaps.length
         ? h('ul', {}, analysis.compat_gaps.map((g) => h('li', {}, h('a', { href: fileHref(name, g.path) }, `${g.path}:${g.line}`), ` ${g.api || '?'} → ${g.bridge || '?'}`, g.removal ? ` (${t('gap.removal')}: ${g.removal})` : '')))

@@ -65,6 +65,19 @@ export function timeline(job) {
       h('span', { class: 'stage-info' }, s.duration_s != null ? ` ${Number(s.duration_s).toFixed(1)} s` : '', s.exit_code != null ? ` · ${t('jobs.exit', { code: s.exit_code })}` : '', s.reason ? ` · ${s.reason}` : ''))));
 }
 
+// The log that explains the job: the running stage's; else the stage that stopped it; else, when no
+// stage ever ran, the checkout's; else the last stage that ran.
+function logToShow(job) {
+  const stages = job.stages || [];
+  const running = stages.find((s) => s.state === 'running');
+  if (running) return running.name;
+  const started = stages.filter((s) => s.started_at);
+  const stopper = started.find((s) => ['failed', 'timed_out', 'lost', 'cancelled'].includes(s.state));
+  if (stopper) return stopper.name;
+  if (!started.length) return 'checkout';
+  return started[started.length - 1].name;
+}
+
 async function findJob(id) {
   const one = await optionalJson(`/api/v1/jobs/${encodeURIComponent(id)}`);
   if (one.data && one.data.id !== undefined) return one.data;
@@ -86,8 +99,9 @@ export async function jobPage(main, { id }) {
   }
   const head = h('div', { class: 'job-head' });
   const timelineBox = h('section', {});
-  const stageNames = (job.stages || []).map((s) => s.name);
-  let stage = (job.stages || []).find((s) => s.state === 'running')?.name || stageNames[stageNames.length - 1] || '';
+  // The checkout has a log too: a job that failed before any stage ran shows why there.
+  const stageNames = ['checkout', ...(job.stages || []).map((s) => s.name)];
+  let stage = logToShow(job);
   const log = h('pre', { class: 'log', id: 'job-log', tabindex: '0', 'aria-label': t('jobs.log') });
   const logStatus = h('p', { class: 'status-line', role: 'status' });
   let offset = 0;
@@ -103,7 +117,9 @@ export async function jobPage(main, { id }) {
       h('dt', {}, t('col.executor')), h('dd', {}, `${job.executor || '—'}${job.recipe ? ` · ${job.recipe}` : ''}`),
       h('dt', {}, t('jobs.runner')), h('dd', {}, [runner.name || runner.host || '', (runner.gpus || []).map((g) => (typeof g === 'string' ? g : g.model || g.name || JSON.stringify(g))).join(', ') || t('jobs.no_gpu')].filter(Boolean).join(' · ')),
       h('dt', {}, t('col.created')), h('dd', {}, formatTime(job.created_at)),
-      h('dt', {}, t('col.duration')), h('dd', {}, duration(job))));
+      h('dt', {}, t('col.duration')), h('dd', {}, duration(job)),
+      FINAL.has(job.state) ? [h('dt', {}, t('jobs.outcome')), h('dd', { id: 'job-outcome', class: job.error ? 'outcome-error' : '' }, t(job.state === 'passed' ? 'jobs.outcome_passed' : job.error ? 'jobs.outcome_error' : 'jobs.outcome_failure'))] : null,
+      job.reason ? [h('dt', {}, t('jobs.reason')), h('dd', { id: 'job-reason' }, job.reason)] : null));
     timelineBox.replaceChildren(h('h2', {}, t('jobs.timeline')), timeline(job));
   }
 
@@ -135,7 +151,7 @@ export async function jobPage(main, { id }) {
   main.append(head, timelineBox);
   if (stageNames.length) {
     main.append(h('section', {}, h('h2', {}, t('jobs.log')),
-      selectFilter({ id: 'log-stage', label: t('jobs.stage'), options: stageNames.map((n) => [n, n]), value: stage, onchange: (v) => { stage = v; offset = 0; log.replaceChildren(); if (timer) clearTimeout(timer); pollLog(); } }),
+      selectFilter({ id: 'log-stage', label: t('jobs.stage'), options: stageNames.map((n) => [n, n === 'checkout' ? t('jobs.checkout') : n]), value: stage, onchange: (v) => { stage = v; offset = 0; log.replaceChildren(); if (timer) clearTimeout(timer); pollLog(); } }),
       logStatus, log));
     await pollLog();
   }

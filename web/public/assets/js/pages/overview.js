@@ -8,7 +8,7 @@ import { layerBar } from '../layers.js';
 import { createTable } from '../table.js';
 import { requireToken, setToken } from '../token.js';
 import { candidateCell } from './candidates.js';
-import { optionalJson, selectFilter, setQueryParam, stateBadge, errorNotice, pageHeader } from './common.js';
+import { optionalJson, selectFilter, setQueryParam, stateBadge, errorNotice, pageHeader, syncFailure } from './common.js';
 
 const POLL_MS = 1500;
 
@@ -33,10 +33,11 @@ function syncCell(row) {
       ` ${t(`task.${row.task.state}`)} · ${row.task.progress?.stage || ''} ${pct}%`,
     );
   }
-  if (row.error) return h('span', { class: 'muted' }, t('overview.analysis_error'));
-  if (!row.fork.latest_analysis_id) return h('span', { class: 'muted' }, t('overview.never_synced'));
+  const failure = syncFailure(row.fork);
+  if (row.error) return [h('span', { class: 'muted' }, t('overview.analysis_error')), failure];
+  if (!row.fork.latest_analysis_id) return failure || h('span', { class: 'muted' }, t('overview.never_synced'));
   if (!row.analysis) return h('span', { class: 'muted' }, '…');
-  return h('time', { datetime: row.analysis.created_at, title: row.analysis.created_at }, formatAgo(row.analysis.created_at));
+  return [h('time', { datetime: row.analysis.created_at, title: row.analysis.created_at }, formatAgo(row.analysis.created_at)), failure];
 }
 
 function columns(onSync) {
