@@ -1,4 +1,5 @@
-// CandidateStore: the candidates table of schema version 8 (documented in storage/schema.cpp).
+// CandidateStore: the candidates table of schema version 9, with the publish outcome of version 13
+// (documented in storage/schema.cpp).
 #include "storage/candidate_store.h"
 
 #include <algorithm>
@@ -17,7 +18,8 @@ constexpr std::array<const char*, 6> kStateNames = {"conflict", "clean", "valida
 constexpr const char* kColumns =
     "SELECT c.id, c.fork_id, f.name, f.fork_url, c.branch, c.fork_sha, c.onto, c.base, c.strategy, c.state, "
     "c.candidate_sha, c.candidate_ref, c.repo, c.applied, c.dropped, c.conflicts, %CARRY%, c.job_id, "
-    "c.failing_stage, c.reason, c.task_id, c.triggered_by, c.created_at, c.updated_at "
+    "c.failing_stage, c.reason, c.task_id, c.triggered_by, c.created_at, c.updated_at, c.published_url, "
+    "c.published_branch, c.published_at, c.publish_error "
     "FROM candidates c JOIN forks f ON f.id = c.fork_id ";
 
 std::string SelectSql(bool with_carry) {
@@ -53,6 +55,10 @@ CandidateRecord ReadRow(const Statement& st) {
   c.triggered_by = st.ColumnText(21);
   c.created_at = st.ColumnInt64(22);
   c.updated_at = st.ColumnInt64(23);
+  c.published_url = st.ColumnText(24);
+  c.published_branch = st.ColumnText(25);
+  c.published_at = st.ColumnInt64(26);
+  c.publish_error = st.ColumnText(27);
   return c;
 }
 
@@ -201,6 +207,30 @@ Result<CandidateRecord> CandidateStore::Update(int64_t id, const CandidateUpdate
   FS_ASSIGN_OR_RETURN(auto updated, Get(id));
   FS_RETURN_IF_ERROR(txn.Commit());
   return std::move(*updated);
+}
+
+Result<CandidateRecord> CandidateStore::RecordPublish(int64_t id, const PublishOutcome& outcome, int64_t now) {
+  Transaction txn(db_);
+  FS_RETURN_IF_ERROR(txn.status());
+  FS_ASSIGN_OR_RETURN(auto current, Get(id));
+  if (!current) return NotFound("no candidate " + std::to_string(id));
+  if (current->state != CandidateState::kReady)
+    return FailedPrecondition("candidate " + std::to_string(id) + " is " + CandidateStateName(current->state) +
+                              ", not ready: nothing is published");
+  const bool published = outcome.error.empty();
+  FS_ASSIGN_OR_RETURN(Statement up, db_.Prepare("UPDATE candidates SET published_url = ?2, published_branch = ?3, "
+                                                "published_at = ?4, publish_error = ?5, updated_at = ?6 WHERE id = ?1"));
+  up.Bind(1, id).Bind(2, outcome.url).Bind(3, published ? outcome.branch : std::string());
+  up.Bind(4, published ? now : int64_t{0}).Bind(5, outcome.error).Bind(6, now);
+  FS_RETURN_IF_ERROR(up.Run());
+  FS_ASSIGN_OR_RETURN(auto updated, Get(id));
+  FS_RETURN_IF_ERROR(txn.Commit());
+  return std::move(*updated);
+}
+
+Result<std::vector<CandidateRecord>> CandidateStore::Unpublished() {
+  return Query("WHERE c.state = 'ready' AND c.published_branch = '' AND c.publish_error = '' ORDER BY c.id",
+               [](Statement&) {}, true);
 }
 
 }  // namespace forkscope::storage

@@ -1,4 +1,4 @@
-// Sync candidates in SQLite (schema v9, documented in storage/schema.cpp): each carry of a registered
+// Sync candidates in SQLite (schema v9 and v13, documented in storage/schema.cpp): each carry of a registered
 // fork's head onto an upstream commit, with its state on the way to "ready" and the carry JSON that
 // proves it. The key (fork, fork sha, target, strategy) is unique, so the same carry is never stored
 // twice. The lifecycle is enforced here: conflict is final; clean -> validating | unvalidated;
@@ -55,6 +55,11 @@ struct CandidateRecord {
   std::string triggered_by = "api";  // "sync" or "api"
   int64_t created_at = 0;
   int64_t updated_at = 0;
+  // Publishing (schema v13; only a ready candidate of a fork with a push_url): where it was pushed.
+  std::string published_url;         // the push URL, credentials shown as "***"; "" = never attempted
+  std::string published_branch;      // "forkscope/sync-<onto-short12>" once pushed; ""
+  int64_t published_at = 0;          // when it was pushed; 0 = not pushed
+  std::string publish_error;         // why the push failed, one line; "" (the state stays ready)
 };
 
 // The row of a finished carry (clean or conflict; never up_to_date): key, counts and JSON from carry.
@@ -65,6 +70,13 @@ struct CandidateUpdate {
   std::string job_id;                // kept when ""
   std::string failing_stage;
   std::string reason;
+};
+
+// What a push of a ready candidate came to: branch pushed to, or the error.
+struct PublishOutcome {
+  std::string url;                   // the push URL, redacted
+  std::string branch;                // "forkscope/sync-<onto-short12>"
+  std::string error;                 // "" = pushed
 };
 
 class CandidateStore {
@@ -89,6 +101,11 @@ class CandidateStore {
   // Moves a candidate along its lifecycle. NotFound; FailedPrecondition when the move is not allowed
   // (then nothing changes). Returns the updated row (with its carry JSON).
   Result<CandidateRecord> Update(int64_t id, const CandidateUpdate& update, int64_t now);
+  // Records a push of a ready candidate (published_at = now when it succeeded); the state does not
+  // change. NotFound; FailedPrecondition unless the candidate is ready. Returns the updated row.
+  Result<CandidateRecord> RecordPublish(int64_t id, const PublishOutcome& outcome, int64_t now);
+  // Ready candidates without a publish outcome (oldest first, with the carry JSON): restart.
+  Result<std::vector<CandidateRecord>> Unpublished();
 
  private:
   // Rows of `SELECT ... FROM candidates c JOIN forks f ... <where_order>`; bind sets its parameters.

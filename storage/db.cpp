@@ -29,7 +29,15 @@ Status SqliteStatus(sqlite3* db, int rc, std::string_view what) {
 
 void Database::Closer::operator()(sqlite3* db) const { sqlite3_close_v2(db); }
 
+// What SQLite may keep on the heap in the whole process, page caches above all. The daemon opens one
+// connection per HTTP and worker thread (dozens), each with a default page cache of 2,000 KiB that fills
+// with the pages of large analyses and is never given back; past this bound SQLite recycles pages
+// instead of allocating (a soft limit: a single statement may exceed it). docs/reliability.md, the soak.
+constexpr sqlite3_int64 kProcessHeapLimitBytes = 32 << 20;
+
 Result<Database> Database::Open(const std::string& path) {
+  static const sqlite3_int64 limit_set = sqlite3_soft_heap_limit64(kProcessHeapLimitBytes);
+  (void)limit_set;
   sqlite3* raw = nullptr;
   int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
   // SQLite hands back a handle even when opening fails; it carries the message and must be closed.

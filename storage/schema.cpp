@@ -380,11 +380,37 @@ CREATE INDEX candidates_state ON candidates(state);
 ALTER TABLE tasks ADD COLUMN candidate_id INTEGER REFERENCES candidates(id) ON DELETE SET NULL;
 )sql";
 
+// Versions 11 and 12 are assigned to work on other branches; these stand-ins hold their places until
+// those migrations are merged in here (a stand-in changes nothing).
+constexpr std::string_view kSchemaV11Reserved = "-- schema version 11: assigned to another branch\n";
+constexpr std::string_view kSchemaV12Reserved = "-- schema version 12: assigned to another branch\n";
+
+// Version 13: a ready candidate pushed to the fork's push_url (forks[].push_url, docs/carry.md).
+constexpr std::string_view kSchemaV13Publish = R"sql(
+/*
+** forkscope database, schema version 13: the publish outcome of a sync candidate.
+**
+** candidates (version 13) -- a ready candidate of a fork configured with a push_url is pushed to the
+** branch forkscope/sync-<onto-short12> there (never to the migration branch). The push changes
+** nothing of the candidate's state; its outcome is recorded once (a failed push is not retried):
+**   published_url      the push URL it was pushed (or tried) to, its credentials shown as '***'; ''
+**                      when no push was attempted.
+**   published_branch   the branch it was pushed to ('forkscope/sync-<onto-short12>'); '' unless pushed.
+**   published_at       when it was pushed (unix seconds); 0 unless pushed.
+**   publish_error      why the push failed, one line, without credentials; '' unless it failed.
+*/
+ALTER TABLE candidates ADD COLUMN published_url TEXT NOT NULL DEFAULT '';
+ALTER TABLE candidates ADD COLUMN published_branch TEXT NOT NULL DEFAULT '';
+ALTER TABLE candidates ADD COLUMN published_at INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE candidates ADD COLUMN publish_error TEXT NOT NULL DEFAULT '';
+)sql";
+
 // Versions 3 to 6 and 10 belong to other areas and live beside their stores (storage/schema_parts.h).
-const std::array<std::string_view, 10> kMigrations = {kSchemaV1,         kSchemaV2,           kSchemaV3Drift,
-                                                     kSchemaV4Alerts,   kSchemaV5Jobs,       kSchemaV6Patterns,
-                                                     kSchemaV7Findings, kSchemaV8FileOrigins, kSchemaV9Candidates,
-                                                     kSchemaV10Credentials};
+const std::array<std::string_view, 13> kMigrations = {kSchemaV1,          kSchemaV2,           kSchemaV3Drift,
+                                                     kSchemaV4Alerts,    kSchemaV5Jobs,       kSchemaV6Patterns,
+                                                     kSchemaV7Findings,  kSchemaV8FileOrigins, kSchemaV9Candidates,
+                                                     kSchemaV10Credentials, kSchemaV11Reserved, kSchemaV12Reserved,
+                                                     kSchemaV13Publish};
 
 }  // namespace
 
@@ -411,6 +437,10 @@ Result<int> ReadSchemaVersion(Database& db) {
 }
 
 Status Migrate(Database& db) {
+  // The usual case, a current database, is this one read: no write transaction, so opening never
+  // waits behind another process's writer (or takes the write lock from it).
+  FS_ASSIGN_OR_RETURN(int current, ReadSchemaVersion(db));
+  if (current == LatestSchemaVersion()) return Status::Ok();
   Transaction txn(db);
   FS_RETURN_IF_ERROR(txn.status());
   // Read inside the write transaction: another process may have migrated since this one looked.

@@ -22,7 +22,8 @@ Status ConfigureConnection(Database& db);
 // The database's PRAGMA user_version.
 Result<int> ReadSchemaVersion(Database& db);
 
-// Applies the pending migrations in one transaction. A database newer than this build (user_version
+// Applies the pending migrations in one transaction; a current database is only read (PRAGMA
+// user_version), without a write transaction. A database newer than this build (user_version
 // above LatestSchemaVersion()) is refused with FailedPrecondition and left untouched.
 Status Migrate(Database& db);
 

@@ -43,10 +43,9 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path) { return Ope
 Result<std::unique_ptr<Store>> Store::Open(const std::string& path, std::function<int64_t()> now_s) {
   FS_ASSIGN_OR_RETURN(Database db, Database::Open(path));
   FS_RETURN_IF_ERROR(ConfigureConnection(db));
-  FS_RETURN_IF_ERROR(Migrate(db));
-  FS_ASSIGN_OR_RETURN(int version, ReadSchemaVersion(db));
+  FS_RETURN_IF_ERROR(Migrate(db));  // on success the database is at the latest version
   auto impl = std::make_unique<Impl>(std::move(db), std::move(now_s));
-  impl->schema_version = version;
+  impl->schema_version = LatestSchemaVersion();
   return std::unique_ptr<Store>(new Store(std::move(impl)));
 }
 

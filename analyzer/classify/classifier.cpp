@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analyzer/classify/enclosing.h"
+#include "analyzer/classify/include_reach.h"
 #include "analyzer/classify/rules_data.h"
 #include "base/text.h"
 
@@ -98,11 +99,22 @@ bool RuleHolds(const HunkRule& rule, size_t index, HunkSite& site, FileView& fil
   return !rule.unless || !Anywhere(site, *rule.unless);
 }
 
-Layer RulesLayer(const RulesData& data, std::string_view path, HunkSite& site, FileView& file, Layer path_layer) {
+// Rule `cxx-host-reachable` (after the rules file's hunk rules, before the path layer): C/C++/CUDA code
+// that no rule placed and that shows no device code — not in its changed or context lines, its
+// enclosing definition or that body — in a file the binding files reach through #include by way of
+// host files (classify/include_reach.h) is the extension's host glue, not a kernel. A header only kernel
+// sources include, or a hunk with device evidence, keeps the path layer.
+bool HostReachedGlue(HunkSite& site, bool host_reachable) {
+  return host_reachable && site.lang == Language::kCxx && !Anywhere(site, classify::DeviceCodeRe());
+}
+
+Layer RulesLayer(const RulesData& data, std::string_view path, HunkSite& site, FileView& file, Layer path_layer,
+                 bool host_reachable) {
   for (size_t i = 0; i < data.hunk_rules.size(); ++i) {
     const HunkRule& rule = data.hunk_rules[i];
     if (AnyGlob(rule.paths, path) && RuleHolds(rule, i, site, file)) return rule.layer;
   }
+  if (path_layer == Layer::kKernel && HostReachedGlue(site, host_reachable)) return Layer::kCppCompat;
   return path_layer;
 }
 
@@ -180,6 +192,7 @@ struct FileContext {
   const SourceLines& lines;
   FileView& file;
   Layer path_layer;
+  bool host_reachable;
 };
 
 // A whole added or deleted file: the layer of most of its lines, each top-level definition
@@ -200,7 +213,7 @@ Layer WholeFileLayer(FileContext& ctx, const Hunk& whole) {
     const Hunk part = Slice(whole, starts[b], end, ctx.lang);
     const Enclosing enclosing = classify::FindEnclosing(source, part, ctx.lang);
     HunkSite site{part, enclosing, ctx.lang, std::nullopt};
-    const Layer layer = RulesLayer(ctx.data, ctx.path, site, ctx.file, ctx.path_layer);
+    const Layer layer = RulesLayer(ctx.data, ctx.path, site, ctx.file, ctx.path_layer, ctx.host_reachable);
     lines_per_layer[static_cast<size_t>(layer)] += static_cast<int>(end - starts[b]);
   }
   Layer best = ctx.path_layer;
@@ -242,7 +255,7 @@ void ClassifyFile(const Rules& rules, const FileSource& source, FileChange& file
   if (lang != Language::kOther && !file.hunks.empty())
     lines = SourceLines{base::SplitLines(source.old_text), base::SplitLines(source.new_text)};
   FileView view(data, source, file);
-  FileContext ctx{data, file.path, lang, lines, view, file.path_layer};
+  FileContext ctx{data, file.path, lang, lines, view, file.path_layer, source.host_reachable};
   for (auto& hunk : file.hunks) {
     const Enclosing enclosing = classify::FindEnclosing(lines, hunk, lang);
     hunk.context = enclosing.text;
@@ -251,7 +264,7 @@ void ClassifyFile(const Rules& rules, const FileSource& source, FileChange& file
       continue;
     }
     HunkSite site{hunk, enclosing, lang, std::nullopt};
-    hunk.layer = RulesLayer(data, file.path, site, view, file.path_layer);
+    hunk.layer = RulesLayer(data, file.path, site, view, file.path_layer, source.host_reachable);
   }
   file.layer = MajorityLayer(file);
   // Patterns may be scoped by the file layer, so they come after every hunk has its layer.

@@ -15,9 +15,12 @@ Layer ClassifyPath(const Rules& rules, std::string_view path);
 
 // Full old/new contents of a changed file, used to find the enclosing function or decorator of a
 // hunk. Either may be empty (added/deleted/binary files, or contents unavailable).
+// host_reachable: the file (new side) is reached through #include from the extension's binding files
+// other than only through device-code files (classify/include_reach.h); false when unknown.
 struct FileSource {
   std::string_view old_text;
   std::string_view new_text;
+  bool host_reachable = false;
 };
 
 // Sets file.path_layer, each hunk's layer, context and patterns, and file.layer (the layer of most

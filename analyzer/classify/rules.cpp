@@ -13,6 +13,7 @@
 #include <sstream>
 #include <utility>
 
+#include "analyzer/classify/default_rules_text.h"
 #include "analyzer/classify/rules_data.h"
 
 namespace forkscope::analyzer {
@@ -29,9 +30,12 @@ std::string ErrorPrefix(const std::string& origin, const std::string& key) {
   return key.empty() ? origin + ": " : origin + ": " + key + ": ";
 }
 
+// Regexes are compiled when first used (LazyRegex). `check_now` compiles each one here instead, so a
+// bad one is an error that names its key: every rules text except the shipped default, which the
+// tests compile (rules_test) and which is compiled into the binary to be recognised.
 class RulesParser {
  public:
-  explicit RulesParser(std::string origin) : origin_(std::move(origin)) {}
+  RulesParser(std::string origin, bool check_now) : origin_(std::move(origin)), check_now_(check_now) {}
 
   Status Parse(const json& doc, RulesData& data);
 
@@ -40,8 +44,10 @@ class RulesParser {
     return InvalidArgument(ErrorPrefix(origin_, key) + what);
   }
   Status CheckKeys(const json& obj, const std::string& key, const std::set<std::string>& allowed) const;
-  Status Regex(const json& v, const std::string& key, std::unique_ptr<RE2>& out) const;
-  Status OptionalRegex(const json& obj, const std::string& key, const char* name, std::unique_ptr<RE2>& out) const;
+  Status Compile(const std::string& pattern, const std::string& key, LazyRegex& out) const;
+  Status CompileNew(const std::string& pattern, const std::string& key, LazyRegex& out) const;
+  Status Regex(const json& v, const std::string& key, LazyRegex& out) const;
+  Status OptionalRegex(const json& obj, const std::string& key, const char* name, LazyRegex& out) const;
   Status LayerOf(const json& v, const std::string& key, Layer& out) const;
   Status Layers(const json& obj, const std::string& key, const char* name, std::vector<Layer>& out) const;
   Status Statuses(const json& obj, const std::string& key, std::vector<FileStatus>& out) const;
@@ -64,7 +70,10 @@ class RulesParser {
   Status Style(const json& doc, RulesData& data) const;
 
   std::string origin_;
+  bool check_now_;
   PathSets path_sets_;
+  // Every pattern seen so far: a pattern named again (a path set in many rules) shares its program.
+  mutable std::map<std::string, LazyRegex> by_pattern_;
 };
 
 Status RulesParser::CheckKeys(const json& obj, const std::string& key, const std::set<std::string>& allowed) const {
@@ -75,18 +84,34 @@ Status RulesParser::CheckKeys(const json& obj, const std::string& key, const std
   return Status::Ok();
 }
 
-Status RulesParser::Regex(const json& v, const std::string& key, std::unique_ptr<RE2>& out) const {
-  if (!v.is_string()) return Fail(key, "expected a regex string");
-  RE2::Options options;
-  options.set_log_errors(false);
-  auto re = std::make_unique<RE2>(v.get<std::string>(), options);
-  if (!re->ok()) return Fail(key, "bad regex '" + v.get<std::string>() + "': " + re->error());
-  out = std::move(re);
+Status RulesParser::Compile(const std::string& pattern, const std::string& key, LazyRegex& out) const {
+  if (auto seen = by_pattern_.find(pattern); seen != by_pattern_.end()) {
+    out = seen->second;
+    return Status::Ok();
+  }
+  FS_RETURN_IF_ERROR(CompileNew(pattern, key, out));
+  by_pattern_.emplace(pattern, out);
   return Status::Ok();
 }
 
+Status RulesParser::CompileNew(const std::string& pattern, const std::string& key, LazyRegex& out) const {
+  if (!check_now_) {
+    out = LazyRegex(pattern);
+    return Status::Ok();
+  }
+  auto re = std::make_unique<RE2>(pattern, LazyRegex::Options());
+  if (!re->ok()) return Fail(key, "bad regex '" + pattern + "': " + re->error());
+  out = LazyRegex(std::move(re));
+  return Status::Ok();
+}
+
+Status RulesParser::Regex(const json& v, const std::string& key, LazyRegex& out) const {
+  if (!v.is_string()) return Fail(key, "expected a regex string");
+  return Compile(v.get<std::string>(), key, out);
+}
+
 Status RulesParser::OptionalRegex(const json& obj, const std::string& key, const char* name,
-                                  std::unique_ptr<RE2>& out) const {
+                                  LazyRegex& out) const {
   auto it = obj.find(name);
   if (it == obj.end()) return Status::Ok();
   return Regex(*it, key + "." + name, out);
@@ -134,8 +159,8 @@ Status RulesParser::OneGlob(const std::string& text, const std::string& key, std
     for (const auto& g : set->second) FS_RETURN_IF_ERROR(OneGlob(g, key, out));
     return Status::Ok();
   }
-  Glob glob{text, nullptr};
-  FS_RETURN_IF_ERROR(Regex(GlobToRegex(text), key + " (glob '" + text + "')", glob.re));
+  Glob glob{text, LazyRegex()};
+  FS_RETURN_IF_ERROR(Compile(GlobToRegex(text), key + " (glob '" + text + "')", glob.re));
   out.push_back(std::move(glob));
   return Status::Ok();
 }
@@ -159,13 +184,13 @@ Status RulesParser::Globs(const json& v, const std::string& key, std::vector<Glo
   }
   // Every glob was checked on its own above; one alternation matches the list in a single pass
   // (rules ask about each changed file's path many times).
-  Glob all{"", nullptr};
+  Glob all{"", LazyRegex()};
   std::string alternation;
   for (const auto& g : each) {
     all.text += (all.text.empty() ? "" : ", ") + g.text;
-    alternation += (alternation.empty() ? "(?:" : "|(?:") + g.re->pattern() + ")";
+    alternation += (alternation.empty() ? "(?:" : "|(?:") + g.re.pattern() + ")";
   }
-  FS_RETURN_IF_ERROR(Regex(alternation, key, all.re));
+  FS_RETURN_IF_ERROR(Compile(alternation, key, all.re));
   out.push_back(std::move(all));
   return Status::Ok();
 }
@@ -385,7 +410,7 @@ Status RulesParser::CompatGaps(const json& doc, RulesData& data) const {
   const json bridges = it->value("bridges", json::array());
   if (!bridges.is_array()) return Fail("compat_gaps.bridges", "expected an array of regexes");
   for (size_t i = 0; i < bridges.size(); ++i) {
-    std::unique_ptr<RE2> re;
+    LazyRegex re;
     FS_RETURN_IF_ERROR(Regex(bridges[i], "compat_gaps.bridges[" + std::to_string(i) + "]", re));
     gaps.bridges.push_back(std::move(re));
   }
@@ -414,7 +439,7 @@ Status RulesParser::Style(const json& doc, RulesData& data) const {
   keys.insert({"harness", "mixed_percent", "mixed_hunks"});
   FS_RETURN_IF_ERROR(CheckKeys(*it, "style", keys));
   StyleRules& style = data.style;
-  std::unique_ptr<RE2>* const fields[] = {&style.compat_added, &style.paddle_added, &style.torch_cxx,
+  LazyRegex* const fields[] = {&style.compat_added, &style.paddle_added, &style.torch_cxx,
                                           &style.paddle_cxx,   &style.native_cxx,   &style.torch_import,
                                           &style.paddle_package};
   for (size_t i = 0; i < std::size(kRegexes); ++i)
@@ -447,7 +472,9 @@ Result<Rules> Rules::FromJson(const std::string& text, const std::string& origin
   auto data = std::make_shared<RulesData>();
   data->origin = origin;
   data->version = base::Fnv1a64Hex(text).substr(0, 12);
-  RulesParser parser(origin);
+  // The shipped default (compiled into the binary) was checked by the tests: its regexes wait for
+  // their first use. Any other text is checked now, so a bad regex fails the load.
+  RulesParser parser(origin, text != DefaultRulesText());
   try {
     FS_RETURN_IF_ERROR(parser.Parse(doc, *data));
   } catch (const std::exception& e) {  // nlohmann type errors on malformed values: still a bad file

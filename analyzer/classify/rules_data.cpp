@@ -1,5 +1,7 @@
-// Glob translation, hashing and the scope/condition matching of compiled rules.
+// Glob translation, lazily compiled regexes and the scope/condition matching of compiled rules.
 #include "analyzer/classify/rules_data.h"
+
+#include <spdlog/spdlog.h>
 
 #include <unordered_map>
 
@@ -47,6 +49,8 @@ size_t TranslateStars(std::string_view glob, size_t i, std::string& out) {
   return i + 1;
 }
 
+std::atomic<int64_t> compiled_on_first_use{0};
+
 template <typename T>
 bool ListAllows(const std::vector<T>& allowed, T value) {
   return allowed.empty() || std::find(allowed.begin(), allowed.end(), value) != allowed.end();
@@ -73,12 +77,91 @@ std::string GlobToRegex(std::string_view glob) {
   return out;
 }
 
+LazyRegex::LazyRegex(std::string pattern) : state_(std::make_shared<State>()) { state_->pattern = std::move(pattern); }
+
+LazyRegex::LazyRegex(std::unique_ptr<RE2> compiled) : state_(std::make_shared<State>()) {
+  state_->pattern = compiled->pattern();
+  state_->re = std::move(compiled);
+  state_->ready.store(true, std::memory_order_release);
+}
+
+RE2::Options LazyRegex::Options() {
+  RE2::Options options;
+  options.set_log_errors(false);
+  return options;
+}
+
+int64_t LazyRegex::CompiledOnFirstUse() { return compiled_on_first_use.load(); }
+
+const RE2& LazyRegex::Get() const {
+  State& s = *state_;
+  if (s.ready.load(std::memory_order_acquire)) return *s.re;
+  std::call_once(s.once, [&s] {
+    if (s.re) return;
+    s.re = std::make_unique<RE2>(s.pattern, Options());
+    compiled_on_first_use.fetch_add(1);
+    if (!s.re->ok()) spdlog::error("rules regex=\"{}\" error=\"{}\" (matches nothing)", s.pattern, s.re->error());
+    s.ready.store(true, std::memory_order_release);
+  });
+  return *s.re;
+}
+
 bool Glob::Matches(std::string_view path) const { return re && RE2::FullMatch(path, *re); }
 
 const PatternRule* RulesData::FindPattern(std::string_view id) const {
   for (const auto& p : patterns)
     if (p.id == id) return &p;
   return nullptr;
+}
+
+namespace {
+
+// Calls count(regex) for every regex of the rules.
+template <typename F>
+void ForEachRegex(const RulesData& d, F&& count) {
+  auto globs = [&](const std::vector<Glob>& list) {
+    for (const auto& g : list) count(g.re);
+  };
+  auto condition = [&](const LineCondition& c) {
+    for (const LazyRegex* re : {&c.added, &c.removed, &c.changed, &c.not_added}) count(*re);
+  };
+  auto scoped = [&](const HunkScope& scope, const LineCondition& all, const std::vector<LineCondition>& any_of) {
+    globs(scope.paths);
+    condition(all);
+    for (const auto& c : any_of) condition(c);
+  };
+  for (const auto& r : d.path_rules) count(r.glob.re);
+  for (const auto& r : d.hunk_rules) {
+    globs(r.paths);
+    for (const LazyRegex* re : {&r.match, &r.every, &r.context, &r.body, &r.file, &r.unless}) count(*re);
+  }
+  for (const auto& p : d.patterns) scoped(p.scope, p.all, p.any_of);
+  for (const auto& v : d.violations) {
+    scoped(v.scope, v.all, v.any_of);
+    count(v.schema);
+    count(v.reason);
+  }
+  count(d.compat_gaps.api);
+  for (const auto& b : d.compat_gaps.bridges) count(b);
+  const StyleRules& st = d.style;
+  for (const LazyRegex* re : {&st.compat_added, &st.paddle_added, &st.torch_cxx, &st.paddle_cxx, &st.native_cxx,
+                              &st.torch_import, &st.paddle_package})
+    count(*re);
+  globs(st.harness);
+}
+
+}  // namespace
+
+int RulesData::RegexCount() const {
+  int n = 0;
+  ForEachRegex(*this, [&n](const LazyRegex& re) { n += re ? 1 : 0; });
+  return n;
+}
+
+int RulesData::CompiledRegexCount() const {
+  int n = 0;
+  ForEachRegex(*this, [&n](const LazyRegex& re) { n += re.compiled() ? 1 : 0; });
+  return n;
 }
 
 bool AnyLine(const Hunk& hunk, LineSide side, const RE2& re) {

@@ -1,11 +1,15 @@
 // The compiled form of a rules file (see analyzer/rules/default_rules.json for the schema):
-// globs and regexes turned into RE2 programs once at load. Owned by a Rules value through a
-// shared_ptr<const RulesData>; immutable after load, so safe to read from any thread.
+// globs and regexes turned into RE2 programs, each on its first use (LazyRegex). Owned by a Rules
+// value through a shared_ptr<const RulesData>; immutable after load apart from those one-time
+// compilations, which are thread-safe, so safe to read from any thread.
 #pragma once
 
 #include <re2/re2.h>
 
+#include <atomic>
+#include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -22,9 +26,42 @@ namespace forkscope::analyzer {
 // any directory (like .gitignore); a trailing '/' means everything below that directory.
 std::string GlobToRegex(std::string_view glob);
 
+// An RE2 program compiled on first use, once per process (std::call_once), or handed over already
+// compiled. Copies share the program (rules that name the same pattern, such as one path set, compile
+// it once). Reads like the std::unique_ptr<RE2> it replaces: false when there is no pattern, `*re`
+// for the program. A pattern that fails to compile on first use (only rules not checked at load can
+// have one, see Rules::FromJson) is logged once and matches nothing.
+class LazyRegex {
+ public:
+  LazyRegex() = default;
+  explicit LazyRegex(std::string pattern);          // compiled on first use
+  explicit LazyRegex(std::unique_ptr<RE2> compiled);  // compiled already
+
+  explicit operator bool() const { return state_ != nullptr; }
+  const RE2& operator*() const { return Get(); }
+  const RE2* operator->() const { return &Get(); }
+  const std::string& pattern() const { return state_->pattern; }
+  bool compiled() const { return state_ && state_->ready.load(std::memory_order_acquire); }
+
+  // The options every rule regex is compiled with.
+  static RE2::Options Options();
+  // RE2 programs compiled on first use in this process so far (tests and debug logs).
+  static int64_t CompiledOnFirstUse();
+
+ private:
+  struct State {
+    std::string pattern;
+    std::once_flag once;
+    std::unique_ptr<RE2> re;
+    std::atomic<bool> ready{false};
+  };
+  const RE2& Get() const;
+  std::shared_ptr<State> state_;
+};
+
 struct Glob {
   std::string text;
-  std::unique_ptr<RE2> re;
+  LazyRegex re;
   bool Matches(std::string_view path) const;
 };
 
@@ -38,10 +75,10 @@ struct HunkScope {
 
 // Conditions on a hunk's lines; a null regex is no condition. All set conditions must hold.
 struct LineCondition {
-  std::unique_ptr<RE2> added;      // some '+' line matches
-  std::unique_ptr<RE2> removed;    // some '-' line matches
-  std::unique_ptr<RE2> changed;    // some '+' or '-' line matches
-  std::unique_ptr<RE2> not_added;  // no '+' line matches
+  LazyRegex added;      // some '+' line matches
+  LazyRegex removed;    // some '-' line matches
+  LazyRegex changed;    // some '+' or '-' line matches
+  LazyRegex not_added;  // no '+' line matches
 };
 
 // First match wins: the layer of a path.
@@ -55,12 +92,12 @@ struct PathRule {
 struct HunkRule {
   std::string id;
   std::vector<Glob> paths;
-  std::unique_ptr<RE2> match;    // some changed line ('+' or '-') matches
-  std::unique_ptr<RE2> every;    // every non-blank changed line matches
-  std::unique_ptr<RE2> context;  // the enclosing context (function, class or decorator header)
-  std::unique_ptr<RE2> body;     // some line of the enclosing definition, header to closing brace
-  std::unique_ptr<RE2> file;     // the file's text on either side (its hunks' lines without text)
-  std::unique_ptr<RE2> unless;   // none of the hunk's lines (context too), its context or body matches
+  LazyRegex match;    // some changed line ('+' or '-') matches
+  LazyRegex every;    // every non-blank changed line matches
+  LazyRegex context;  // the enclosing context (function, class or decorator header)
+  LazyRegex body;     // some line of the enclosing definition, header to closing brace
+  LazyRegex file;     // the file's text on either side (its hunks' lines without text)
+  LazyRegex unless;   // none of the hunk's lines (context too), its context or body matches
   Layer layer = Layer::kOther;
 };
 
@@ -94,26 +131,26 @@ struct ViolationRule {
   HunkScope scope;
   LineCondition all;
   std::vector<LineCondition> any_of;
-  std::unique_ptr<RE2> schema;  // kSchemaEdit: an op schema string on a removed line
-  std::unique_ptr<RE2> reason;  // kKernelEdit: an added comment that states the reason
+  LazyRegex schema;  // kSchemaEdit: an op schema string on a removed line
+  LazyRegex reason;  // kKernelEdit: an added comment that states the reason
 };
 
 struct CompatGapRules {
   std::vector<std::string> patterns;          // pattern ids that make a hunk a compat gap
-  std::unique_ptr<RE2> api;                   // on removed lines: group 1 a name, group 2 a method
-  std::vector<std::unique_ptr<RE2>> bridges;  // on added lines, tried in order
+  LazyRegex api;                   // on removed lines: group 1 a name, group 2 a method
+  std::vector<LazyRegex> bridges;  // on added lines, tried in order
 };
 
 // What the migration style is decided from (analyzer/classify/style.cpp); patterns with a
 // "style" add to the evidence too.
 struct StyleRules {
-  std::unique_ptr<RE2> compat_added;  // an added line that turns the torch proxy on (compat)
-  std::unique_ptr<RE2> paddle_added;  // an added line that mentions Paddle at all
-  std::unique_ptr<RE2> torch_cxx;     // torch-style C++ API (compat when kept next to Paddle C++)
-  std::unique_ptr<RE2> paddle_cxx;    // Paddle C++ reached from torch-style code
-  std::unique_ptr<RE2> native_cxx;    // Paddle's own custom-op API (its hunks are native, bridges too)
-  std::unique_ptr<RE2> torch_import;  // a Python torch import: a file that drops it was rewritten
-  std::unique_ptr<RE2> paddle_package;  // a moved directory's new name that says Paddle (paddle_x/)
+  LazyRegex compat_added;  // an added line that turns the torch proxy on (compat)
+  LazyRegex paddle_added;  // an added line that mentions Paddle at all
+  LazyRegex torch_cxx;     // torch-style C++ API (compat when kept next to Paddle C++)
+  LazyRegex paddle_cxx;    // Paddle C++ reached from torch-style code
+  LazyRegex native_cxx;    // Paddle's own custom-op API (its hunks are native, bridges too)
+  LazyRegex torch_import;  // a Python torch import: a file that drops it was rewritten
+  LazyRegex paddle_package;  // a moved directory's new name that says Paddle (paddle_x/)
   std::vector<Glob> harness;          // tests, examples, benchmarks: evidence used only when alone
   int mixed_percent = 25;             // the smaller style's share of the weight that makes "mixed"
   int mixed_hunks = 2;                // ... and the fewest hunks it must come from
@@ -131,6 +168,10 @@ struct RulesData {
   MiningOptions mining;  // the "mining" section; defaults when absent
 
   const PatternRule* FindPattern(std::string_view id) const;
+  // The regexes these rules name (a glob list counts once; a shared program once per rule naming it),
+  // and how many of them are compiled so far.
+  int RegexCount() const;
+  int CompiledRegexCount() const;
 };
 
 

@@ -28,10 +28,10 @@ struct HunkVerdict {
   bool native_api = false;  // Paddle's custom-op API is written in this hunk
 };
 
-bool Matches(const std::unique_ptr<RE2>& re, const std::string& text) { return re && RE2::PartialMatch(text, *re); }
+bool Matches(const LazyRegex& re, const std::string& text) { return re && RE2::PartialMatch(text, *re); }
 
 // Marks the lines a regex finds on the given side ('+' or '-'); returns whether it found one.
-bool MarkLines(const Hunk& hunk, char origin, const std::unique_ptr<RE2>& re, std::vector<bool>& marks) {
+bool MarkLines(const Hunk& hunk, char origin, const LazyRegex& re, std::vector<bool>& marks) {
   bool found = false;
   for (size_t i = 0; i < hunk.lines.size(); ++i) {
     if (hunk.lines[i].origin != origin || !Matches(re, hunk.lines[i].text)) continue;

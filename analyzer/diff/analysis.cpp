@@ -6,9 +6,11 @@
 #include <chrono>
 #include <climits>
 #include <filesystem>
+#include <optional>
 #include <unordered_set>
 
 #include "analyzer/classify/classifier.h"
+#include "analyzer/classify/include_reach.h"
 #include "analyzer/classify/moves.h"
 #include "analyzer/git/network.h"
 
@@ -139,6 +141,37 @@ Status SyncSides(const AnalyzeRequest& req, ResolvedPair& pair) {
   return Status::Ok();
 }
 
+// The include graph of the fork's tree (new side), read only when the diff changes C/C++/CUDA files:
+// at most classify::kMaxIncludeGraphFiles files of up to classify::kMaxIncludeGraphBytes each, and
+// classify::kMaxIncludeGraphTotalBytes in all; a notice says how many were left out.
+Result<std::optional<classify::IncludeReach>> ForkIncludeReach(const git::PairRepo& repo, const std::string& commit,
+                                                               const std::vector<git::DiffFile>& diff,
+                                                               Analysis& a) {
+  const bool any = std::any_of(diff.begin(), diff.end(), [](const auto& f) {
+    return f.change.status != FileStatus::kDeleted && classify::IsIncludeGraphPath(f.change.path);
+  });
+  if (!any) return std::optional<classify::IncludeReach>();
+  FS_ASSIGN_OR_RETURN(auto blobs, repo.TreeBlobs(commit));
+  std::vector<std::pair<std::string, std::string>> files;
+  size_t skipped = 0, bytes = 0;
+  for (auto& [path, oid] : blobs) {
+    if (!classify::IsIncludeGraphPath(path)) continue;
+    if (files.size() == classify::kMaxIncludeGraphFiles || bytes >= classify::kMaxIncludeGraphTotalBytes) {
+      ++skipped;
+      continue;
+    }
+    files.emplace_back(std::move(path), repo.BlobText(oid, classify::kMaxIncludeGraphBytes));
+    bytes += files.back().second.size();
+  }
+  if (skipped > 0)
+    a.notices.push_back("include graph capped at " + std::to_string(files.size()) + " C/C++/CUDA files (" +
+                        std::to_string(bytes >> 20) + " MiB); " + std::to_string(skipped) + " more were not read");
+  classify::IncludeReach reach = classify::ComputeIncludeReach(files);
+  spdlog::debug("include_graph commit={} files={} edges={} roots={} host={} skipped={}", commit, reach.files,
+                reach.edges, reach.roots.size(), reach.host.size(), skipped);
+  return std::optional<classify::IncludeReach>(std::move(reach));
+}
+
 }  // namespace
 
 Result<ResolvedPair> ResolvePair(const AnalyzeRequest& req) {
@@ -200,9 +233,12 @@ Result<Analysis> AnalyzeResolved(const ResolvedPair& pair, const Rules& rules, c
     auto load = [&repo](const std::string& oid) { return repo->BlobText(oid, 1 << 20); };
     a.moves = DetectMovesAndCopies(base_blobs, load, diff);
   }
+  FS_ASSIGN_OR_RETURN(auto reach, ForkIncludeReach(*repo, a.fork.sha, diff, a));
   a.files.reserve(diff.size());
   for (auto& f : diff) {
-    ClassifyFile(rules, FileSource{f.old_text, f.new_text}, f.change);
+    const bool host_reachable =
+        reach && f.change.status != FileStatus::kDeleted && reach->host.count(f.change.path) > 0;
+    ClassifyFile(rules, FileSource{f.old_text, f.new_text, host_reachable}, f.change);
     a.files.push_back(std::move(f.change));
   }
   LintAnalysis(rules, a);

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "analyzer/git/credentials.h"
 #include "analyzer/git/fetch_internal.h"
 #include "base/url.h"
 
@@ -19,31 +20,13 @@ namespace {
 
 struct CallbackPayload {
   const MirrorOptions* options;
-  std::string url;       // redacted: what progress reports name
-  std::string userinfo;  // the URL's credentials, given to git only when the server asks
-  std::string origin;    // "scheme://host[:port]" they belong to
-  int auth_attempts = 0;
+  std::string url;  // redacted: what progress reports name
+  UrlAuth auth;     // the URL's credentials, given to git only when the server asks (credentials.h)
 };
 
-// "https://host:port" of a URL without credentials.
-std::string OriginOf(const std::string& url) {
-  const size_t scheme = url.find("://");
-  return scheme == std::string::npos ? url : url.substr(0, url.find('/', scheme + 3));
-}
-
-// HTTP credentials from the URL's userinfo: configs keep the URL without them. They go only to the
-// host they were given for, never to one a redirect points at.
+// HTTP credentials from the URL's userinfo: configs keep the URL without them.
 int OnCredentials(git_credential** out, const char* url, const char*, unsigned int allowed, void* payload) {
-  auto* p = static_cast<CallbackPayload*>(payload);
-  if (p->userinfo.empty() || (allowed & GIT_CREDENTIAL_USERPASS_PLAINTEXT) == 0) return GIT_PASSTHROUGH;
-  if (url == nullptr || OriginOf(base::SplitCredentials(url).url) != p->origin) return GIT_PASSTHROUGH;
-  // Refused once: the credentials are wrong, and asking again would only replay them.
-  if (++p->auth_attempts > 1) {
-    git_error_set_str(GIT_ERROR_NET, "the server refused the credentials in the repository URL");
-    return GIT_EAUTH;
-  }
-  const auto [user, password] = base::UserAndPassword(p->userinfo);
-  return git_credential_userpass_plaintext_new(out, user.c_str(), password.c_str());
+  return AcquireUrlCredentials(static_cast<CallbackPayload*>(payload)->auth, out, url, allowed);
 }
 
 int OnTransfer(const git_indexer_progress* stats, void* payload) {
@@ -114,8 +97,9 @@ bool LinkOne(const fs::path& src, const fs::path& dst, int& linked) {
 
 Status FetchRemote(git_repository* repo, const RemoteFetch& f, const MirrorOptions& options, FetchStats* stats) {
   FS_ASSIGN_OR_RETURN(RemotePtr remote, RemoteFor(repo, f));
-  CallbackPayload payload{&options, base::RedactUrl(base::WithUserinfo(f.url, f.userinfo)), f.userinfo,
-                          OriginOf(f.url)};
+  CallbackPayload payload{&options, base::RedactUrl(base::WithUserinfo(f.url, f.userinfo)), {}};
+  payload.auth.userinfo = f.userinfo;
+  payload.auth.origin = OriginOf(f.url);
   git_fetch_options opts = GIT_FETCH_OPTIONS_INIT;
   opts.callbacks.transfer_progress = OnTransfer;
   opts.callbacks.credentials = OnCredentials;

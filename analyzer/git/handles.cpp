@@ -2,12 +2,15 @@
 
 #include <mutex>
 
+#include "analyzer/git/tls.h"
+
 namespace forkscope::analyzer::git {
 
 void GlobalInit() {
   static std::once_flag once;
   std::call_once(once, [] {
-    git_libgit2_init();
+    // The CA bundle is parsed on the first TLS connection, not here: most commands never make one.
+    InitLibgit2WithoutTrustStore();
     // Like the git CLI, trust the object database's contents instead of re-hashing every object
     // read (a measurable share of a large diff); mirrors are fetched with full verification.
     git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);

@@ -86,6 +86,8 @@ CarryServiceOptions CarryOptionsFromConfig(const Config& c, storage::StoreOpener
   o.strategy = analyzer::CarryStrategyFromName(c.carry.strategy).value_or(analyzer::CarryStrategy::kRebase);
   o.committer_name = c.carry.committer_name;
   o.committer_email = c.carry.committer_email;
+  for (const auto& fork : c.forks)
+    if (!fork.push_url.empty()) o.publish[fork.name] = PublishTarget{fork.fork_url, fork.push_url, fork.push_userinfo};
   return o;
 }
 

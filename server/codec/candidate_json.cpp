@@ -15,8 +15,7 @@ json TextOrNull(const std::string& s) { return s.empty() ? json(nullptr) : json(
 
 json CandidateToJson(const storage::CandidateRecord& c) {
   json publish = json::array();
-  if (!c.candidate_sha.empty() && !c.candidate_ref.empty())
-    for (const std::string& command : PublishCommands(c)) publish.push_back(command);
+  for (const std::string& command : PublishCommands(c)) publish.push_back(command);
   return json{{"id", c.id},
               {"fork", c.fork},
               {"branch", c.branch},
@@ -36,6 +35,10 @@ json CandidateToJson(const storage::CandidateRecord& c) {
               {"task_id", c.task_id},
               {"triggered_by", c.triggered_by},
               {"publish", publish},
+              {"published_url", TextOrNull(c.published_url)},
+              {"published_branch", TextOrNull(c.published_branch)},
+              {"published_at", c.published_at > 0 ? json(c.published_at) : json(nullptr)},
+              {"publish_error", TextOrNull(c.publish_error)},
               {"created_at", c.created_at},
               {"updated_at", c.updated_at}};
 }

@@ -18,6 +18,7 @@
 #include <exception>
 #include <memory>
 
+#include "base/url.h"
 #include "server/config/config_internal.h"
 
 namespace forkscope::server {
@@ -188,10 +189,31 @@ Result<WebhookConfig> ReadWebhook(const toml::table& table, const std::string& p
   return hook;
 }
 
+// push_url and the credential for it: never in the file (the URL's userinfo is refused), read from the
+// variable push_secret_env names.
+Status ReadPushTarget(TableReader& r, const std::string& path, ForkConfig& fork) {
+  FS_RETURN_IF_ERROR(r.String("push_url", fork.push_url));
+  FS_RETURN_IF_ERROR(r.String("push_secret_env", fork.push_secret_env));
+  if (!base::SplitCredentials(fork.push_url).userinfo.empty())
+    return InvalidArgument(path + ".push_url: credentials never sit in this file; put them in an environment "
+                                  "variable and name it in push_secret_env");
+  if (fork.push_secret_env.empty()) return Status::Ok();
+  if (fork.push_url.empty()) return InvalidArgument(path + ".push_secret_env: set push_url too");
+  const std::string probe = base::SplitCredentials(base::WithUserinfo(fork.push_url, "x")).userinfo;
+  if (probe.empty())
+    return InvalidArgument(path + ".push_secret_env: only an http(s) push_url takes a credential");
+  const char* secret = std::getenv(fork.push_secret_env.c_str());
+  if (secret == nullptr || *secret == '\0')
+    return InvalidArgument(path + ".push_secret_env: environment variable '" + fork.push_secret_env +
+                           "' is not set or empty");
+  fork.push_userinfo = secret;
+  return Status::Ok();
+}
+
 Result<ForkConfig> ReadFork(const toml::table& table, const std::string& path) {
   TableReader r(table, path);
   FS_RETURN_IF_ERROR(r.CheckKnown({"name", "fork_url", "branch", "upstream_url", "upstream_branch",
-                                   "sync_interval_s", "labels", "alerts", "recipe"}));
+                                   "sync_interval_s", "labels", "alerts", "recipe", "push_url", "push_secret_env"}));
   ForkConfig fork;
   FS_RETURN_IF_ERROR(r.String("name", fork.name));
   FS_RETURN_IF_ERROR(r.String("fork_url", fork.fork_url));
@@ -208,6 +230,7 @@ Result<ForkConfig> ReadFork(const toml::table& table, const std::string& path) {
     FS_RETURN_IF_ERROR(ReadAlertRuleOverrides(*alerts, path + ".alerts", fork.alerts));
   }
   FS_RETURN_IF_ERROR(r.String("recipe", fork.recipe));
+  FS_RETURN_IF_ERROR(ReadPushTarget(r, path, fork));
   return fork;
 }
 

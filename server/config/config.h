@@ -107,6 +107,13 @@ struct ForkConfig {
   std::vector<std::string> labels;
   AlertRuleOverrides alerts;              // [forks.alerts]
   std::string recipe;                     // build-job recipe file (TOML) for this fork; "" = none
+  // Publishing (docs/carry.md): a ready sync candidate is pushed to refs/heads/forkscope/sync-<onto-short12>
+  // of push_url, never to any other branch. "" = off. Held to the repository URL policy as fork_url; its
+  // credentials never sit in the file (a userinfo in it is refused): push_secret_env names the
+  // environment variable holding them ("user:token" or "token"), read at load into push_userinfo.
+  std::string push_url;
+  std::string push_secret_env;
+  std::string push_userinfo;              // in memory only; never logged or shown
 };
 
 struct SecurityConfig {

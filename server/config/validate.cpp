@@ -182,6 +182,10 @@ Status CheckForkPolicy(const Config& config) {
       if (Status st = CheckRepositoryAllowed(config.security, *url); !st.ok())
         return Status(st.code(), key + field + " (" + fork.name + "): " + st.message());
     }
+    // Where a ready candidate is pushed: held to the same policy (off when empty).
+    if (fork.push_url.empty()) continue;
+    if (Status st = CheckRepositoryAllowed(config.security, fork.push_url); !st.ok())
+      return Status(st.code(), key + ".push_url (" + fork.name + "): " + st.message());
   }
   return Status::Ok();
 }

@@ -127,9 +127,16 @@ AlertCondition CandidateReady(const AlertRulesConfig& rules, const std::string& 
   if (!ready) return a;
   a.message = fork + ": sync candidate #" + std::to_string(c->id) + " " + Short(c->candidate_sha) + " (" +
               c->branch + " " + Short(c->fork_sha) + " carried onto upstream " + Short(c->onto) + ": " +
-              std::to_string(c->applied) + " applied, " + std::to_string(c->dropped) +
-              " dropped) passed its build job. Publish it to a side branch (the last command instead replaces " +
-              c->branch + "):";
+              std::to_string(c->applied) + " applied, " + std::to_string(c->dropped) + " dropped) passed its build job";
+  if (!c->published_branch.empty()) {
+    a.message += " and was published to branch " + c->published_branch + " of " + c->published_url +
+                 ". To make it " + c->branch + " (only if " + c->branch + " is still at the carried head):";
+  } else if (!c->publish_error.empty()) {
+    a.message += "; publishing it to " + c->published_url + " failed (" + c->publish_error +
+                 "). Publish it by hand to a side branch (the last command instead replaces " + c->branch + "):";
+  } else {
+    a.message += ". Publish it to a side branch (the last command instead replaces " + c->branch + "):";
+  }
   for (const std::string& command : PublishCommands(*c)) a.message += "\n  " + command;
   return a;
 }

@@ -6,9 +6,12 @@
 #include <random>
 
 #include "analyzer/carry/carry.h"
+#include "base/memory.h"
 #include "analyzer/git/checkout.h"
 #include "analyzer/git/mirror.h"
 #include "analyzer/git/network.h"
+#include "analyzer/git/push.h"
+#include "base/url.h"
 #include "server/services/analysis_service.h"
 
 namespace forkscope::server {
@@ -85,12 +88,20 @@ storage::CandidateUpdate UpdateFromJob(const storage::JobRecord& job) {
 }  // namespace
 
 std::vector<std::string> PublishCommands(const storage::CandidateRecord& c) {
+  if (c.candidate_sha.empty() || c.candidate_ref.empty()) return {};
   const std::string url = ShellArg(analyzer::git::RedactUrl(c.fork_url));
-  const std::string onto = c.onto.substr(0, 12);
-  return {"git fetch " + ShellArg(c.repo) + " " + ShellArg(c.candidate_ref),
-          "git push " + url + " FETCH_HEAD:refs/heads/forkscope/sync-" + onto,
-          "git push --force-with-lease=refs/heads/" + c.branch + ":" + c.fork_sha + " " + url +
-              " FETCH_HEAD:refs/heads/" + c.branch};
+  const std::string replace = "git push --force-with-lease=refs/heads/" + c.branch + ":" + c.fork_sha + " " + url +
+                              " FETCH_HEAD:refs/heads/" + c.branch;
+  if (!c.published_branch.empty())
+    return {"git fetch " + ShellArg(analyzer::git::RedactUrl(c.published_url)) + " " +
+                ShellArg("refs/heads/" + c.published_branch),
+            replace};
+  std::vector<std::string> commands = {"git fetch " + ShellArg(c.repo) + " " + ShellArg(c.candidate_ref)};
+  // Only a candidate whose build job passed is offered for pushing; others can be fetched and looked at.
+  if (c.state != CandidateState::kReady) return commands;
+  commands.push_back("git push " + url + " FETCH_HEAD:" + analyzer::git::SyncBranchRef(c.onto));
+  commands.push_back(replace);
+  return commands;
 }
 
 struct CarryService::Job {
@@ -204,16 +215,25 @@ void CarryService::WorkerLoop() {
   if (!store.ok()) spdlog::error("carry worker cannot open database: {}", store.status().message());
   while (true) {
     std::shared_ptr<Job> job;
+    std::optional<int64_t> publish;
     {
       std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      cv_.wait(lock, [this] { return stopping_ || !queue_.empty() || !publish_.empty(); });
       if (stopping_) return;
-      job = queue_.front();
-      queue_.pop_front();
+      if (!publish_.empty()) {  // a push is short, and its alert waits on it
+        publish = publish_.front();
+        publish_.pop_front();
+      } else {
+        job = queue_.front();
+        queue_.pop_front();
+      }
       running_ = true;
     }
-    if (store.ok()) {
+    if (publish) {
+      if (store.ok()) Publish(**store, *publish);
+    } else if (store.ok()) {
       RunJob(**store, *job);
+      base::ReleaseFreedMemory();
     } else {
       job->task.state = "failed";
       job->task.error = "the carry worker has no database connection: " + store.status().message();
@@ -340,16 +360,78 @@ bool CarryService::OnJobFinished(storage::Store& store, const storage::JobRecord
   }
   spdlog::info("candidate id={} fork={} state={} stage={} reason={}", decided->id, decided->fork,
                storage::CandidateStateName(decided->state), decided->failing_stage, decided->reason);
+  // A ready candidate to publish is pushed first (on the worker: never on the job service's thread),
+  // so that its alert can say where it went. Stopping: the next start pushes it and tells.
+  if (decided->state == CandidateState::kReady && TargetOf(*decided) != nullptr) {
+    QueuePublish(decided->id);
+    return true;
+  }
   Decided(store, decided->fork, &*decided);
   return true;
+}
+
+const PublishTarget* CarryService::TargetOf(const CandidateRecord& c) const {
+  auto it = options_.publish.find(c.fork);
+  return it == options_.publish.end() || it->second.push_url.empty() ? nullptr : &it->second;
+}
+
+bool CarryService::QueuePublish(int64_t candidate_id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (stopping_) return false;
+  publish_.push_back(candidate_id);
+  cv_.notify_one();
+  return true;
+}
+
+void CarryService::Publish(storage::Store& store, int64_t candidate_id) {
+  storage::CandidateStore candidates(store.db());
+  auto found = candidates.Get(candidate_id);
+  if (!found.ok() || !*found) return;  // deleted with its fork meanwhile
+  CandidateRecord c = std::move(**found);
+  const PublishTarget* target = TargetOf(c);
+  if (c.state != CandidateState::kReady || !c.published_url.empty() || target == nullptr) return;
+  storage::PublishOutcome outcome;
+  outcome.url = analyzer::git::RedactUrl(target->push_url);
+  const std::string ref = analyzer::git::SyncBranchRef(c.onto);
+  outcome.branch = ref.substr(std::string("refs/heads/").size());
+  Status pushed;
+  // push_url belongs to the fork as configured: one re-registered (API) with another URL is not pushed.
+  if (base::SplitCredentials(c.fork_url).url != base::SplitCredentials(target->fork_url).url) {
+    pushed = FailedPrecondition("not pushed: the fork's registered URL is no longer the one configured with push_url");
+  } else {
+    analyzer::git::PushRequest request;
+    request.repo = c.repo;
+    request.source_ref = c.candidate_ref;
+    request.expected_sha = c.candidate_sha;
+    request.url = base::WithUserinfo(target->push_url, target->userinfo);
+    request.dest_ref = ref;
+    request.migration_branch = c.branch;
+    pushed = analyzer::git::PushCommit(request);
+  }
+  if (pushed.ok()) {
+    spdlog::info("candidate published id={} fork={} url={} branch={} sha={}", c.id, c.fork, outcome.url,
+                 outcome.branch, c.candidate_sha);
+  } else {
+    outcome.error = base::ScrubSecret(pushed.message(), target->userinfo);
+    spdlog::warn("candidate publish failed id={} fork={} url={} branch={} error={}", c.id, c.fork, outcome.url,
+                 outcome.branch, outcome.error);
+  }
+  auto recorded = candidates.RecordPublish(c.id, outcome, clock_.NowS());
+  if (!recorded.ok()) {
+    spdlog::warn("candidate id={} publish outcome not stored: {}", c.id, recorded.status().message());
+  } else {
+    c = std::move(*recorded);
+  }
+  Decided(store, c.fork, &c);
 }
 
 void CarryService::Decided(storage::Store& store, const std::string& fork, const CandidateRecord* decided) {
   if (listener_) listener_(store, fork, decided);
 }
 
-// Start-up: candidates left clean get their job, validating ones whose job ended are decided, and
-// (with after_sync) the carries a previous process did not finish are queued again.
+// Start-up: candidates left clean get their job, validating ones whose job ended are decided, a ready
+// one left unpushed is pushed, and (with after_sync) the carries a previous process did not finish are
+// queued again.
 Status CarryService::Reconcile(storage::Store& store) {
   storage::CandidateStore candidates(store.db());
   // Validating ones first: those were validating before this start (their jobs are in the table).
@@ -366,6 +448,15 @@ Status CarryService::Reconcile(storage::Store& store) {
   }
   FS_ASSIGN_OR_RETURN(auto clean, candidates.InState(CandidateState::kClean));
   for (auto& c : clean) FS_RETURN_IF_ERROR(Validate(store, std::move(c)).status());
+  // A fork's newest candidate, ready and never pushed (the previous process stopped first, or push_url
+  // is new): pushed now, then told. Older ones are left alone: a new push_url does not publish history.
+  FS_ASSIGN_OR_RETURN(auto unpublished, candidates.Unpublished());
+  FS_ASSIGN_OR_RETURN(auto newest, candidates.LatestOfEachFork());
+  for (const auto& c : unpublished) {
+    const bool is_newest = std::any_of(newest.begin(), newest.end(),
+                                       [&c](const CandidateRecord& n) { return n.id == c.id; });
+    if (is_newest && TargetOf(c) != nullptr) QueuePublish(c.id);
+  }
   if (!options_.after_sync) return Status::Ok();
   FS_ASSIGN_OR_RETURN(auto forks, store.ListForks());
   for (const auto& f : forks) {
@@ -380,7 +471,7 @@ Status CarryService::Reconcile(storage::Store& store) {
 
 bool CarryService::WaitIdle(std::chrono::milliseconds timeout) {
   std::unique_lock<std::mutex> lock(mu_);
-  return idle_cv_.wait_for(lock, timeout, [this] { return queue_.empty() && !running_; });
+  return idle_cv_.wait_for(lock, timeout, [this] { return queue_.empty() && publish_.empty() && !running_; });
 }
 
 void CarryService::Shutdown() {
@@ -399,6 +490,7 @@ void CarryService::Shutdown() {
     if (task_store_) (void)task_store_->SaveTask(job->task);
   }
   queue_.clear();
+  publish_.clear();  // they stay ready without an outcome: the next start pushes them
   unfinished_.clear();
   idle_cv_.notify_all();
 }

@@ -12,6 +12,7 @@
 #include <condition_variable>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -30,6 +31,14 @@
 
 namespace forkscope::server {
 
+// Where a fork's ready candidates are pushed (forks[].push_url, docs/carry.md): the candidate ref to
+// refs/heads/forkscope/sync-<onto-short12> of push_url, forced, never to any other branch.
+struct PublishTarget {
+  std::string fork_url;   // the configured fork URL: a fork re-registered with another URL is not pushed
+  std::string push_url;   // without credentials
+  std::string userinfo;   // the credentials for push_url (push_secret_env); "" = none. Never logged
+};
+
 struct CarryServiceOptions {
   std::string data_dir;                    // mirrors live under <data_dir>/mirrors
   storage::StoreOpener* stores = nullptr;  // required: every connection the service opens comes from here
@@ -37,6 +46,7 @@ struct CarryServiceOptions {
   analyzer::CarryStrategy strategy = analyzer::CarryStrategy::kRebase;  // when a request names none
   std::string committer_name = "forkscope";
   std::string committer_email = "forkscope@localhost";
+  std::map<std::string, PublishTarget> publish;  // by fork name; forks without an entry are not pushed
 };
 
 // What a carry request may choose; empty fields take the defaults (onto: the upstream head of the
@@ -55,9 +65,12 @@ using CandidateValidator =
 using CandidateListener =
     std::function<void(storage::Store& store, const std::string& fork, const storage::CandidateRecord* decided)>;
 
-// The commands that publish a candidate: fetch its ref from the fork mirror, push it to a side branch
-// of the fork (forkscope/sync-<onto-short12>), or replace the migration branch (guarded by
-// --force-with-lease on the carried fork head). Credentials are stripped from the fork's URL.
+// The commands that publish a candidate. Any candidate with a commit: fetch its ref from the fork mirror
+// (to look at it; for a failed one, to debug it). Only a ready one adds the pushes: to a side branch of
+// the fork (forkscope/sync-<onto-short12>) and, instead, over the migration branch (guarded by
+// --force-with-lease on the carried fork head). A candidate forkscope pushed itself: fetch the
+// published branch, then the push over the migration branch. None for a conflict. Credentials are
+// shown as "***".
 std::vector<std::string> PublishCommands(const storage::CandidateRecord& candidate);
 
 class CarryService {
@@ -71,8 +84,8 @@ class CarryService {
   void SetValidator(CandidateValidator validator) { validator_ = std::move(validator); }
   void SetListener(CandidateListener listener) { listener_ = std::move(listener); }
   // Opens the task connection, takes up candidates a previous process left clean or validating (whose
-  // job ended meanwhile), queues the carries that process did not finish (with after_sync), starts
-  // the worker.
+  // job ended meanwhile) or ready and not pushed (a fork's newest, with a publish target), queues the
+  // carries that process did not finish (with after_sync), starts the worker.
   Status Start();
   // Queues a carry of fork (coalesced with a queued one of the same fork and parameters); returns the
   // task id. analysis_id pins the analysis to carry from (default: the fork's latest when it runs).
@@ -85,11 +98,12 @@ class CarryService {
   SyncHook MakeSyncHook();
   // A build job ended: when it validates a candidate, moves the candidate to ready (passed), failed
   // (failed, timed_out, lost: with the stage) or unvalidated (skipped, cancelled) and tells the
-  // listener. Returns whether the job was a candidate's.
+  // listener; a ready candidate of a fork with a publish target is pushed first, on the worker, and
+  // the listener hears of it with the push's outcome. Returns whether the job was a candidate's.
   bool OnJobFinished(storage::Store& store, const storage::JobRecord& job);
   // The unfinished carry task, if id names one (others are read from the tasks table).
   std::optional<storage::TaskRecord> ActiveTask(const std::string& id) const;
-  // Blocks until no carry is queued or running, or timeout.
+  // Blocks until no carry or push is queued or running, or timeout.
   bool WaitIdle(std::chrono::milliseconds timeout);
   // Stops taking carries; the running one finishes; queued ones are failed. Joins the worker.
   void Shutdown();
@@ -101,6 +115,12 @@ class CarryService {
   Result<std::optional<int64_t>> Carry(storage::Store& store, Job& job);
   Result<storage::CandidateRecord> Validate(storage::Store& store, storage::CandidateRecord candidate);
   void Decided(storage::Store& store, const std::string& fork, const storage::CandidateRecord* decided);
+  // The fork's publish target, if it has one.
+  const PublishTarget* TargetOf(const storage::CandidateRecord& candidate) const;
+  // Hands a ready candidate to the worker to push; false when stopping (the next start pushes it).
+  bool QueuePublish(int64_t candidate_id);
+  // Pushes a ready candidate to its fork's target, records the outcome, tells the listener.
+  void Publish(storage::Store& store, int64_t candidate_id);
   Status Reconcile(storage::Store& store);
   void SaveTask(const storage::TaskRecord& task);
   std::string NewTaskId();
@@ -121,6 +141,7 @@ class CarryService {
   bool stopping_ = false;
   bool running_ = false;                          // the worker is carrying
   std::deque<std::shared_ptr<Job>> queue_;
+  std::deque<int64_t> publish_;                   // ready candidates to push, by id
   std::vector<storage::TaskRecord> unfinished_;   // queued and running tasks
   std::unique_ptr<storage::Store> task_store_;    // task rows, written under mu_
   uint64_t next_id_ = 0;

@@ -11,6 +11,7 @@
 #include <random>
 
 #include "analyzer/git/network.h"
+#include "base/memory.h"
 #include "base/url.h"
 #include "server/services/analysis_service.h"
 
@@ -291,6 +292,7 @@ void SyncService::WorkerLoop(int index) {
       ++stats_.running;
     }
     RunJob(**store, *job);
+    base::ReleaseFreedMemory();
   }
 }
 

@@ -190,3 +190,53 @@ TEST_CASE("candidates: carry tasks keep their candidate; a fork's candidates go 
 
 }  // namespace
 }  // namespace forkscope::storage
+
+namespace forkscope::storage {
+namespace {
+
+TEST_CASE("candidates: a ready candidate's publish outcome (schema v13) is recorded without changing its state",
+          "[storage][candidates][publish]") {
+  Fixture fx;
+  auto a = fx.candidates().Insert(CandidateFromCarry(fx.fork_id, MakeCarry(std::string(40, '1'), CarryState::kClean), "/m"), 10);
+  auto b = fx.candidates().Insert(CandidateFromCarry(fx.fork_id, MakeCarry(std::string(40, '2'), CarryState::kClean), "/m"), 11);
+  REQUIRE(a.ok());
+  REQUIRE(b.ok());
+  CHECK(a->first.published_url.empty());
+  CHECK(a->first.published_at == 0);
+  const PublishOutcome pushed{"https://github.com/PFCCLab/fastops", "forkscope/sync-111111111111", ""};
+  // Only a ready candidate is published.
+  CHECK(fx.candidates().RecordPublish(a->first.id, pushed, 20).status().code() == StatusCode::kFailedPrecondition);
+  CHECK(fx.candidates().RecordPublish(999999, pushed, 20).status().code() == StatusCode::kNotFound);
+  for (int64_t id : {a->first.id, b->first.id}) {
+    REQUIRE(fx.candidates().Update(id, {CandidateState::kValidating, "j" + std::to_string(id), "", ""}, 12).ok());
+    REQUIRE(fx.candidates().Update(id, {CandidateState::kReady, "", "", ""}, 13).ok());
+  }
+  auto unpublished = fx.candidates().Unpublished();
+  REQUIRE(unpublished.ok());
+  CHECK(unpublished->size() == 2);
+
+  auto done = fx.candidates().RecordPublish(a->first.id, pushed, 21);
+  REQUIRE(done.ok());
+  CHECK(done->state == CandidateState::kReady);
+  CHECK(done->published_url == "https://github.com/PFCCLab/fastops");
+  CHECK(done->published_branch == "forkscope/sync-111111111111");
+  CHECK(done->published_at == 21);
+  CHECK(done->publish_error.empty());
+  auto failed = fx.candidates().RecordPublish(
+      b->first.id, {"https://github.com/PFCCLab/fastops", "forkscope/sync-222222222222", "the remote rejected it"}, 22);
+  REQUIRE(failed.ok());
+  CHECK(failed->state == CandidateState::kReady);
+  CHECK(failed->published_branch.empty());
+  CHECK(failed->published_at == 0);
+  CHECK(failed->publish_error == "the remote rejected it");
+  auto listed = fx.candidates().List(fx.fork_id, 10);
+  REQUIRE(listed.ok());
+  REQUIRE(listed->size() == 2);
+  CHECK((*listed)[1].published_branch == "forkscope/sync-111111111111");  // listings carry the outcome too
+  unpublished = fx.candidates().Unpublished();
+  REQUIRE(unpublished.ok());
+  CHECK(unpublished->empty());  // pushed or failed: neither is pushed again
+}
+
+}  // namespace
+}  // namespace forkscope::storage

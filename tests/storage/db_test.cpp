@@ -4,6 +4,7 @@
 #include <string>
 
 #include "storage/schema.h"
+#include "storage/store.h"
 #include "tests/storage/fixtures.h"
 
 namespace forkscope::storage {
@@ -171,6 +172,41 @@ TEST_CASE("the schema migrates once and documents itself", "[storage][schema]") 
   CHECK(pragmas->ColumnInt(2) == 5000);
   CHECK(pragmas->ColumnInt(3) == 1);  // NORMAL
   pragmas->Reset();
+}
+
+TEST_CASE("opening a current database only reads its version: no write transaction", "[storage][schema]") {
+  TempDir dir;
+  const std::string path = dir.File("current.db");
+  {
+    auto created = Store::Open(path);  // creates and migrates
+    REQUIRE(created.ok());
+  }
+  // Another process is writing: it holds the write lock for as long as this test runs.
+  Database writer = OpenDb(path);
+  Transaction held(writer);
+  REQUIRE(held.status().ok());
+
+  // No busy_timeout on this connection: a write transaction would fail at once with Unavailable.
+  Database db = OpenDb(path);
+  CHECK(Migrate(db).ok());
+  auto store = Store::Open(path);
+  INFO(store.status().ToString());
+  REQUIRE(store.ok());
+  CHECK((*store)->SchemaVersion() == LatestSchemaVersion());
+
+  // An older database still takes the write transaction it needs (and so waits for the writer).
+  const std::string old_path = dir.File("old.db");
+  {
+    Database old = OpenDb(old_path);
+    REQUIRE(ConfigureConnection(old).ok());
+    REQUIRE(old.Exec(Migrations()[0]).ok());
+    REQUIRE(old.Exec("PRAGMA user_version = 1").ok());
+  }
+  Database old_writer = OpenDb(old_path);
+  Transaction old_held(old_writer);
+  REQUIRE(old_held.status().ok());
+  Database old = OpenDb(old_path);
+  CHECK(Migrate(old).code() == StatusCode::kUnavailable);
 }
 
 TEST_CASE("an older database is migrated forward and keeps its rows", "[storage][schema]") {

@@ -137,7 +137,7 @@ TEST_CASE("SaveAnalysisIfAbsent: concurrent savers of one key share the first ro
   auto saved = store->SaveAnalysisIfAbsent(KeyOf(first), first, a->id);
   REQUIRE(saved.ok());
   CHECK_FALSE(saved->existed);
-  TaskRecord task{"t1", "sync", "a", "succeeded", "done", 100, "", 1, 2, 3, saved->id};
+  TaskRecord task{"t1", "sync", "a", "succeeded", "done", 100, "", 1, 2, 3, saved->id, std::nullopt};
   REQUIRE(store->SaveTask(task).ok());
   analyzer::Analysis second = MakeAnalysis();
   second.files.resize(1);
@@ -159,7 +159,7 @@ TEST_CASE("SaveTask: a task whose analysis was deleted is saved with none", "[st
   auto id = store->SaveAnalysis(KeyOf(analysis), analysis, fork->id);
   REQUIRE(id.ok());
   REQUIRE(store->DeleteFork("a").ok());  // takes its analyses
-  TaskRecord task{"t1", "sync", "a", "succeeded", "done", 100, "", 1, 2, 3, *id};
+  TaskRecord task{"t1", "sync", "a", "succeeded", "done", 100, "", 1, 2, 3, *id, std::nullopt};
   REQUIRE(store->SaveTask(task).ok());
   CHECK_FALSE((*store->GetTask("t1"))->analysis_id.has_value());
 }

@@ -98,4 +98,22 @@ ApiResponse Call(httplib::Client& client, const std::string& method, const std::
   return out;
 }
 
+nlohmann::json JsonBody(const ApiResponse& response) { return nlohmann::json::parse(response.body, nullptr, false); }
+
+nlohmann::json GetJsonUntil(httplib::Client& client, const std::string& path, const std::string& path_template,
+                            const std::function<bool(const nlohmann::json&)>& done, std::chrono::milliseconds timeout) {
+  nlohmann::json body;
+  const bool reached = PollUntil(
+      [&] {
+        const ApiResponse r = Call(client, "GET", path, path_template);
+        CHECK_API(r);
+        body = JsonBody(r);
+        return done(body);
+      },
+      timeout);
+  INFO("GET " << path << " last answered " << body.dump());
+  REQUIRE(reached);
+  return body;
+}
+
 }  // namespace forkscope::testing

@@ -3,8 +3,11 @@
 #pragma once
 
 #include <httplib.h>
+#include <nlohmann/json.hpp>
 #include <sys/types.h>
 
+#include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -52,5 +55,17 @@ struct ApiResponse {
 ApiResponse Call(httplib::Client& client, const std::string& method, const std::string& path,
                  const std::string& path_template, const std::string& body = "", const std::string& token = "",
                  const std::string& content_type = "application/json");
+
+// Checks a response against docs/openapi.yaml (a Catch2 CHECK in the calling test).
+#define CHECK_API(resp) CHECK((resp).openapi_error == "")
+
+// The response body as JSON (a discarded value when it is not JSON).
+nlohmann::json JsonBody(const ApiResponse& response);
+
+// GETs path until done(its JSON body) holds (REQUIREd within timeout), each response CHECKed against the
+// OpenAPI description; returns the last body. For states another process reaches: a task, a job.
+nlohmann::json GetJsonUntil(httplib::Client& client, const std::string& path, const std::string& path_template,
+                            const std::function<bool(const nlohmann::json&)>& done,
+                            std::chrono::milliseconds timeout = std::chrono::seconds(60));
 
 }  // namespace forkscope::testing

@@ -374,6 +374,43 @@ TEST_CASE("daemon: two forks of one upstream sync at once; analyses carry an ETa
   CHECK(md->status == 200);  // another representation, another tag
 }
 
+TEST_CASE("daemon: a file list is rendered once per analysis and filter, named by an ETag", "[server][api]") {
+  Env env;
+  Daemon d(env.Options());
+  auto c = d.Client();
+  REQUIRE(Call(*c, "POST", "/api/v1/forks", "/api/v1/forks", env.ForkBody("a", env.compat), kAdmin).status == 201);
+  SyncFork(*c, "a");
+
+  auto all = c->Get("/api/v1/forks/a/files");
+  REQUIRE(all);
+  REQUIRE(all->status == 200);
+  const std::string etag = all->get_header_value("ETag");
+  REQUIRE_FALSE(etag.empty());
+  auto repeat = c->Get("/api/v1/forks/a/files");
+  REQUIRE(repeat);
+  CHECK(repeat->body == all->body);
+  CHECK(repeat->get_header_value("ETag") == etag);
+  auto unchanged = c->Get("/api/v1/forks/a/files", httplib::Headers{{"If-None-Match", etag}});
+  REQUIRE(unchanged);
+  CHECK(unchanged->status == 304);
+  auto kernel = c->Get("/api/v1/forks/a/files?layer=kernel", httplib::Headers{{"If-None-Match", etag}});
+  REQUIRE(kernel);
+  CHECK(kernel->status == 200);  // another filter, another list, another tag
+  CHECK(kernel->get_header_value("ETag") != etag);
+  CHECK(json::parse(kernel->body)["files"].size() < json::parse(all->body)["files"].size());
+
+  // A new fork commit makes a new analysis: the old tag no longer holds and the new file is listed.
+  env.compat.Write("python/fastops/extra.py", "import paddle\n");
+  env.compat.Commit("another file");
+  SyncFork(*c, "a");
+  auto after = c->Get("/api/v1/forks/a/files", httplib::Headers{{"If-None-Match", etag}});
+  REQUIRE(after);
+  CHECK(after->status == 200);
+  CHECK(after->get_header_value("ETag") != etag);
+  CHECK(after->body.find("python/fastops/extra.py") != std::string::npos);
+  CHECK(all->body.find("python/fastops/extra.py") == std::string::npos);
+}
+
 TEST_CASE("serve: config forks pass the same URL policy and branch rules as the API", "[server][api]") {
   TempDir tmp;
   const std::string serve = std::string(FORKSCOPE_BINARY) + " serve --listen 127.0.0.1:0 --data-dir " + tmp.Sub("d");

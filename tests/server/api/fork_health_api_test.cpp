@@ -18,21 +18,10 @@ using nlohmann::json;
 
 constexpr const char* kAdmin = "admin-secret";
 
-#define CHECK_API(resp) CHECK((resp).openapi_error == "")
-
-json Body(const ApiResponse& r) { return json::parse(r.body, nullptr, false); }
+json Body(const ApiResponse& r) { return JsonBody(r); }
 
 json WaitTask(httplib::Client& c, const std::string& id, const std::function<bool(const json&)>& done) {
-  json t;
-  REQUIRE(PollUntil(
-      [&] {
-        auto r = Call(c, "GET", "/api/v1/tasks/" + id, "/api/v1/tasks/{id}");
-        CHECK_API(r);
-        t = Body(r);
-        return done(t);
-      },
-      std::chrono::seconds(60)));
-  return t;
+  return GetJsonUntil(c, "/api/v1/tasks/" + id, "/api/v1/tasks/{id}", done);
 }
 
 bool Finished(const json& t) { return t["state"] == "succeeded" || t["state"] == "failed"; }

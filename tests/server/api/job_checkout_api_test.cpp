@@ -18,21 +18,11 @@ using nlohmann::json;
 
 constexpr const char* kAdmin = "admin-secret";
 
-#define CHECK_API(resp) CHECK((resp).openapi_error == "")
-
-json Body(const ApiResponse& r) { return json::parse(r.body, nullptr, false); }
+json Body(const ApiResponse& r) { return JsonBody(r); }
 
 json WaitFinished(httplib::Client& c, const std::string& id) {
-  json j;
-  REQUIRE(PollUntil(
-      [&] {
-        auto r = Call(c, "GET", "/api/v1/jobs/" + id, "/api/v1/jobs/{id}");
-        CHECK_API(r);
-        j = Body(r);
-        return j["state"] != "queued" && j["state"] != "running";
-      },
-      std::chrono::seconds(60)));
-  return j;
+  return GetJsonUntil(c, "/api/v1/jobs/" + id, "/api/v1/jobs/{id}",
+                      [](const json& j) { return j["state"] != "queued" && j["state"] != "running"; });
 }
 
 std::string CheckoutLog(httplib::Client& c, const std::string& id) {

@@ -2,6 +2,8 @@
 // per-fork overrides, and the errors that name the offending key.
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
+
 #include "server/config/config.h"
 
 namespace forkscope::server {
@@ -55,6 +57,55 @@ TEST_CASE("carry config errors name the key", "[server][carry][config]") {
     REQUIRE_FALSE(c.ok());
     CHECK(c.status().message().find(k.error) != std::string::npos);
   }
+}
+
+TEST_CASE("push config: push_url off by default, its credential only from the environment, held to the URL "
+          "policy", "[server][carry][config][publish]") {
+  Result<Config> off = ParseConfig(kFork, "forkscope.toml");
+  REQUIRE(off.ok());
+  CHECK(off->forks[0].push_url.empty());
+  CHECK(off->forks[0].push_userinfo.empty());
+
+  ::setenv("FORKSCOPE_TEST_PUSH_SECRET", "bot:ghp_push", 1);
+  Result<Config> on = ParseConfig(std::string(kFork) + "push_url = \"https://github.com/PFCCLab/DeepEP\"\n"
+                                  "push_secret_env = \"FORKSCOPE_TEST_PUSH_SECRET\"\n", "forkscope.toml");
+  INFO(on.status().message());
+  REQUIRE(on.ok());
+  CHECK(on->forks[0].push_url == "https://github.com/PFCCLab/DeepEP");
+  CHECK(on->forks[0].push_userinfo == "bot:ghp_push");
+  CHECK(CheckForkPolicy(*on).ok());
+
+  struct Case {
+    std::string text;
+    const char* error;
+  };
+  for (const Case& k : {Case{"push_url = \"https://bot:ghp_x@github.com/PFCCLab/DeepEP\"\n",
+                             "forks[0].push_url: credentials never sit in this file"},
+                        Case{"push_secret_env = \"FORKSCOPE_TEST_PUSH_SECRET\"\n", "forks[0].push_secret_env: set push_url"},
+                        Case{"push_url = \"https://github.com/PFCCLab/DeepEP\"\npush_secret_env = \"FORKSCOPE_TEST_UNSET_X\"\n",
+                             "environment variable 'FORKSCOPE_TEST_UNSET_X' is not set"},
+                        Case{"push_url = \"/srv/git/deepep.git\"\npush_secret_env = \"FORKSCOPE_TEST_PUSH_SECRET\"\n",
+                             "only an http(s) push_url takes a credential"},
+                        Case{"push_url = 5\n", "forks[0].push_url"}}) {
+    Result<Config> c = ParseConfig(std::string(kFork) + k.text, "forkscope.toml");
+    INFO(k.text);
+    REQUIRE_FALSE(c.ok());
+    CHECK(c.status().message().find(k.error) != std::string::npos);
+    CHECK(c.status().message().find("ghp_") == std::string::npos);  // never echoes a credential
+  }
+
+  // The repository URL policy, as for fork_url: a refused push_url is a start-up error naming the key.
+  Result<Config> elsewhere = ParseConfig(std::string(kFork) + "push_url = \"https://evil.example.com/x/DeepEP\"\n",
+                                         "forkscope.toml");
+  REQUIRE(elsewhere.ok());
+  Status refused = CheckForkPolicy(*elsewhere);
+  CHECK(refused.code() == StatusCode::kFailedPrecondition);
+  CHECK(refused.message().find("forks[0].push_url (deepep)") != std::string::npos);
+  Result<Config> local = ParseConfig(std::string(kFork) + "push_url = \"/srv/git/deepep.git\"\n", "forkscope.toml");
+  REQUIRE(local.ok());
+  CHECK(CheckForkPolicy(*local).code() == StatusCode::kFailedPrecondition);
+  local->security.allow_local_repos = true;
+  CHECK(CheckForkPolicy(*local).ok());
 }
 
 }  // namespace

@@ -256,7 +256,7 @@ TEST_CASE("parse errors name the key", "[server][config]") {
 
 TEST_CASE("ValidateConfig checks a config built in code", "[server][config]") {
   Config c;
-  c.forks.push_back(ForkConfig{"ok", "https://github.com/a/b", "", "https://github.com/c/b", "", 300, {}, {}, ""});
+  c.forks.push_back(ForkConfig{"ok", "https://github.com/a/b", "", "https://github.com/c/b", "", 300, {}, {}, "", "", "", ""});
   REQUIRE(ValidateConfig(c).ok());
   SECTION("workers") {
     c.workers = 0;

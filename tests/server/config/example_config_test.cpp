@@ -19,7 +19,7 @@ const std::string kExample = std::string(FORKSCOPE_SOURCE_DIR) + "/deploy/forksc
 // keys uncommented (its [forks.alerts] sample stays a comment).
 std::string WithExampleFork(const std::string& text) {
   static const std::regex kForkKey(R"(^# (\[\[forks\]\]|(name|fork_url|branch|upstream_url|upstream_branch|)"
-                                   R"(sync_interval_s|labels|recipe) = .*)$)");
+                                   R"(sync_interval_s|labels|recipe|push_url|push_secret_env) = .*)$)");
   std::istringstream in(text);
   std::string line, out;
   bool in_fork = false;
@@ -61,6 +61,7 @@ TEST_CASE("the example's commented fork is a valid entry once uncommented", "[se
   REQUIRE(config->forks.size() == 1);
   const ForkConfig& fork = config->forks[0];
   CHECK(fork.name == "flashinfer");
+  CHECK(fork.push_url.empty());  // publishing is off unless asked for
   CHECK(CheckRepositoryAllowed(config->security, fork.fork_url).ok());
   CHECK(CheckRepositoryAllowed(config->security, fork.upstream_url).ok());
 }

@@ -3,10 +3,14 @@
 // drive the lifecycle (passed -> ready, a skipped GPU stage -> unvalidated, a failed stage -> failed
 // with the stage); a job that is no candidate's is left alone; a validator that cannot queue leaves the
 // candidate unvalidated (no recipe) or clean until the next start (stopping); the listener hears every
-// decision.
+// decision. Publishing: a ready candidate of a fork with a push_url is pushed to forkscope/sync-<onto12>
+// of a real bare repository before the listener hears of it; a failed push leaves it ready with the error;
+// the publish commands offer pushes only for a ready candidate.
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <filesystem>
+#include <map>
 #include <mutex>
 
 #include "analyzer/classify/rules.h"
@@ -33,6 +37,8 @@ struct Env {
   std::vector<std::string> decided;        // listener: each decided state, "none" for up to date
   Result<std::string> next_job = std::string("j000000000001");
   int validations = 0;
+  std::map<std::string, PublishTarget> publish;  // the service's publish targets
+  std::vector<std::string> heard_published;      // listener: published_branch or "error: " + publish_error
 
   Env() {
     auto opened = stores.Open();
@@ -67,6 +73,7 @@ struct Env {
     CarryServiceOptions o;
     o.data_dir = tmp.Sub("data");
     o.stores = &stores;
+    o.publish = publish;
     auto carry = std::make_unique<CarryService>(o, rules, clock);
     // Runs on the carry worker: no Catch2 assertions here (they are not thread-safe).
     carry->SetValidator([this](storage::Store&, const storage::CandidateRecord&) -> Result<std::string> {
@@ -77,6 +84,8 @@ struct Env {
     carry->SetListener([this](storage::Store&, const std::string&, const storage::CandidateRecord* c) {
       std::lock_guard<std::mutex> lock(mu);
       decided.push_back(c ? storage::CandidateStateName(c->state) : "none");
+      if (c && c->state == CandidateState::kReady)
+        heard_published.push_back(c->publish_error.empty() ? c->published_branch : "error: " + c->publish_error);
     });
     return carry;
   }
@@ -185,6 +194,130 @@ TEST_CASE("carry service: no recipe leaves the candidate unvalidated; a stopping
     CHECK(list[0].job_id == "j000000000002");
     restarted->Shutdown();
   }
+}
+
+// `git -C repo args`, stdout trimmed ("error: ..." when git fails).
+std::string GitIn(const std::string& repo, const std::string& args) {
+  testing::CommandResult r = testing::RunCommand("git -C " + testing::ShellQuote(repo) + " " + args + " 2>&1");
+  while (!r.out.empty() && r.out.back() == '\n') r.out.pop_back();
+  return r.status == 0 ? r.out : "error: " + r.out;
+}
+
+TEST_CASE("carry service: a ready candidate is pushed to forkscope/sync-<onto12> of push_url before it is told; "
+          "a failed push leaves it ready with the error", "[server][carry][publish]") {
+  Env env;
+  const std::string fork = env.tmp.Sub("fork");
+  const std::string paddle = GitIn(fork, "rev-parse paddle");
+  const std::string onto12 = env.outcome.analysis.upstream.sha.substr(0, 12);
+  const std::string target = env.tmp.Sub("published.git");
+  REQUIRE(GitIn(env.tmp.path(), "clone -q --bare " + testing::ShellQuote(fork) + " " + target).empty());
+  env.clock.Set(1700001234);
+  auto ready = [&](CarryService& carry) {
+    env.Synced(carry);
+    CHECK(carry.OnJobFinished(*env.store, Job("j000000000001", JobState::kPassed, JobState::kPassed, "")));
+    REQUIRE(carry.WaitIdle(std::chrono::seconds(60)));
+    auto list = env.Candidates();
+    REQUIRE(list.size() == 1);
+    CHECK(list[0].state == CandidateState::kReady);  // whatever the push did
+    return list[0];
+  };
+
+  SECTION("pushed: the branch holds the candidate, the migration branch is untouched, then the listener hears") {
+    env.publish["fastops"] = PublishTarget{fork, target, ""};
+    auto carry = env.Service();
+    REQUIRE(carry->Start().ok());
+    storage::CandidateRecord c = ready(*carry);
+    CHECK(c.published_branch == "forkscope/sync-" + onto12);
+    CHECK(c.published_url == target);
+    CHECK(c.published_at == 1700001234);
+    CHECK(c.publish_error.empty());
+    CHECK(GitIn(target, "rev-parse refs/heads/forkscope/sync-" + onto12) == c.candidate_sha);
+    CHECK(GitIn(target, "rev-parse refs/heads/paddle") == paddle);
+    CHECK(env.decided == std::vector<std::string>{"ready"});
+    CHECK(env.heard_published == std::vector<std::string>{"forkscope/sync-" + onto12});
+    // What it offers now: fetch the published branch, then (by hand) replace the migration branch.
+    auto commands = PublishCommands(c);
+    REQUIRE(commands.size() == 2);
+    CHECK(commands[0] == "git fetch " + target + " refs/heads/forkscope/sync-" + onto12);
+    CHECK(commands[1].find("--force-with-lease=refs/heads/paddle:" + c.fork_sha) != std::string::npos);
+    carry->Shutdown();
+  }
+  SECTION("a push_url that is not a repository: still ready, the error recorded and told once") {
+    std::filesystem::create_directories(env.tmp.Sub("not-a-repo"));
+    env.publish["fastops"] = PublishTarget{fork, env.tmp.Sub("not-a-repo"), ""};
+    auto carry = env.Service();
+    REQUIRE(carry->Start().ok());
+    storage::CandidateRecord c = ready(*carry);
+    CHECK(c.published_branch.empty());
+    CHECK(c.published_at == 0);
+    CHECK(c.published_url == env.tmp.Sub("not-a-repo"));
+    INFO(c.publish_error);
+    CHECK_FALSE(c.publish_error.empty());
+    CHECK(env.decided == std::vector<std::string>{"ready"});
+    REQUIRE(env.heard_published.size() == 1);
+    CHECK(env.heard_published[0].rfind("error: ", 0) == 0);
+    CHECK(PublishCommands(c).size() == 3);  // the commands to publish it by hand
+    carry->Shutdown();
+    auto restarted = env.Service();  // a failed push is not retried
+    REQUIRE(restarted->Start().ok());
+    REQUIRE(restarted->WaitIdle(std::chrono::seconds(60)));
+    CHECK(env.decided.size() == 1);
+    restarted->Shutdown();
+  }
+  SECTION("a fork re-registered with another URL than the configured one is not pushed") {
+    env.publish["fastops"] = PublishTarget{env.tmp.Sub("another-fork"), target, ""};
+    auto carry = env.Service();
+    REQUIRE(carry->Start().ok());
+    storage::CandidateRecord c = ready(*carry);
+    CHECK(c.publish_error.find("not pushed") != std::string::npos);
+    CHECK(GitIn(target, "for-each-ref refs/heads/forkscope").empty());
+    carry->Shutdown();
+  }
+  SECTION("push_url configured after the candidate became ready: the next start pushes the newest one") {
+    auto carry = env.Service();
+    REQUIRE(carry->Start().ok());
+    CHECK(ready(*carry).published_url.empty());
+    CHECK(env.decided == std::vector<std::string>{"ready"});
+    carry->Shutdown();
+    env.publish["fastops"] = PublishTarget{fork, target, ""};
+    auto restarted = env.Service();
+    REQUIRE(restarted->Start().ok());
+    REQUIRE(restarted->WaitIdle(std::chrono::seconds(60)));
+    auto list = env.Candidates();
+    CHECK(list[0].published_branch == "forkscope/sync-" + onto12);
+    CHECK(GitIn(target, "rev-parse refs/heads/forkscope/sync-" + onto12) == list[0].candidate_sha);
+    CHECK(env.decided == std::vector<std::string>{"ready", "ready"});
+    restarted->Shutdown();
+  }
+}
+
+TEST_CASE("publish commands: fetch for any candidate with a commit, pushes only for a ready one",
+          "[server][carry][publish]") {
+  storage::CandidateRecord c;
+  c.fork_url = "https://alice:s3cret@github.com/PFCCLab/fastops.git";
+  c.branch = "paddle";
+  c.fork_sha = std::string(40, 'f');
+  c.onto = "0123456789abcdef0123456789abcdef01234567";
+  c.candidate_sha = std::string(40, 'c');
+  c.candidate_ref = "refs/forkscope/candidates/paddle/0123456789ab";
+  c.repo = "/data/mirrors/fastops.git";
+  const std::string fetch = "git fetch /data/mirrors/fastops.git refs/forkscope/candidates/paddle/0123456789ab";
+  for (CandidateState s : {CandidateState::kFailed, CandidateState::kUnvalidated, CandidateState::kValidating,
+                           CandidateState::kClean}) {
+    c.state = s;
+    INFO(storage::CandidateStateName(s));
+    CHECK(PublishCommands(c) == std::vector<std::string>{fetch});
+  }
+  c.state = CandidateState::kReady;
+  auto ready = PublishCommands(c);
+  REQUIRE(ready.size() == 3);
+  CHECK(ready[0] == fetch);
+  CHECK(ready[1] == "git push 'https://***@github.com/PFCCLab/fastops.git' FETCH_HEAD:refs/heads/forkscope/sync-0123456789ab");
+  CHECK(ready[2].find("s3cret") == std::string::npos);
+  c.state = CandidateState::kConflict;
+  c.candidate_sha.clear();
+  c.candidate_ref.clear();
+  CHECK(PublishCommands(c).empty());
 }
 
 }  // namespace

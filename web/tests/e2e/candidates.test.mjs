@@ -67,7 +67,11 @@ test('fork page: the section shows each candidate with its range-diff or its con
       assert.equal(await page.locator('#publish-commands').count(), 0);
     } else {
       assert.equal(await page.locator('#range-diff tbody tr').count(), c.applied + c.dropped);
-      assert.match(await page.locator('#publish-commands').textContent(), /^git fetch .* refs\/forkscope\/candidates\//);
+      const commands = await page.locator('#publish-commands').textContent();
+      assert.match(commands, /^git fetch .* refs\/forkscope\/candidates\//);
+      // Pushes are offered for a ready candidate only: the demo's (no recipe) get the fetch alone.
+      if (c.state !== 'ready') assert.equal(commands.split('\n').length, 1);
+      assert.equal(await page.locator('#candidates-table thead th', { hasText: 'Published' }).count(), 1);
     }
     await screenshot(page, `candidates-${c.fork}`);
   }

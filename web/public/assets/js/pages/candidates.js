@@ -1,5 +1,6 @@
 // Sync candidates (docs/carry.md): the fork page's "Sync candidates" section — the fork's carries onto
-// upstream, and one candidate in full (state, publish commands, its build job's stage timeline, the
+// upstream, and one candidate in full (state, where forkscope published it or why that failed, publish
+// commands, its build job's stage timeline, the
 // range-diff, conflicts with the three sides of each region) — and the forks page's candidate cell.
 import { ApiError, getJson, postJson } from '../api.js';
 import { forkHref, formatTime, h, notice, shortSha } from '../dom.js';
@@ -65,12 +66,30 @@ function rangeDiffTable(entries) {
       h('td', {}, h('span', { class: `badge patch-${e.patch}` }, t(`patch.${e.patch}`)))))));
 }
 
+// Where forkscope pushed a ready candidate (forks[].push_url), or why the push failed (it stays ready).
+function publishedNotice(c) {
+  if (c.published_branch) {
+    return h('div', { class: 'notice notice-info', role: 'status', id: 'published' },
+      t('carry.published'), h('code', {}, c.published_branch), ' ',
+      t('carry.published_at', { url: c.published_url, time: formatTime(c.published_at) }));
+  }
+  if (c.publish_error) {
+    return h('div', { class: 'notice notice-unavailable', role: 'status', id: 'publish-error' },
+      t('carry.publish_failed', { url: c.published_url, error: c.publish_error }));
+  }
+  return null;
+}
+
 function publishBlock(c) {
   if (!c.publish.length) return null;
+  // Pushes are listed for a ready candidate only; others get the fetch, to look at or debug the commit.
+  const help = c.published_branch ? 'carry.publish_help_published'
+    : c.state === 'ready' ? 'carry.publish_help' : 'carry.fetch_help';
   return h('section', { class: 'publish' },
     h('h4', {}, t('carry.publish')),
+    publishedNotice(c),
     c.state === 'ready' ? null : notice('info', t('carry.not_ready')),
-    h('p', { class: 'muted' }, t('carry.publish_help', { branch: c.branch })),
+    h('p', { class: 'muted' }, t(help, { branch: c.branch })),
     h('pre', { class: 'commands', id: 'publish-commands' }, c.publish.join('\n')));
 }
 
@@ -106,6 +125,9 @@ function candidateColumns(fork) {
     { key: 'onto', label: () => t('col.onto'), render: (c) => h('code', { title: c.onto }, shortSha(c.onto)) },
     { key: 'strategy', label: () => t('col.strategy'), value: (c) => c.strategy, render: (c) => c.strategy },
     { key: 'commits', label: () => t('col.applied_dropped'), render: (c) => `${c.applied} / ${c.dropped}` },
+    { key: 'published', label: () => t('col.published'), render: (c) => (c.published_branch
+      ? h('code', { title: c.published_url }, c.published_branch)
+      : c.publish_error ? h('span', { class: 'badge', title: c.publish_error }, t('carry.push_failed')) : '—') },
     { key: 'job', label: () => t('col.job'), render: (c) => (c.job_id ? h('a', { href: `/jobs/${encodeURIComponent(c.job_id)}` }, c.job_id) : '—') },
     { key: 'created', label: () => t('col.created'), value: (c) => c.created_at, render: (c) => formatTime(c.created_at) },
   ];

@@ -1,0 +1,87 @@
+#include "analyzer/git/push.h"
+
+#include "analyzer/git/credentials.h"
+#include "analyzer/git/handles.h"
+#include "analyzer/git/mirror.h"
+#include "base/url.h"
+
+namespace forkscope::analyzer::git {
+namespace {
+
+struct PushPayload {
+  UrlAuth auth;
+  std::string dest_ref;
+  std::string rejection;  // the remote's reason for refusing dest_ref; "" = accepted (or not reported)
+};
+
+int OnPushCredentials(git_credential** out, const char* url, const char*, unsigned int allowed, void* payload) {
+  return AcquireUrlCredentials(static_cast<PushPayload*>(payload)->auth, out, url, allowed);
+}
+
+// Told of each ref the remote updated (status null) or refused (status: its reason).
+int OnUpdateReference(const char* refname, const char* status, void* payload) {
+  auto* p = static_cast<PushPayload*>(payload);
+  if (status != nullptr && refname != nullptr && p->dest_ref == refname) p->rejection = status;
+  return 0;
+}
+
+bool ValidRefName(const std::string& ref) {
+  int valid = 0;
+  return git_reference_name_is_valid(&valid, ref.c_str()) == 0 && valid != 0;
+}
+
+}  // namespace
+
+std::string SyncBranchRef(const std::string& onto) {
+  return std::string(kPublishRefPrefix) + "sync-" + onto.substr(0, 12);
+}
+
+Status CheckPublishRef(const std::string& dest_ref, const std::string& migration_branch) {
+  const std::string_view prefix = kPublishRefPrefix;
+  if (dest_ref.size() <= prefix.size() || dest_ref.compare(0, prefix.size(), prefix) != 0 || !ValidRefName(dest_ref))
+    return InvalidArgument("refusing to push to '" + dest_ref + "': forkscope pushes only to branches under " +
+                           std::string(prefix));
+  if (dest_ref == "refs/heads/" + migration_branch)
+    return InvalidArgument("refusing to push to '" + dest_ref + "': it is the fork's migration branch");
+  return Status::Ok();
+}
+
+Status PushCommit(const PushRequest& r) {
+  FS_RETURN_IF_ERROR(CheckPublishRef(r.dest_ref, r.migration_branch));
+  if (r.source_ref.rfind("refs/", 0) != 0 || !ValidRefName(r.source_ref))
+    return InvalidArgument("push source '" + r.source_ref + "' is not a ref");
+  git_repository* raw = nullptr;
+  FS_RETURN_IF_ERROR(FromGit(git_repository_open_bare(&raw, r.repo.c_str()), "open " + r.repo));
+  RepoPtr repo(raw);
+  git_oid oid;
+  FS_RETURN_IF_ERROR(FromGit(git_reference_name_to_id(&oid, repo.get(), r.source_ref.c_str()), r.source_ref));
+  if (!r.expected_sha.empty() && OidHex(oid) != r.expected_sha)
+    return FailedPrecondition(r.source_ref + " names " + OidHex(oid) + ", not the candidate " + r.expected_sha);
+
+  const auto [url, userinfo] = base::SplitCredentials(r.url);
+  const std::string shown = RedactUrl(r.url);
+  git_remote* rraw = nullptr;
+  FS_RETURN_IF_ERROR(FromGit(git_remote_create_anonymous(&rraw, repo.get(), url.c_str()), "remote " + shown));
+  RemotePtr remote(rraw);
+  PushPayload payload;
+  payload.auth.userinfo = userinfo;
+  payload.auth.origin = OriginOf(url);
+  payload.auth.source = "given for push_url (push_secret_env)";
+  payload.dest_ref = r.dest_ref;
+  git_push_options opts = GIT_PUSH_OPTIONS_INIT;
+  opts.callbacks.credentials = OnPushCredentials;
+  opts.callbacks.push_update_reference = OnUpdateReference;
+  opts.callbacks.payload = &payload;
+  // Forced: the destination is forkscope's own branch (checked above), never anyone's work.
+  std::string refspec = "+" + r.source_ref + ":" + r.dest_ref;
+  char* specs[] = {refspec.data()};
+  const git_strarray refspecs = {specs, 1};
+  Status pushed = FromGit(git_remote_push(remote.get(), &refspecs, &opts), "push to " + shown);
+  if (!pushed.ok()) return Status(pushed.code(), base::ScrubSecret(pushed.message(), userinfo));
+  if (!payload.rejection.empty())
+    return FailedPrecondition("push to " + shown + ": the remote rejected " + r.dest_ref + ": " +
+                              base::ScrubSecret(payload.rejection, userinfo));
+  return Status::Ok();
+}
+
+}  // namespace forkscope::analyzer::git

@@ -1,0 +1,13 @@
+// Giving memory back to the system after a large piece of work. A sync of a large fork builds the
+// analysis, drift and carry of tens of thousands of files on a worker thread; glibc keeps what they
+// freed in that thread's malloc arena, so a daemon's RSS would only ever grow by the largest sync each
+// worker has run (docs/reliability.md, the soak). Thread-safe.
+#pragma once
+
+namespace forkscope::base {
+
+// Returns freed heap memory of every arena to the system (glibc's malloc_trim; a no-op elsewhere).
+// Costs a few milliseconds on a large heap: call it after a sync, a carry or a job, not per request.
+void ReleaseFreedMemory();
+
+}  // namespace forkscope::base

@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+"""Start-up benchmark (issue 12 item 5): one-shot `forkscope analyze --no-fetch` with its mirrors present,
+side by side with `git merge-base` + `git diff -M --numstat` on the same repository, in one run.
+
+For each pair it prints the git CLI time and, with their ratios to it:
+  cold      the database exists at the current schema but holds no analysis of this pair (the usual
+            first analysis of a fork: mirrors synced, nothing cached);
+  cold, new database   no database file at all (migrations run: analysis_bench.py's "cold");
+  cached    the same analysis again, answered from the database.
+Every figure is the median of --repeat runs (the fastest in brackets: on a shared machine interference
+only adds time). --callgrind adds instruction counts (valgrind), which do not move with machine load.
+
+Pairs: the labelled corpus's real migrations (tests/corpus/.rebuilt/repos, made by tests/corpus/rebuild.py;
+skipped with a note when absent) and two generated pairs (gen_pair.py): a library-sized one and the
+analysis benchmark's 30,000-file one.
+Usage: startup_bench.py FORKSCOPE_BINARY [--repeat R] [--callgrind] [--corpus-repos DIR] [--no-large]
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+
+def run(cmd, check=True):
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if check and r.returncode != 0:
+        sys.exit(f"failed: {' '.join(cmd)}\n{r.stderr.decode()[-2000:]}")
+    return r
+
+
+def timed(cmd):
+    t = time.perf_counter()
+    r = run(cmd)
+    return time.perf_counter() - t, r.stdout
+
+
+def instructions(cmd, work):
+    out = os.path.join(work, "callgrind.out")
+    subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *cmd],
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    for line in open(out):
+        if line.startswith("summary:") or line.startswith("totals:"):
+            return int(line.split()[1])
+    sys.exit("callgrind wrote no totals")
+
+
+class Pair:
+    """A fork (branch `branch` in `fork`) of `upstream` (branch `main`)."""
+
+    def __init__(self, name, fork, upstream, branch="paddle"):
+        self.name, self.fork, self.upstream, self.branch = name, fork, upstream, branch
+
+    def git_cmds(self):
+        base = run(["git", "-C", self.fork, "merge-base", "main", self.branch]).stdout.decode().strip()
+        return [["git", "-C", self.fork, "merge-base", "main", self.branch],
+                ["git", "-C", self.fork, "diff", "-M", "--numstat", base, self.branch]]
+
+
+def forkscope_cmd(binary, pair, data):
+    return [binary, "-q", "analyze", "--fork", pair.fork, "--branch", pair.branch, "--upstream", pair.upstream,
+            "--data-dir", data, "--format", "json", "--no-fetch"]
+
+
+def remove_db(data):
+    for ext in ("", "-wal", "-shm"):
+        path = os.path.join(data, "forkscope.db" + ext)
+        if os.path.exists(path):
+            os.remove(path)
+
+
+def empty_current_db(binary, work):
+    """A database at the current schema with no analyses: made by an analyze that fails after opening it."""
+    data = os.path.join(work, "template")
+    missing = os.path.join(work, "no-such-repository")
+    subprocess.run([binary, "-q", "analyze", "--fork", missing, "--upstream", missing, "--data-dir", data],
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    db = os.path.join(data, "forkscope.db")
+    if not os.path.exists(db):
+        sys.exit("could not make an empty database")
+    return db
+
+
+def measure(binary, pair, work, template_db, repeat, callgrind):
+    data = os.path.join(work, "data-" + pair.name)
+    cmd = forkscope_cmd(binary, pair, data)
+    run(cmd[:-1])  # creates the mirrors (the only run that fetches)
+    git_cmds = pair.git_cmds()
+    gitcli, cold, fresh, cached = [], [], [], []
+    for _ in range(repeat):
+        gitcli.append(sum(timed(c)[0] for c in git_cmds))
+        remove_db(data)
+        fresh.append(timed(cmd)[0])
+        remove_db(data)
+        shutil.copyfile(template_db, os.path.join(data, "forkscope.db"))
+        cold.append(timed(cmd)[0])
+        cached.append(timed(cmd)[0])
+    row = {"git": gitcli, "cold": cold, "fresh": fresh, "cached": cached}
+    if callgrind:
+        remove_db(data)
+        shutil.copyfile(template_db, os.path.join(data, "forkscope.db"))
+        row["i_cold"] = instructions(cmd, work)
+        row["i_cached"] = instructions(cmd, work)
+        row["i_git"] = sum(instructions(c, work) for c in git_cmds)
+    return row
+
+
+def med(v):
+    return sorted(v)[len(v) // 2]
+
+
+def report(pair, row, repeat):
+    g = med(row["git"])
+    print(f"-- {pair.name}")
+    print(f"   git merge-base + git diff -M --numstat : {1000 * g:7.1f} ms  [{1000 * min(row['git']):6.1f}]")
+    for key, label in (("cold", "forkscope cold (database, no analysis) "), ("fresh", "forkscope cold, new database          "),
+                       ("cached", "forkscope cached                       ")):
+        v = med(row[key])
+        print(f"   {label}: {1000 * v:7.1f} ms  [{1000 * min(row[key]):6.1f}]   ratio {v / g:5.2f}x"
+              f"  (fastest {min(row[key]) / min(row['git']):5.2f}x)")
+    if "i_cold" in row:
+        ig = row["i_git"]
+        print(f"   instructions: git {ig / 1e6:6.1f} M, cold {row['i_cold'] / 1e6:6.1f} M ({row['i_cold'] / ig:4.2f}x), "
+              f"cached {row['i_cached'] / 1e6:6.1f} M ({row['i_cached'] / ig:4.2f}x)")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("binary")
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--callgrind", action="store_true", help="also count instructions (valgrind)")
+    ap.add_argument("--corpus-repos", default=os.path.join(ROOT, "tests", "corpus", ".rebuilt", "repos"))
+    ap.add_argument("--no-large", action="store_true", help="skip the 30,000-file generated pair")
+    a = ap.parse_args()
+    binary = os.path.abspath(a.binary)
+    work = tempfile.mkdtemp(prefix="forkscope-startup-")
+    try:
+        pairs = []
+        if os.path.isdir(a.corpus_repos):
+            for case in sorted(os.listdir(a.corpus_repos)):
+                fork, up = os.path.join(a.corpus_repos, case, "fork"), os.path.join(a.corpus_repos, case, "upstream")
+                if os.path.isdir(fork) and os.path.isdir(up):
+                    pairs.append(Pair(case, fork, up))
+        if not pairs:
+            print(f"note: no corpus pairs under {a.corpus_repos} (run tests/corpus/rebuild.py); generated pairs only")
+        sizes = [("generated-2000-files", 2000, 60)] + ([] if a.no_large else [("generated-30000-files", 30000, 400)])
+        for name, files, changed in sizes:
+            repo = os.path.join(work, name + ".git")
+            run([sys.executable, os.path.join(HERE, "gen_pair.py"), repo, "--files", str(files), "--changed", str(changed)])
+            pairs.append(Pair(name, repo, repo))
+        template_db = empty_current_db(binary, work)
+        print(f"forkscope analyze --no-fetch (mirrors present) vs git merge-base + git diff -M --numstat; "
+              f"median of {a.repeat} [fastest]")
+        for pair in pairs:
+            report(pair, measure(binary, pair, work, template_db, a.repeat, a.callgrind), a.repeat)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
