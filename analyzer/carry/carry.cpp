@@ -74,7 +74,7 @@ Result<CarryResult> CarryAnalysed(const ResolvedPair& pair, const Analysis& anal
                                   const CarryOptions& options) {
   const int64_t start = options.clock->MonotonicUs();
   const Analysis& h = pair.header;
-  FS_ASSIGN_OR_RETURN(auto repo, git::PairRepo::Open(pair.fork_mirror, pair.upstream_mirror));
+  FS_ASSIGN_OR_RETURN(auto repo, git::PairRepo::Open(pair.fork_mirror, pair.upstream_mirror, pair.refs));
   CarryResult r;
   r.fork = h.fork.url;
   r.branch = h.fork.branch;

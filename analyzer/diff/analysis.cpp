@@ -12,6 +12,7 @@
 #include "analyzer/classify/classifier.h"
 #include "analyzer/classify/include_reach.h"
 #include "analyzer/classify/moves.h"
+#include "analyzer/git/network.h"
 
 namespace forkscope::analyzer {
 namespace {
@@ -169,15 +170,18 @@ Status ResolveBase(const git::PairRepo& repo, const AnalyzeRequest& req, Analysi
                             (req.unrelated_advice.empty() ? kUnrelatedAdvice : req.unrelated_advice));
 }
 
-Result<std::string> Mirror(const std::string& location, const AnalyzeRequest& req) {
-  FS_ASSIGN_OR_RETURN(std::string url, git::NormalizeLocation(location));
-  git::MirrorOptions mo{req.data_dir, req.allow_foreign_owner, req.progress};
-  if (!req.fetch) {
-    std::string path = git::MirrorPathFor(req.data_dir, url);
-    if (std::filesystem::exists(path + "/HEAD")) return path;
-  }
-  FS_ASSIGN_OR_RETURN(git::MirrorResult m, git::SyncMirror(url, mo));
-  return m.path;
+// Brings both sides into the upstream's network (analyzer/git/network.h): upstream first, then the fork.
+Status SyncSides(const AnalyzeRequest& req, ResolvedPair& pair) {
+  git::NetworkSyncOptions options;
+  options.mirror = git::MirrorOptions{req.data_dir, req.allow_foreign_owner, req.progress};
+  options.fetch = req.fetch;
+  FS_ASSIGN_OR_RETURN(std::string fork_url, git::NormalizeLocation(req.fork_location));
+  FS_ASSIGN_OR_RETURN(std::string upstream_url, git::NormalizeLocation(req.upstream_location));
+  FS_ASSIGN_OR_RETURN(git::NetworkSyncResult r, git::SyncNetwork(upstream_url, fork_url, req.fork_name, options));
+  pair.fork_mirror = r.view.path;
+  pair.upstream_mirror = r.view.path;
+  pair.refs = r.view.refs;
+  return Status::Ok();
 }
 
 // The include graph of the fork's tree (new side), read only when the diff changes C/C++/CUDA files:
@@ -222,9 +226,8 @@ Result<ResolvedPair> ResolvePair(const AnalyzeRequest& req) {
   FS_ASSIGN_OR_RETURN(a.upstream.url, git::NormalizeLocation(req.upstream_location));
   a.fork.url = git::RedactUrl(a.fork.url);
   a.upstream.url = git::RedactUrl(a.upstream.url);
-  FS_ASSIGN_OR_RETURN(pair.fork_mirror, Mirror(req.fork_location, req));
-  FS_ASSIGN_OR_RETURN(pair.upstream_mirror, Mirror(req.upstream_location, req));
-  FS_ASSIGN_OR_RETURN(auto repo, git::PairRepo::Open(pair.fork_mirror, pair.upstream_mirror));
+  FS_RETURN_IF_ERROR(SyncSides(req, pair));
+  FS_ASSIGN_OR_RETURN(auto repo, git::PairRepo::Open(pair.fork_mirror, pair.upstream_mirror, pair.refs));
   FS_RETURN_IF_ERROR(ResolveForkBranch(*repo, req, a));
   FS_RETURN_IF_ERROR(ResolveUpstreamBranch(*repo, req, a));
   FS_RETURN_IF_ERROR(ResolveBase(*repo, req, a));
@@ -237,7 +240,7 @@ Result<ResolvedPair> ResolvePair(const AnalyzeRequest& req) {
 Result<ResolvedPair> ResolveLocal(const std::string& repo_dir, const std::string& head, const std::string& upstream) {
   std::string git_dir = repo_dir;
   if (std::filesystem::exists(std::filesystem::path(repo_dir) / ".git")) git_dir = repo_dir + "/.git";
-  ResolvedPair pair{git_dir, git_dir, {}};
+  ResolvedPair pair{git_dir, git_dir, {}, {}};
   FS_ASSIGN_OR_RETURN(auto repo, git::PairRepo::Open(git_dir, git_dir));
   Analysis& a = pair.header;
   a.fork = {repo_dir, head, ""};
@@ -256,7 +259,7 @@ Result<ResolvedPair> ResolveLocal(const std::string& repo_dir, const std::string
 Result<Analysis> AnalyzeResolved(const ResolvedPair& pair, const Rules& rules, const git::DiffOptions& options,
                                  base::Clock& clock) {
   int64_t start = clock.NowMs();
-  FS_ASSIGN_OR_RETURN(auto repo, git::PairRepo::Open(pair.fork_mirror, pair.upstream_mirror));
+  FS_ASSIGN_OR_RETURN(auto repo, git::PairRepo::Open(pair.fork_mirror, pair.upstream_mirror, pair.refs));
   Analysis a = pair.header;
   FS_ASSIGN_OR_RETURN(auto diff, repo->Diff(a.merge_base, a.fork.sha, options));
   bool has_added = std::any_of(diff.begin(), diff.end(),

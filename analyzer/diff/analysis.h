@@ -1,5 +1,5 @@
 // One analysis of a fork's migration branch against upstream, in two steps so a caller can answer
-// from its store in between: ResolvePair (mirror both repositories, pick branches and the base) and
+// from its store in between: ResolvePair (sync both into the upstream's fork network, pick branches and the base) and
 // AnalyzeResolved (diff, classify, lint). Each call opens its own repositories: any thread may call.
 #pragma once
 
@@ -21,8 +21,11 @@ struct AnalyzeRequest {
   std::string upstream_branch;     // "" = upstream default branch, "auto" = the branch the fork was cut from
   std::string base;                // "" = merge-base, a revision, or "auto" (search upstream history)
   std::string head;                // optional: analyse this fork revision instead of the branch head
-  std::string data_dir;            // mirrors live under <data_dir>/mirrors
-  bool fetch = true;               // refresh mirrors that already exist
+  // The fork's registered name: its refs live under refs/forks/<fork_name>/ in the upstream's network
+  // (analyzer/git/network.h); "" = a namespace named after the fork's URL (a one-shot analysis).
+  std::string fork_name;
+  std::string data_dir;            // networks live under <data_dir>/networks
+  bool fetch = true;               // refresh refs that already exist in the network
   bool allow_foreign_owner = false;
   git::ProgressFn progress;
   git::DiffOptions diff;
@@ -35,9 +38,10 @@ struct AnalyzeRequest {
 
 // Everything decided before the diff: the shas that key the analysis and the header fields.
 struct ResolvedPair {
-  std::string fork_mirror;
+  std::string fork_mirror;      // for a network, both are the network's path
   std::string upstream_mirror;
   Analysis header;   // fork, upstream, merge_base, base_source, base_distance, ahead, behind, notices...
+  git::RefSpaces refs;          // where each side's refs live in them
 };
 
 Result<ResolvedPair> ResolvePair(const AnalyzeRequest& request);

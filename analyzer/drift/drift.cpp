@@ -279,7 +279,7 @@ Result<DriftReport> ComputeDrift(const ResolvedPair& pair, const Analysis& analy
   if (h.base_source != "merge-base" && !h.base_source.empty())
     report.notices.push_back("base " + h.merge_base.substr(0, 12) + " was " + h.base_source +
                              ", not a common ancestor: drift is measured from it");
-  FS_ASSIGN_OR_RETURN(auto repo, git::PairRepo::Open(pair.fork_mirror, pair.upstream_mirror));
+  FS_ASSIGN_OR_RETURN(auto repo, git::PairRepo::Open(pair.fork_mirror, pair.upstream_mirror, pair.refs));
   FS_RETURN_IF_ERROR(FillCounts(*repo, now, report));
   int64_t t0 = options.clock->MonotonicUs();
   PathTracker tracker(analysis);

@@ -11,6 +11,7 @@
 
 #include "analyzer/git/checkout_internal.h"
 #include "analyzer/git/handles.h"
+#include "analyzer/git/repo_impl.h"
 
 namespace forkscope::analyzer::git {
 namespace fs = std::filesystem;
@@ -144,9 +145,9 @@ Status CheckoutInto(const std::string& repo_path, const git_oid& commit, const s
 
 }  // namespace checkout_internal
 
-Result<std::string> ResolveRevision(const std::string& repo_path, const std::string& rev) {
+Result<std::string> ResolveRevision(const std::string& repo_path, const std::string& rev, const std::string& refs) {
   FS_ASSIGN_OR_RETURN(RepoPtr repo, OpenAny(repo_path));
-  FS_ASSIGN_OR_RETURN(ObjectPtr commit, PeelToCommit(repo.get(), rev));
+  FS_ASSIGN_OR_RETURN(ObjectPtr commit, RevparseIn(repo.get(), refs, rev));
   return OidHex(*git_object_id(commit.get()));
 }
 

@@ -15,7 +15,10 @@ namespace forkscope::analyzer::git {
 
 // Resolves a revision (sha, abbreviated sha, branch, tag, "HEAD") in the repository at repo_path to
 // the full sha of a commit. NotFound / InvalidArgument when it names nothing or something else.
-Result<std::string> ResolveRevision(const std::string& repo_path, const std::string& rev);
+// refs is the namespace names are looked up in: "refs/" for a plain repository, a fork network's
+// "refs/forks/<name>/" or "refs/upstream/" (repo.h RefSpaces).
+Result<std::string> ResolveRevision(const std::string& repo_path, const std::string& rev,
+                                    const std::string& refs = "refs/");
 
 struct CheckoutOptions {
   bool submodules = true;          // false: submodule directories are left empty

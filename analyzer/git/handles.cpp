@@ -14,6 +14,18 @@ void GlobalInit() {
     // Like the git CLI, trust the object database's contents instead of re-hashing every object
     // read (a measurable share of a large diff); mirrors are fetched with full verification.
     git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
+    // Bounded memory (docs/performance.md): pack files are read through mmap windows of at most
+    // kWindowSize, at most kMappedLimit of them mapped at once and at most kOpenPacks pack files open
+    // (the least recently used are unmapped and closed first); decoded objects are cached up to
+    // kCacheLimit. libgit2's 64-bit defaults are 1 GiB windows, 8 GiB mapped, unlimited files, 256 MiB.
+    constexpr size_t kWindowSize = 32u << 20;
+    constexpr size_t kMappedLimit = 128u << 20;
+    constexpr size_t kOpenPacks = 128;
+    constexpr ssize_t kCacheLimit = 64 << 20;
+    git_libgit2_opts(GIT_OPT_SET_MWINDOW_SIZE, kWindowSize);
+    git_libgit2_opts(GIT_OPT_SET_MWINDOW_MAPPED_LIMIT, kMappedLimit);
+    git_libgit2_opts(GIT_OPT_SET_MWINDOW_FILE_LIMIT, kOpenPacks);
+    git_libgit2_opts(GIT_OPT_SET_CACHE_MAX_SIZE, kCacheLimit);
   });
 }
 

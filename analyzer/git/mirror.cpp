@@ -12,7 +12,7 @@
 #include <mutex>
 #include <system_error>
 
-#include "analyzer/git/credentials.h"
+#include "analyzer/git/fetch_internal.h"
 #include "analyzer/git/handles.h"
 #include "base/url.h"
 
@@ -34,78 +34,25 @@ uint64_t Fnv1a(const std::string& s) {
   return h;
 }
 
-struct CallbackPayload {
-  const MirrorOptions* options;
-  std::string url;  // redacted: what progress reports name
-  UrlAuth auth;     // the URL's credentials, given to git only when the server asks
-};
-
-// HTTP credentials from the URL's userinfo: the mirror's config keeps the URL without them.
-int OnCredentials(git_credential** out, const char* url, const char*, unsigned int allowed, void* payload) {
-  return AcquireUrlCredentials(static_cast<CallbackPayload*>(payload)->auth, out, url, allowed);
-}
-
-int OnTransfer(const git_indexer_progress* stats, void* payload) {
-  auto* p = static_cast<CallbackPayload*>(payload);
-  if (!p->options->progress) return 0;
-  TransferProgress tp;
-  tp.url = p->url;
-  tp.total_objects = stats->total_objects;
-  tp.received_objects = stats->received_objects;
-  tp.indexed_deltas = stats->indexed_deltas;
-  tp.total_deltas = stats->total_deltas;
-  tp.received_bytes = stats->received_bytes;
-  return p->options->progress(tp) ? 0 : GIT_EUSER;
-}
-
-void SetCallbacks(git_remote_callbacks& cb, CallbackPayload& payload) {
-  cb.transfer_progress = OnTransfer;
-  cb.credentials = OnCredentials;
-  cb.payload = &payload;
-}
-
-// Points the mirror's HEAD at the remote's default branch (it may change upstream).
-void UpdateHead(git_repository* repo, git_remote* remote) {
-  git_buf buf = GIT_BUF_INIT;
-  if (git_remote_default_branch(&buf, remote) == 0) {
-    git_repository_set_head(repo, buf.ptr);
-  }
-  git_buf_dispose(&buf);
-}
-
 // url has no credentials (it is written to the mirror's config); userinfo is handed to git on demand.
 Status Fetch(const std::string& url, const std::string& userinfo, const std::string& path,
-             const MirrorOptions& options) {
+             const MirrorOptions& options, FetchStats* stats) {
   git_repository* raw = nullptr;
   FS_RETURN_IF_ERROR(FromGit(git_repository_open_bare(&raw, path.c_str()), "open mirror " + path));
   RepoPtr repo(raw);
-  git_remote* rraw = nullptr;
-  FS_RETURN_IF_ERROR(FromGit(git_remote_lookup(&rraw, repo.get(), "origin"), "mirror remote"));
-  RemotePtr remote(rraw);
-  if (std::string(git_remote_url(remote.get())) != url) {
-    FS_RETURN_IF_ERROR(FromGit(git_remote_set_url(repo.get(), "origin", url.c_str()), "set mirror url"));
-    git_remote* again = nullptr;
-    FS_RETURN_IF_ERROR(FromGit(git_remote_lookup(&again, repo.get(), "origin"), "mirror remote"));
-    remote.reset(again);
-  }
-  CallbackPayload payload{&options, RedactUrl(base::WithUserinfo(url, userinfo)), {}};
-  payload.auth.userinfo = userinfo;
-  payload.auth.origin = OriginOf(url);
-  git_fetch_options opts = GIT_FETCH_OPTIONS_INIT;
-  SetCallbacks(opts.callbacks, payload);
-  opts.prune = GIT_FETCH_PRUNE;
-  opts.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_ALL;
-  FS_RETURN_IF_ERROR(FromGit(git_remote_fetch(remote.get(), nullptr, &opts, "forkscope fetch"),
-                             "fetch " + payload.url));
-  UpdateHead(repo.get(), remote.get());
-  return Status::Ok();
+  RemoteFetch f;
+  f.url = url;
+  f.userinfo = userinfo;
+  f.remote_name = "origin";
+  f.head_ref = "HEAD";
+  return FetchRemote(repo.get(), f, options, stats);
 }
 
 // A mirror "clone": a bare repository whose origin maps every branch and tag onto itself, then a
 // fetch. (git_clone with a custom refspec leaves HEAD at an unborn master; this sets it from the
 // remote's default branch.)
 Status Clone(const std::string& url, const std::string& userinfo, const std::string& path,
-             const MirrorOptions& options) {
+             const MirrorOptions& options, FetchStats* stats) {
   git_repository_init_options io = GIT_REPOSITORY_INIT_OPTIONS_INIT;
   io.flags = GIT_REPOSITORY_INIT_BARE | GIT_REPOSITORY_INIT_MKPATH;
   git_repository* raw = nullptr;
@@ -117,17 +64,39 @@ Status Clone(const std::string& url, const std::string& userinfo, const std::str
                              "mirror remote"));
   RemotePtr remote(rraw);
   FS_RETURN_IF_ERROR(FromGit(git_remote_add_fetch(repo.get(), "origin", kMirrorRefspecTags), "mirror refspec"));
-  return Fetch(url, userinfo, path, options);
+  // A local source on this filesystem: its object files are linked, and the fetch only writes refs.
+  if (const std::string src = LocalGitDir(url); !src.empty()) stats->linked_files = LinkObjectFiles(src, path);
+  return Fetch(url, userinfo, path, options, stats);
 }
 
 }  // namespace
 
+const char* PhaseName(TransferPhase phase) {
+  switch (phase) {
+    case TransferPhase::kReceiving: return "receiving objects";
+    case TransferPhase::kResolving: return "resolving deltas";
+    case TransferPhase::kCheckingOut: return "checking out";
+  }
+  return "";
+}
+
+int TransferProgress::PhasePercent() const {
+  if (phase == TransferPhase::kResolving) {
+    if (total_deltas) return static_cast<int>(100.0 * indexed_deltas / total_deltas);
+    return indexed_objects >= total_objects ? 100 : 0;
+  }
+  return total_objects ? static_cast<int>(100.0 * received_objects / total_objects) : 0;
+}
+
 int TransferProgress::Percent() const {
+  if (phase == TransferPhase::kCheckingOut) return PhasePercent();
   if (total_objects == 0) return 0;
-  // Receiving counts for 80%, resolving deltas for the rest.
-  double recv = static_cast<double>(received_objects) / total_objects;
-  double idx = total_deltas ? static_cast<double>(indexed_deltas) / total_deltas : recv;
-  return static_cast<int>(80.0 * recv + 20.0 * idx);
+  // Receiving counts for 80%, resolving deltas for the rest. libgit2 counts the deltas only once every
+  // object is in, so a received pack is at 80% until every object is indexed: never 100% then 80%.
+  if (received_objects < total_objects) return static_cast<int>(80.0 * received_objects / total_objects);
+  if (indexed_objects >= total_objects) return 100;
+  const double idx = total_deltas ? static_cast<double>(indexed_deltas) / total_deltas : 0.0;
+  return static_cast<int>(80.0 + 20.0 * idx);
 }
 
 std::string RedactUrl(const std::string& url) { return base::RedactUrl(url); }
@@ -186,7 +155,7 @@ Result<MirrorResult> SyncMirror(const std::string& location, const MirrorOptions
   if (!lock.locked()) return Unavailable("cannot lock mirror " + result.path);
   if (fs::exists(fs::path(result.path) / "HEAD", ec)) {
     spdlog::debug("mirror fetch url={} path={}", RedactUrl(location), result.path);
-    FS_RETURN_IF_ERROR(Fetch(url, userinfo, result.path, options));
+    FS_RETURN_IF_ERROR(Fetch(url, userinfo, result.path, options, &result.stats));
     return result;
   }
   fs::create_directories(fs::path(result.path).parent_path(), ec);
@@ -195,7 +164,7 @@ Result<MirrorResult> SyncMirror(const std::string& location, const MirrorOptions
   std::string tmp = result.path + ".tmp";
   fs::remove_all(tmp, ec);
   spdlog::info("mirror clone url={} path={}", RedactUrl(location), result.path);
-  Status st = Clone(url, userinfo, tmp, options);
+  Status st = Clone(url, userinfo, tmp, options, &result.stats);
   if (!st.ok()) {
     fs::remove_all(tmp, ec);
     return st;

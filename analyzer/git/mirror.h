@@ -11,15 +11,27 @@
 
 namespace forkscope::analyzer::git {
 
-// Transfer progress of a clone or fetch.
+// The phases of a transfer, in the order they run.
+enum class TransferPhase { kReceiving, kResolving, kCheckingOut };
+// "receiving objects", "resolving deltas", "checking out".
+const char* PhaseName(TransferPhase phase);
+
+// Transfer progress of a clone or fetch (or of a checkout: phase kCheckingOut, done/total in
+// received_objects/total_objects).
 struct TransferProgress {
   std::string url;
   unsigned total_objects = 0;
   unsigned received_objects = 0;
+  unsigned indexed_objects = 0;  // == total_objects once every object (deltas too) is indexed
   unsigned indexed_deltas = 0;
   unsigned total_deltas = 0;
   uint64_t received_bytes = 0;
+  TransferPhase phase = TransferPhase::kReceiving;
+  // The whole transfer: receiving counts for 80%, resolving deltas for the rest; never goes down
+  // within one transfer (deltas counted before receiving ends do not pull it back).
   int Percent() const;
+  // Progress within the current phase, 0-100.
+  int PhasePercent() const;
 };
 // Returns false to cancel the transfer.
 using ProgressFn = std::function<bool(const TransferProgress&)>;
@@ -30,9 +42,20 @@ struct MirrorOptions {
   ProgressFn progress;           // may be empty
 };
 
+// What one fetch moved, from libgit2's transfer counters (git_indexer_progress).
+struct FetchStats {
+  bool fetched = false;           // a fetch ran (false: skipped, the refs were present and fetch was off)
+  unsigned total_objects = 0;     // objects in the pack the remote sent
+  unsigned received_objects = 0;  // of those, received
+  unsigned local_objects = 0;     // objects the pack referred to that were already here (thin packs)
+  uint64_t received_bytes = 0;
+  int linked_files = 0;           // object files hard-linked from a local source before the fetch
+};
+
 struct MirrorResult {
   std::string path;              // the bare mirror on disk
   bool created = false;          // cloned now (false: fetched)
+  FetchStats stats;
 };
 
 // Normalises a user-given location: plain local paths become absolute paths; URLs stay as given.
@@ -43,7 +66,9 @@ Result<std::string> NormalizeLocation(const std::string& location);
 // without credentials (base/url.h): the same for "https://u:p@host/x", "https://***@host/x" and "https://host/x".
 std::string MirrorPathFor(const std::string& data_dir, const std::string& url);
 
-// Clones the mirror if missing, else fetches. A failed first clone leaves no directory behind. The
+// Clones the mirror if missing, else fetches. A failed first clone leaves no directory behind; a first
+// clone of a local path or file:// URL hard-links the source's object files (as `git clone --local`)
+// where both sit on one filesystem. The
 // credentials of an http(s) URL are handed to git when the server asks for them and kept out of the
 // mirror's config, its name and the log.
 Result<MirrorResult> SyncMirror(const std::string& url, const MirrorOptions& options);

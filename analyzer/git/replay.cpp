@@ -329,7 +329,7 @@ Status Replayer::Squash(const std::vector<git_oid>& order, const git_oid& head) 
 }
 
 Status WriteCandidateRef(git_repository* repo, const std::string& name, const std::string& sha) {
-  // Only forkscope writes refs/forkscope/, always under the mirror lock the caller holds: a <ref>.lock
+  // Only forkscope writes candidate refs, always under the mirror lock the caller holds: a <ref>.lock
   // found now was left by a process killed while writing, and would refuse every later carry.
   std::error_code ec;
   if (std::filesystem::remove(MirrorPathOf(repo) + "/" + name + ".lock", ec))
@@ -373,7 +373,10 @@ Result<ReplayResult> PairRepo::Replay(const ReplayRequest& request) {
   MirrorLock lock(MirrorPathOf(repo));
   if (!lock.locked()) return Unavailable("cannot lock the fork mirror to write the candidate");
   FS_RETURN_IF_ERROR(LinkUpstreamObjects(repo, impl_->upstream.get()));
-  result.candidate_ref = CandidateRefName(request.branch, request.onto);
+  // In a fork network the candidate lives in the fork's namespace: refs/forks/<name>/candidates/...
+  result.candidate_ref = impl_->refs.fork == "refs/" ? CandidateRefName(request.branch, request.onto)
+                                                      : impl_->refs.fork + "candidates/" + request.branch + "/" +
+                                                            request.onto.substr(0, 12);
   FS_RETURN_IF_ERROR(WriteCandidateRef(repo, result.candidate_ref, result.candidate_sha));
   spdlog::debug("carry candidate ref={} sha={}", result.candidate_ref, result.candidate_sha);
   return result;

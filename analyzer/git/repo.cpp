@@ -44,28 +44,31 @@ Result<TreePtr> CommitTree(git_repository* repo, const std::string& sha) {
   return TreePtr(raw);
 }
 
-std::vector<std::string> LocalBranches(git_repository* repo) {
+// Branch names (without <refs>heads/) of one side.
+std::vector<std::string> LocalBranches(git_repository* repo, const std::string& refs) {
   std::vector<std::string> out;
-  git_branch_iterator* raw = nullptr;
-  if (git_branch_iterator_new(&raw, repo, GIT_BRANCH_LOCAL) < 0) return out;
-  BranchIterPtr it(raw);
-  git_reference* ref = nullptr;
-  git_branch_t type;
-  while (git_branch_next(&ref, &type, it.get()) == 0) {
-    ReferencePtr owned(ref);
-    const char* name = nullptr;
-    if (git_branch_name(&name, owned.get()) == 0) out.emplace_back(name);
+  const std::string prefix = refs + "heads/";
+  git_reference_iterator* raw = nullptr;
+  if (git_reference_iterator_glob_new(&raw, repo, (prefix + "*").c_str()) < 0) return out;
+  const char* name = nullptr;
+  while (git_reference_next_name(&name, raw) == 0) {
+    std::string n = name;
+    if (n.rfind(prefix, 0) == 0) out.push_back(n.substr(prefix.size()));
   }
+  git_reference_iterator_free(raw);
+  std::sort(out.begin(), out.end());
   return out;
 }
 
-std::string HeadBranch(git_repository* repo) {
+std::string HeadRefName(const std::string& refs) { return refs == "refs/" ? "HEAD" : refs + "HEAD"; }
+
+std::string HeadBranch(git_repository* repo, const std::string& refs) {
   git_reference* raw = nullptr;
-  if (git_reference_lookup(&raw, repo, "HEAD") < 0) return "";
+  if (git_reference_lookup(&raw, repo, HeadRefName(refs).c_str()) < 0) return "";
   ReferencePtr head(raw);
   if (git_reference_type(head.get()) != GIT_REFERENCE_SYMBOLIC) return "";
   std::string target = git_reference_symbolic_target(head.get());
-  const std::string prefix = "refs/heads/";
+  const std::string prefix = refs + "heads/";
   if (target.rfind(prefix, 0) != 0) return "";
   std::string name = target.substr(prefix.size());
   // An unborn HEAD (the remote's default was not fetched) is not a default branch.
@@ -75,9 +78,14 @@ std::string HeadBranch(git_repository* repo) {
   return name;
 }
 
-Result<std::string> BranchSha(git_repository* repo, const std::string& branch, const char* side) {
+Result<std::string> BranchSha(git_repository* repo, const std::string& refs, const std::string& branch,
+                              const char* side) {
+  const std::string name = refs + "heads/" + branch;
+  int valid = 0;
+  if (branch.empty() || git_reference_name_is_valid(&valid, name.c_str()) < 0 || !valid)
+    return NotFound(std::string(side) + " has no branch '" + branch + "'");
   git_reference* raw = nullptr;
-  int rc = git_branch_lookup(&raw, repo, branch.c_str(), GIT_BRANCH_LOCAL);
+  int rc = git_reference_lookup(&raw, repo, name.c_str());
   if (rc == GIT_ENOTFOUND || rc == GIT_EINVALIDSPEC)
     return NotFound(std::string(side) + " has no branch '" + branch + "'");
   if (rc < 0) return FromGit(rc, std::string(side) + " branch " + branch);
@@ -89,15 +97,19 @@ Result<std::string> BranchSha(git_repository* repo, const std::string& branch, c
   return OidHex(*git_object_id(owned.get()));
 }
 
-Result<std::string> RevparseCommit(git_repository* repo, const std::string& rev) {
+Result<ObjectPtr> RevparseOne(git_repository* repo, const std::string& rev) {
   git_object* obj = nullptr;
   int rc = git_revparse_single(&obj, repo, rev.c_str());
   if (rc < 0) return FromGit(rc, "revision '" + rev + "'");
   ObjectPtr owned(obj);
   git_object* commit = nullptr;
   rc = git_object_peel(&commit, owned.get(), GIT_OBJECT_COMMIT);
-  if (rc < 0) return FromGit(rc, "revision '" + rev + "' is not a commit");
-  ObjectPtr c(commit);
+  if (rc < 0) return InvalidArgument("revision '" + rev + "' is not a commit");
+  return ObjectPtr(commit);
+}
+
+Result<std::string> RevparseCommit(git_repository* repo, const std::string& refs, const std::string& rev) {
+  FS_ASSIGN_OR_RETURN(ObjectPtr c, RevparseIn(repo, refs, rev));
   return OidHex(*git_object_id(c.get()));
 }
 
@@ -225,12 +237,28 @@ Status ReadHunkLines(git_patch* patch, size_t index, size_t count, Hunk& hunk) {
   return Status::Ok();
 }
 
+Result<ObjectPtr> RevparseIn(git_repository* repo, const std::string& refs, const std::string& rev) {
+  if (rev.empty()) return InvalidArgument("empty revision");
+  if (refs == "refs/") return RevparseOne(repo, rev);
+  // In a network: names are looked up inside the side's namespace (as git would: tag, then branch),
+  // a full ref name only there; what is left (a sha, a sha~n) anywhere.
+  if (rev.rfind("refs/", 0) == 0) return RevparseOne(repo, refs + rev.substr(5));
+  if (rev.rfind("HEAD", 0) == 0) return RevparseOne(repo, refs + rev);
+  for (const char* kind : {"tags/", "heads/"}) {
+    auto found = RevparseOne(repo, refs + kind + rev);
+    if (found.ok() || found.status().code() == StatusCode::kInvalidArgument) return found;
+  }
+  return RevparseOne(repo, rev);
+}
+
 PairRepo::PairRepo(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 PairRepo::~PairRepo() = default;
 
-Result<std::unique_ptr<PairRepo>> PairRepo::Open(const std::string& fork_mirror, const std::string& upstream_mirror) {
+Result<std::unique_ptr<PairRepo>> PairRepo::Open(const std::string& fork_mirror, const std::string& upstream_mirror,
+                                                  const RefSpaces& refs) {
   GlobalInit();
   auto impl = std::make_unique<Impl>();
+  impl->refs = refs;
   FS_ASSIGN_OR_RETURN(impl->fork, OpenBare(fork_mirror));
   FS_ASSIGN_OR_RETURN(impl->upstream, OpenBare(upstream_mirror));
   if (fs::path(fork_mirror) != fs::path(upstream_mirror)) {
@@ -243,22 +271,28 @@ Result<std::unique_ptr<PairRepo>> PairRepo::Open(const std::string& fork_mirror,
   return std::unique_ptr<PairRepo>(new PairRepo(std::move(impl)));
 }
 
-std::vector<std::string> PairRepo::ForkBranches() const { return LocalBranches(impl_->fork.get()); }
-std::vector<std::string> PairRepo::UpstreamBranches() const { return LocalBranches(impl_->upstream.get()); }
-std::string PairRepo::ForkDefaultBranch() const { return HeadBranch(impl_->fork.get()); }
-std::string PairRepo::UpstreamDefaultBranch() const { return HeadBranch(impl_->upstream.get()); }
+std::vector<std::string> PairRepo::ForkBranches() const {
+  return LocalBranches(impl_->fork.get(), impl_->refs.fork);
+}
+std::vector<std::string> PairRepo::UpstreamBranches() const {
+  return LocalBranches(impl_->upstream.get(), impl_->refs.upstream);
+}
+std::string PairRepo::ForkDefaultBranch() const { return HeadBranch(impl_->fork.get(), impl_->refs.fork); }
+std::string PairRepo::UpstreamDefaultBranch() const {
+  return HeadBranch(impl_->upstream.get(), impl_->refs.upstream);
+}
 
 Result<std::string> PairRepo::ForkBranchSha(const std::string& branch) const {
-  return BranchSha(impl_->fork.get(), branch, "fork");
+  return BranchSha(impl_->fork.get(), impl_->refs.fork, branch, "fork");
 }
 Result<std::string> PairRepo::UpstreamBranchSha(const std::string& branch) const {
-  return BranchSha(impl_->upstream.get(), branch, "upstream");
+  return BranchSha(impl_->upstream.get(), impl_->refs.upstream, branch, "upstream");
 }
 
 Result<std::string> PairRepo::ResolveCommit(const std::string& rev) const {
-  auto up = RevparseCommit(impl_->upstream.get(), rev);
+  auto up = RevparseCommit(impl_->upstream.get(), impl_->refs.upstream, rev);
   if (up.ok()) return up;
-  auto fork = RevparseCommit(impl_->fork.get(), rev);
+  auto fork = RevparseCommit(impl_->fork.get(), impl_->refs.fork, rev);
   if (fork.ok()) return fork;
   return NotFound("unknown revision '" + rev + "' in upstream or fork");
 }

@@ -74,10 +74,19 @@ struct TreeDistance {
   int lines = 0;
 };
 
+// Where each side's refs live in its repository: "refs/" for a plain mirror (refs/heads/, refs/tags/,
+// HEAD), or a fork network's "refs/forks/<name>/" and "refs/upstream/" (network.h), whose default branch
+// is the symbolic ref <prefix>HEAD.
+struct RefSpaces {
+  std::string fork = "refs/";
+  std::string upstream = "refs/";
+};
+
 class PairRepo {
  public:
-  // fork_mirror and upstream_mirror are bare repositories (they may be the same path).
-  static Result<std::unique_ptr<PairRepo>> Open(const std::string& fork_mirror, const std::string& upstream_mirror);
+  // fork_mirror and upstream_mirror are bare repositories (they may be the same path, as a network is).
+  static Result<std::unique_ptr<PairRepo>> Open(const std::string& fork_mirror, const std::string& upstream_mirror,
+                                                const RefSpaces& refs = {});
   ~PairRepo();
 
   // Branch names (without refs/heads/) of the fork or upstream.
@@ -89,7 +98,7 @@ class PairRepo {
   // Commit sha of a branch; NotFound when missing.
   Result<std::string> ForkBranchSha(const std::string& branch) const;
   Result<std::string> UpstreamBranchSha(const std::string& branch) const;
-  // Any revision (sha, tag, branch) resolved to a commit, upstream first then fork.
+  // Any revision (sha, tag, branch; within each side's refs) resolved to a commit, upstream first then fork.
   Result<std::string> ResolveCommit(const std::string& rev) const;
 
   // Merge-base of two commits; std::nullopt for unrelated histories.

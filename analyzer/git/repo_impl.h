@@ -13,6 +13,11 @@ Status ReadHunkLines(git_patch* patch, size_t index, size_t count, Hunk& hunk);
 struct PairRepo::Impl {
   RepoPtr fork;      // sees upstream objects through an alternate
   RepoPtr upstream;
+  RefSpaces refs;
 };
+
+// A revision resolved in repo with refs as its ref namespace (RefSpaces): a branch or tag name is
+// looked up under it, a full ref name only inside it, a sha anywhere. The object is peeled to a commit.
+Result<ObjectPtr> RevparseIn(git_repository* repo, const std::string& refs, const std::string& rev);
 
 }  // namespace forkscope::analyzer::git

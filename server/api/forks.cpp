@@ -80,15 +80,20 @@ void PatchFork(ServerContext& ctx, const httplib::Request& req, httplib::Respons
 }
 
 // A sync still running for the deleted fork is abandoned with a reason that says so: its fetch stops at
-// the next progress tick and whatever it produces is dropped, instead of failing on the missing row.
+// the next progress tick and whatever it produces is dropped, instead of failing on the missing row. The
+// fork's refs leave its network on the sync pool (no git work on the request thread).
 void DeleteFork(ServerContext& ctx, const httplib::Request& req, httplib::Response& res, storage::Store& store) {
   const std::string name = req.matches[1];
+  auto fork = store.GetFork(name);
+  if (!fork.ok()) return SendError(res, fork.status());
   Status st = store.DeleteFork(name);
   if (!st.ok()) return SendError(res, st);
-  if (ctx.sync)
+  if (ctx.sync) {
     for (const auto& task : ctx.sync->ActiveTasks())
       if (task.kind == "sync" && task.fork_name == name)
         (void)ctx.sync->Abandon(task.id, "cancelled: the fork '" + name + "' was deleted while it synced");
+    ctx.sync->ForgetFork(*fork);
+  }
   res.status = 204;
 }
 

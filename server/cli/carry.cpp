@@ -1,7 +1,7 @@
 // `forkscope carry`: replays a fork's migration onto an upstream commit in memory and prints the result.
 // The analysis (for the layers of conflicting paths) is answered from the database when the commits
-// were analysed before; a clean carry leaves its candidate commit under refs/forkscope/candidates/ in
-// the fork's mirror. Exit 0 clean or up to date, 1 conflict, 2 error.
+// were analysed before; a clean carry leaves its candidate commit under refs/forks/<fork>/candidates/ in
+// the upstream's fork network. Exit 0 clean or up to date, 1 conflict, 2 error.
 #include <spdlog/spdlog.h>
 
 #include <filesystem>
@@ -32,7 +32,7 @@ Result<analyzer::CarryResult> MakeCarry(CarryArgs& args) {
                                                                       : analyzer::Rules::Load(args.rules_path));
   FS_ASSIGN_OR_RETURN(AnalysisOutcome outcome, AnalyseForCommand(req, rules));
   args.options.strategy = *analyzer::CarryStrategyFromName(args.strategy);
-  analyzer::ResolvedPair pair{outcome.fork_mirror, outcome.upstream_mirror, outcome.analysis};
+  analyzer::ResolvedPair pair{outcome.fork_mirror, outcome.upstream_mirror, outcome.analysis, outcome.refs};
   return analyzer::CarryAnalysed(pair, outcome.analysis, rules, args.options);
 }
 
@@ -57,7 +57,7 @@ Command AddCarryCommand(CLI::App& app) {
   auto args = std::make_shared<CarryArgs>();
   auto* cmd = app.add_subcommand(
       "carry", "Replay the fork's commits onto an upstream commit in memory; a clean result becomes a candidate "
-               "commit under refs/forkscope/candidates/ in the fork's mirror (exit 0), a conflict is reported with "
+               "commit under refs/forks/<fork>/candidates/ in the fork network (exit 0), a conflict is reported with "
                "its paths, layers and regions (exit 1)");
   auto& r = args->request;
   auto& o = args->options;

@@ -1,4 +1,5 @@
-// Transfer progress for the CLI: a one-line progress bar on a terminal, log lines otherwise.
+// Transfer progress for the CLI: a one-line progress bar on a terminal, log lines otherwise
+// (analyzer/git/progress_lines.h: one per 10% per phase).
 #pragma once
 
 #include "analyzer/git/mirror.h"

@@ -9,6 +9,8 @@
 
 #include "analyzer/git/checkout.h"
 #include "analyzer/git/mirror.h"
+#include "analyzer/git/network.h"
+#include "base/url.h"
 #include "server/services/analysis_service.h"
 #include "server/jobs/job_runner.h"
 
@@ -81,13 +83,16 @@ Result<JobRecord> JobService::Submit(storage::Store& store, const JobRequest& re
   std::string executor = request.executor.empty() ? options_.default_executor : request.executor;
   if (!executors_.count(executor)) return InvalidArgument("unknown executor '" + executor + "' (local or slurm)");
   FS_ASSIGN_OR_RETURN(std::string url, analyzer::git::NormalizeLocation(fork.fork_url));
-  std::string mirror = analyzer::git::MirrorPathFor(options_.data_dir, url);
+  FS_ASSIGN_OR_RETURN(std::string upstream_url, analyzer::git::NormalizeLocation(fork.upstream_url));
+  FS_ASSIGN_OR_RETURN(analyzer::git::NetworkView network,
+                      analyzer::git::NetworkFor(options_.data_dir, upstream_url, fork.name, url));
+  const std::string& mirror = network.path;
   std::error_code ec;
   if (!fs::exists(fs::path(mirror) / "HEAD", ec))
     return FailedPrecondition("fork '" + fork.name + "' has not been synced yet; POST its /sync first");
   std::string sha;
   if (!request.rev.empty()) {
-    auto resolved = analyzer::git::ResolveRevision(mirror, request.rev);
+    auto resolved = analyzer::git::ResolveRevision(mirror, request.rev, network.refs.fork);
     if (!resolved.ok()) return InvalidArgument("rev: " + resolved.status().message());
     sha = *resolved;
   } else {
@@ -190,8 +195,13 @@ void JobService::Execute(storage::Store& store, JobRecord job) {
   }
   storage::JobStore jobs(store.db());
   std::optional<analyzer::Analysis> analysis;
+  // A fork network has no "origin": the fork's URL (without credentials) is what its relative
+  // submodule URLs resolve against.
+  std::string superproject_url;
   if (!job.fork.empty()) {
     auto fork = store.GetFork(job.fork);
+    auto url = fork.ok() ? analyzer::git::NormalizeLocation(fork->fork_url) : fork.status();
+    if (url.ok()) superproject_url = base::SplitCredentials(*url).url;
     if (fork.ok() && fork->latest_analysis_id) {
       auto a = store.LoadAnalysis(*fork->latest_analysis_id);
       if (a.ok()) analysis = std::move(*a);
@@ -215,6 +225,7 @@ void JobService::Execute(storage::Store& store, JobRecord job) {
     ctx.checkout.data_dir = options_.data_dir;
     ctx.checkout.allow_url = options_.allow_url;
     ctx.checkout.allow_foreign_owner = options_.allow_foreign_owner;
+    ctx.checkout.superproject_url = superproject_url;
     JobRecord finished = RunJob(std::move(job), ctx);
     if (on_finished_) on_finished_(store, finished);
   }

@@ -18,7 +18,8 @@ Result<analyzer::AnalyzeRequest> RequestFor(storage::Store& store, const storage
   r.unrelated_advice = "register the fork with \"base\": \"auto\" to search upstream history for the commit it was "
                        "taken from, or with an upstream sha (PATCH /api/v1/forks/" + fork.name +
                        " with {\"base\": \"auto\"}, or base = \"auto\" in its [[forks]] entry)";
-  if (fork.id == 0) return r;  // not registered: nothing stored to put back
+  if (fork.id == 0) return r;  // not registered: nothing stored to put back, a namespace named by the URL
+  r.fork_name = fork.name;
   FS_ASSIGN_OR_RETURN(storage::FetchUrls urls, store.ForkFetchUrls(fork.id));
   r.fork_location = urls.fork_url;
   r.upstream_location = urls.upstream_url;
@@ -43,7 +44,7 @@ Result<AnalysisOutcome> RunAnalysis(const analyzer::AnalyzeRequest& request, con
     // A stored analysis is never rewritten; annotations made since count in what is returned.
     FS_RETURN_IF_ERROR(storage::CompatGapStore(store, base::SystemClock()).ApplyAnnotations(rules.data(), fork_id, cached).status());
     if (fork_id) FS_RETURN_IF_ERROR(store.SetLatestAnalysis(*fork_id, *cached_id));
-    return AnalysisOutcome{std::move(cached), *cached_id, pair.fork_mirror, pair.upstream_mirror};
+    return AnalysisOutcome{std::move(cached), *cached_id, pair.fork_mirror, pair.upstream_mirror, pair.refs};
   }
   FS_ASSIGN_OR_RETURN(analyzer::Analysis analysis, analyzer::AnalyzeResolved(pair, rules, request.diff));
   // Compat-gap annotations stored through the API count like marker comments (see compat_gap_store.h).
@@ -53,7 +54,7 @@ Result<AnalysisOutcome> RunAnalysis(const analyzer::AnalyzeRequest& request, con
   analysis.cached = saved.existed;
   spdlog::info("analysis stored id={} fork_sha={} files={} ms={} existed={}", saved.id,
                analysis.fork.sha.substr(0, 12), analysis.files.size(), analysis.duration_ms, saved.existed);
-  return AnalysisOutcome{std::move(analysis), saved.id, pair.fork_mirror, pair.upstream_mirror};
+  return AnalysisOutcome{std::move(analysis), saved.id, pair.fork_mirror, pair.upstream_mirror, pair.refs};
 }
 
 }  // namespace forkscope::server

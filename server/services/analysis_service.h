@@ -15,8 +15,9 @@ namespace forkscope::server {
 struct AnalysisOutcome {
   analyzer::Analysis analysis;
   int64_t analysis_id = 0;
-  std::string fork_mirror;      // the bare mirrors it was computed from
+  std::string fork_mirror;      // the repositories it was computed from (a fork network: both its path)
   std::string upstream_mirror;
+  analyzer::git::RefSpaces refs;  // where each side's refs live in them
 };
 
 // The analysis request of a fork (its URLs and branches; data dir and options left to the caller). For a

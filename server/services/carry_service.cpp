@@ -9,6 +9,7 @@
 #include "base/memory.h"
 #include "analyzer/git/checkout.h"
 #include "analyzer/git/mirror.h"
+#include "analyzer/git/network.h"
 #include "analyzer/git/push.h"
 #include "base/url.h"
 #include "server/services/analysis_service.h"
@@ -20,24 +21,20 @@ using storage::CandidateRecord;
 using storage::CandidateState;
 using storage::JobState;
 
-struct Mirrors {
-  std::string fork;
-  std::string upstream;
-};
-
-Result<Mirrors> MirrorsOf(const std::string& data_dir, const storage::ForkRecord& fork) {
+// The fork's place in its upstream's network (analyzer/git/network.h).
+Result<analyzer::git::NetworkView> NetworkOf(const std::string& data_dir, const storage::ForkRecord& fork) {
   FS_ASSIGN_OR_RETURN(std::string fork_url, analyzer::git::NormalizeLocation(fork.fork_url));
   FS_ASSIGN_OR_RETURN(std::string upstream_url, analyzer::git::NormalizeLocation(fork.upstream_url));
-  return Mirrors{analyzer::git::MirrorPathFor(data_dir, fork_url),
-                 analyzer::git::MirrorPathFor(data_dir, upstream_url)};
+  return analyzer::git::NetworkFor(data_dir, upstream_url, fork.name, fork_url);
 }
 
 // The target: the upstream head of the analysis, or a revision resolved in upstream, then in the fork
 // (as `forkscope carry --onto`).
-Result<std::string> ResolveOnto(const Mirrors& m, const analyzer::Analysis& a, const std::string& onto) {
+Result<std::string> ResolveOnto(const analyzer::git::NetworkView& n, const analyzer::Analysis& a,
+                                const std::string& onto) {
   if (onto.empty()) return a.upstream.sha;
-  if (auto sha = analyzer::git::ResolveRevision(m.upstream, onto); sha.ok()) return *sha;
-  auto sha = analyzer::git::ResolveRevision(m.fork, onto);
+  if (auto sha = analyzer::git::ResolveRevision(n.path, onto, n.refs.upstream); sha.ok()) return *sha;
+  auto sha = analyzer::git::ResolveRevision(n.path, onto, n.refs.fork);
   if (!sha.ok()) return InvalidArgument("onto: '" + onto + "' names no commit of upstream or of the fork");
   return *sha;
 }
@@ -276,8 +273,8 @@ Result<std::optional<int64_t>> CarryService::Carry(storage::Store& store, Job& j
   std::optional<int64_t> analysis_id = job.analysis_id ? job.analysis_id : fork.latest_analysis_id;
   if (!analysis_id) return FailedPrecondition("fork '" + fork.name + "' has not been synced yet; POST its /sync first");
   FS_ASSIGN_OR_RETURN(analyzer::Analysis analysis, store.LoadAnalysis(*analysis_id));
-  FS_ASSIGN_OR_RETURN(Mirrors mirrors, MirrorsOf(options_.data_dir, fork));
-  FS_ASSIGN_OR_RETURN(std::string onto, ResolveOnto(mirrors, analysis, job.params.onto));
+  FS_ASSIGN_OR_RETURN(analyzer::git::NetworkView network, NetworkOf(options_.data_dir, fork));
+  FS_ASSIGN_OR_RETURN(std::string onto, ResolveOnto(network, analysis, job.params.onto));
   storage::CandidateStore candidates(store.db());
   FS_ASSIGN_OR_RETURN(auto existing, candidates.Find(fork.id, analysis.fork.sha, onto, job.strategy));
   if (existing) {
@@ -290,7 +287,7 @@ Result<std::optional<int64_t>> CarryService::Carry(storage::Store& store, Job& j
   o.committer_name = options_.committer_name;
   o.committer_email = options_.committer_email;
   o.clock = &clock_;
-  analyzer::ResolvedPair pair{mirrors.fork, mirrors.upstream, analysis};
+  analyzer::ResolvedPair pair{network.path, network.path, analysis, network.refs};
   FS_ASSIGN_OR_RETURN(analyzer::CarryResult carry, analyzer::CarryAnalysed(pair, analysis, rules_, o));
   spdlog::info("carry done task={} fork={} onto={} state={} ms={}", job.task.id, fork.name, onto.substr(0, 12),
                analyzer::CarryStateName(carry.state), carry.duration_ms);
@@ -299,7 +296,7 @@ Result<std::optional<int64_t>> CarryService::Carry(storage::Store& store, Job& j
     Decided(store, fork.name, nullptr);
     return std::optional<int64_t>();
   }
-  CandidateRecord row = storage::CandidateFromCarry(fork.id, carry, mirrors.fork);
+  CandidateRecord row = storage::CandidateFromCarry(fork.id, carry, network.path);
   row.task_id = job.task.id;
   row.triggered_by = job.trigger;
   FS_ASSIGN_OR_RETURN(auto inserted, candidates.Insert(row, clock_.NowS()));

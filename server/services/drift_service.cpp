@@ -41,7 +41,7 @@ Status SyncForksMissingData(storage::StoreOpener& stores, SyncService& sync) {
 
 Result<analyzer::DriftReport> DriftOfOutcome(const AnalysisOutcome& outcome, const std::string& fork_name,
                                              int64_t now, const analyzer::DriftOptions& options) {
-  analyzer::ResolvedPair pair{outcome.fork_mirror, outcome.upstream_mirror, HeaderOf(outcome.analysis)};
+  analyzer::ResolvedPair pair{outcome.fork_mirror, outcome.upstream_mirror, HeaderOf(outcome.analysis), outcome.refs};
   FS_ASSIGN_OR_RETURN(analyzer::DriftReport report, analyzer::ComputeDrift(pair, outcome.analysis, now, options));
   report.fork = fork_name;
   return report;

@@ -6,8 +6,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <random>
 
+#include "analyzer/git/network.h"
 #include "base/memory.h"
 #include "base/url.h"
 #include "server/services/analysis_service.h"
@@ -48,10 +50,64 @@ Status SyncService::Start() {
   FS_ASSIGN_OR_RETURN(task_store_, options_.stores->Open());
   FS_ASSIGN_OR_RETURN(int interrupted, task_store_->FailUnfinishedTasks("interrupted: the daemon stopped"));
   if (interrupted > 0) spdlog::warn("tasks interrupted_by_restart={}", interrupted);
+  FS_RETURN_IF_ERROR(MigrateNetworks().status());
   std::random_device rd;
   next_id_ = (static_cast<uint64_t>(rd()) << 20) ^ static_cast<uint64_t>(clock_.NowS());
   for (int i = 0; i < options_.workers; ++i) workers_.emplace_back([this, i] { WorkerLoop(i); });
   return Status::Ok();
+}
+
+Result<int> SyncService::MigrateNetworks() {
+  FS_ASSIGN_OR_RETURN(auto store, options_.stores->Open());
+  FS_ASSIGN_OR_RETURN(std::vector<storage::ForkRecord> forks, store->ListForks());
+  std::map<std::string, std::set<std::string>> registered;  // network path -> fork names
+  bool every_network_known = true;
+  int imported = 0;
+  for (const auto& fork : forks) {
+    auto request = RequestFor(*store, fork);
+    auto fork_url = request.ok() ? analyzer::git::NormalizeLocation(request->fork_location) : request.status();
+    auto upstream_url = request.ok() ? analyzer::git::NormalizeLocation(request->upstream_location) : request.status();
+    if (upstream_url.ok()) registered[analyzer::git::NetworkPathFor(options_.data_dir, *upstream_url)].insert(fork.name);
+    else every_network_known = false;  // a local upstream gone: its network cannot be told, so nothing is pruned
+    if (!fork_url.ok() || !upstream_url.ok()) continue;  // its sync will say what is wrong
+    auto done = analyzer::git::MigrateMirrors(options_.data_dir, *upstream_url, *fork_url, fork.name);
+    if (!done.ok())  // not fatal: its next sync fetches it into the network
+      spdlog::warn("network migration failed fork={} error={}", fork.name, Scrubbed(done.status().message(), *request));
+    else if (*done)
+      ++imported;
+  }
+  // Named namespaces of forks that left the registry (or moved to another upstream) go; those named
+  // by a URL ("url-...") belong to one-shot analyses and stay.
+  std::error_code ec;
+  if (!every_network_known) spdlog::warn("network prune skipped: a registered upstream cannot be located");
+  for (std::filesystem::directory_iterator it(std::filesystem::path(options_.data_dir) / "networks", ec), end;
+       every_network_known && !ec && it != end; it.increment(ec)) {
+    const std::string path = it->path().string();
+    if (it->path().extension() != ".git") continue;
+    auto present = analyzer::git::NetworkForks(path);
+    if (!present.ok()) continue;
+    for (const auto& ns : *present)
+      if (ns.rfind("url-", 0) != 0 && !registered[path].count(ns))
+        if (Status st = analyzer::git::DropForkRefs(path, ns); !st.ok())
+          spdlog::warn("network prune failed path={} fork={} error={}", path, ns, st.message());
+  }
+  if (imported > 0) spdlog::info("forks migrated into networks count={}", imported);
+  return imported;
+}
+
+void SyncService::ForgetFork(const storage::ForkRecord& fork) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (stopping_) return;
+  forgotten_.push_back(fork);
+  cv_.notify_one();
+}
+
+void SyncService::DropRefs(const std::string& fork_name, const std::string& upstream_location) {
+  auto upstream_url = analyzer::git::NormalizeLocation(upstream_location);
+  if (!upstream_url.ok()) return;
+  const std::string network = analyzer::git::NetworkPathFor(options_.data_dir, *upstream_url);
+  if (Status st = analyzer::git::DropForkRefs(network, fork_name); !st.ok())
+    spdlog::warn("network refs not dropped fork={} error={}", fork_name, st.message());
 }
 
 std::string SyncService::NewTaskId() {
@@ -135,7 +191,9 @@ std::vector<storage::TaskRecord> SyncService::ActiveTasks() const {
 
 bool SyncService::WaitIdle(std::chrono::milliseconds timeout) {
   std::unique_lock<std::mutex> lock(mu_);
-  return idle_cv_.wait_for(lock, timeout, [this] { return stats_.running == 0 && stats_.queued == 0; });
+  return idle_cv_.wait_for(lock, timeout, [this] {
+    return stats_.running == 0 && stats_.queued == 0 && forgotten_.empty() && dropping_ == 0;
+  });
 }
 
 SyncStats SyncService::Stats() const {
@@ -198,10 +256,29 @@ void SyncService::WorkerLoop(int index) {
   }
   while (true) {
     std::shared_ptr<Job> job;
+    std::optional<storage::ForkRecord> forgotten;
     {
       std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      cv_.wait(lock, [this] { return stopping_ || !queue_.empty() || !forgotten_.empty(); });
       if (stopping_) return;
+      if (!forgotten_.empty()) {
+        forgotten = std::move(forgotten_.front());
+        forgotten_.pop_front();
+        ++dropping_;
+      }
+    }
+    if (forgotten) {
+      DropRefs(forgotten->name, forgotten->upstream_url);
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        --dropping_;
+      }
+      idle_cv_.notify_all();
+      continue;
+    }
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      if (queue_.empty()) continue;
       job = queue_.front();
       queue_.pop_front();
       --stats_.queued;
@@ -221,9 +298,10 @@ void SyncService::RunJob(storage::Store& store, Job& job) {
   UpdateTask(t);
   std::string fork_url = job.request.fork_location;
   int last_reported = -1;
+  // Upstream is fetched first (0-40%), then the fork (40-80%); the figure never goes back.
   job.request.progress = [this, &t, &fork_url, &last_reported](const analyzer::git::TransferProgress& p) {
     bool fork_side = p.url == analyzer::git::RedactUrl(fork_url);
-    int pct = (fork_side ? 0 : 40) + p.Percent() * 40 / 100;
+    int pct = std::max(last_reported, (fork_side ? 40 : 0) + p.Percent() * 40 / 100);
     std::lock_guard<std::mutex> lock(mu_);
     if (abandoned_.count(t.id)) return false;
     if (pct / 5 != last_reported / 5) {
@@ -235,6 +313,9 @@ void SyncService::RunJob(storage::Store& store, Job& job) {
     return !stopping_.load();
   };
   auto outcome = RunAnalysis(job.request, rules_, store, job.is_check ? std::nullopt : job.fork_id);
+  // Deleted from the registry while it synced: what the sync fetched into the network goes too.
+  if (!job.is_check && store.GetFork(t.fork_name).status().code() == StatusCode::kNotFound)
+    DropRefs(t.fork_name, job.request.upstream_location);
   double seconds = (clock_.MonotonicUs() - start_us) / 1e6;
   t.finished_at = clock_.NowS();
   if (outcome.ok()) {

@@ -60,8 +60,15 @@ class SyncService {
 
   // Adds a hook; call before Start().
   void AddSyncHook(SyncHook hook) { hooks_.push_back(std::move(hook)); }
-  // Opens the task connection, marks tasks a previous process left unfinished, starts the workers.
+  // Opens the task connection, marks tasks a previous process left unfinished, moves registered forks
+  // from per-URL mirrors into their fork networks (MigrateNetworks), starts the workers.
   Status Start();
+  // Brings every registered fork into its upstream's network from per-URL mirrors (analyzer/git/
+  // network.h MigrateMirrors) and drops the namespaces of forks no longer registered there. Returns
+  // how many forks were imported. Run by Start(); any thread.
+  Result<int> MigrateNetworks();
+  // Queues the removal of a fork's refs from its network (the fork left the registry) on the pool.
+  void ForgetFork(const storage::ForkRecord& fork);
   // Queues a sync of fork (or returns the id of its queued/running task). Unavailable once stopping.
   Result<std::string> EnqueueSync(const storage::ForkRecord& fork);
   // Queues an analysis request on the pool (the CI check of a commit of fork_name) as a task of kind
@@ -78,7 +85,8 @@ class SyncService {
   // Every queued or running task, oldest first (the dashboard's live sync progress).
   std::vector<storage::TaskRecord> ActiveTasks() const;
   SyncStats Stats() const;
-  // Blocks until no task is queued or running (every hook of the last one has run), or timeout.
+  // Blocks until no task is queued or running (every hook of the last one has run) and no forgotten
+  // fork's refs are left to drop, or timeout.
   bool WaitIdle(std::chrono::milliseconds timeout);
   // Stops accepting, cancels running fetches, marks every unfinished task failed, joins the workers.
   void Shutdown();
@@ -87,6 +95,7 @@ class SyncService {
   struct Job;
   void WorkerLoop(int index);
   void RunJob(storage::Store& store, Job& job);
+  void DropRefs(const std::string& fork_name, const std::string& upstream_location);
   void UpdateTask(const storage::TaskRecord& task);
   // Writes the finished tasks whose final row a failed write left unsaved (mu_ held).
   void RetryUnsavedLocked();
@@ -103,6 +112,8 @@ class SyncService {
   std::condition_variable cv_;
   std::condition_variable idle_cv_;  // notified when a task ends
   std::deque<std::shared_ptr<Job>> queue_;
+  std::deque<storage::ForkRecord> forgotten_;                   // forks whose network refs are to go
+  int dropping_ = 0;                                            // of those, being dropped now
   std::map<std::string, std::shared_ptr<Job>> active_by_fork_;  // queued or running syncs
   std::map<std::string, storage::TaskRecord> unfinished_;       // by task id
   // Finished tasks whose final row could not be written yet: answered from here, retried on every

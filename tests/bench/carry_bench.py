@@ -6,8 +6,8 @@ bindings, a Python package, tests, docs) and a fork branch `paddle` of C commits
 changing 2-3 files the way a migration does, one of them a change upstream also makes later so it is
 dropped), with upstream moved on by U commits (default 200: edits, additions, a few renames) on files
 the fork did not touch, but for one file the fork patches, which upstream renames halfway. Two bare
-repositories: fork.git (both branches) and upstream.git (main only), so forkscope works with two mirrors
-and the upstream alternate, as in production.
+repositories: fork.git (both branches) and upstream.git (main only), both fetched into the upstream's
+fork network, as in production.
 
 Timed, clone and mirror creation excluded for both:
   forkscope: `forkscope carry --no-fetch` (a) with the fork's analysis answered from the database (the
@@ -135,12 +135,12 @@ def main():
         onto, base = git(fork, "rev-parse", "main"), git(fork, "merge-base", "main", "paddle")
         head = git(fork, "rev-parse", "paddle")
         data = os.path.join(work, "data")
-        t_mirror, first, _ = forkscope_carry(a.binary, fork, upstream, data)  # creates both mirrors
+        t_mirror, first, _ = forkscope_carry(a.binary, fork, upstream, data)  # creates the fork network
         # Untimed: every fast tree merge of the replay checked against libgit2's full merge.
         forkscope_carry(a.binary, fork, upstream, data, "--verify-fast-merge")
-        mirrors = os.path.join(data, "mirrors")
-        fork_mirror = next(os.path.join(mirrors, d) for d in os.listdir(mirrors)
-                           if d.endswith(".git") and "fork_git" in d)
+        # The upstream's fork network (docs/networks.md) holds the fork's refs and its candidates.
+        networks = os.path.join(data, "networks")
+        fork_mirror = next(os.path.join(networks, d) for d in os.listdir(networks) if d.endswith(".git"))
         scratch = os.path.join(work, "scratch")
         t_clone, _ = run(["git", "clone", "-q", "-b", "paddle", fork, scratch])
         warm, cold, engine, gitcli = [], [], [], []

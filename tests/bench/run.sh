@@ -5,6 +5,8 @@ build=${1:-build}
 here=$(cd "$(dirname "$0")" && pwd)
 echo "== analysis: forkscope vs git CLI"
 python3 "$here/analysis_bench.py" "$build/forkscope" --callgrind
+echo "== fork networks: cold sync (git daemon, local paths), a third fork joining, no-op re-sync, peak RSS vs the git CLI"
+python3 "$here/network_bench.py" "$build/forkscope"
 echo "== start-up: one-shot analyze (mirrors present) vs git merge-base + git diff -M --numstat"
 python3 "$here/startup_bench.py" "$build/forkscope" --callgrind
 echo "== renames: forkscope's file lists vs git diff -M --raw (100 random ports and the benchmark pair)"

@@ -42,7 +42,7 @@ TEST_CASE("carry: a content conflict and an add/add stop the replay", "[analyzer
   CHECK(CommitAt(*r, 2).state == CarryCommitState::kNotReached);
   REQUIRE(r->range_diff.size() == 1);
   CHECK(r->range_diff[0].fork_sha == c1);
-  CHECK(p.MirrorGit("for-each-ref refs/forkscope").empty());
+  CHECK(p.MirrorGit("for-each-ref " + p.Candidates()).empty());
 
   REQUIRE(r->conflicts.size() == 2);
   const CarryConflict& ops = ConflictAt(*r, 0);

@@ -12,6 +12,7 @@
 
 #include "analyzer/carry/carry.h"
 #include "analyzer/git/mirror.h"
+#include "analyzer/git/network.h"
 #include "tests/support/fixtures.h"
 
 namespace forkscope::analyzer::carry_test {
@@ -102,8 +103,13 @@ struct CarryPair {
     return analyzer::Carry(req, DefaultRules(), options);
   }
 
+  // The fork network the carry writes into (the fork's refs and candidates under its namespace).
   std::string ForkMirror(const std::string& data = "data") const {
-    return git::MirrorPathFor(tmp.Sub(data), *git::NormalizeLocation(fork.path()));
+    return git::NetworkPathFor(tmp.Sub(data), *git::NormalizeLocation(up.path()));
+  }
+  // Where the carry's candidates live: refs/forks/<the fork's URL namespace>/candidates/.
+  std::string Candidates() const {
+    return "refs/forks/" + *git::ForkNamespace("", *git::NormalizeLocation(fork.path())) + "/candidates/";
   }
 
   // `git <args>` in the fork's mirror; REQUIREs success, returns trimmed stdout.

@@ -38,7 +38,7 @@ TEST_CASE("carry: several fork commits onto an upstream that moved", "[analyzer]
   for (const auto& c : r->commits) CHECK(c.state == CarryCommitState::kApplied);
   CHECK(CommitAt(*r, 2).candidate_sha == r->candidate_sha);
   CHECK(r->conflicts.empty());
-  CHECK(r->candidate_ref == "refs/forkscope/candidates/paddle/" + onto.substr(0, 12));
+  CHECK(r->candidate_ref == p.Candidates() + "paddle/" + onto.substr(0, 12));
   REQUIRE(r->range_diff.size() == 3);
   for (const auto& d : r->range_diff) CHECK(d.patch == PatchChange::kSame);
   CHECK(r->range_diff[1].candidate_sha == CommitAt(*r, 1).candidate_sha);
@@ -89,7 +89,7 @@ TEST_CASE("carry: several fork commits onto an upstream that moved", "[analyzer]
     REQUIRE(older.ok());
     CHECK(older->state == CarryState::kClean);
     CHECK(older->onto == p.up.Git("rev-parse HEAD~1"));
-    CHECK(older->candidate_ref == "refs/forkscope/candidates/paddle/" + older->onto.substr(0, 12));
+    CHECK(older->candidate_ref == p.Candidates() + "paddle/" + older->onto.substr(0, 12));
     CHECK(p.MirrorGit("rev-parse " + older->candidate_sha + "^{tree}") == p.GitRebase(older->onto, p.base).tree);
   }
 }
@@ -303,7 +303,7 @@ TEST_CASE("carry: a re-imported fork (unrelated history) with a given base", "[a
     s.Git("checkout -q -B carry " + head);
     s.Git("replace --graft " + root + " " + imported_at);
     s.Git("rebase -q --onto " + onto + " " + imported_at + " carry");
-    std::string mirror = git::MirrorPathFor(req.data_dir, *git::NormalizeLocation(re.path()));
+    std::string mirror = git::NetworkPathFor(req.data_dir, *git::NormalizeLocation(p.up.path()));
     auto tree = RunCommand("git -C " + ShellQuote(mirror) + " rev-parse " + r->candidate_sha + "^{tree}");
     CHECK(tree.out == s.Git("rev-parse HEAD^{tree}") + "\n");
     CHECK(RunCommand("git -C " + ShellQuote(mirror) + " rev-list --objects " + r->candidate_sha + " >/dev/null 2>&1")
@@ -323,7 +323,7 @@ TEST_CASE("carry: already up to date", "[analyzer][carry]") {
     CHECK(r->candidate_sha.empty());
     CHECK(r->candidate_ref.empty());
     CHECK(r->commits.empty());
-    CHECK(p.MirrorGit("for-each-ref refs/forkscope").empty());
+    CHECK(p.MirrorGit("for-each-ref " + p.Candidates()).empty());
   }
   SECTION("the fork merged the upstream head") {
     p.up.Write("docs/guide.md", "# Guide\n\nv2\n");
@@ -334,7 +334,7 @@ TEST_CASE("carry: already up to date", "[analyzer][carry]") {
     CHECK(r->state == CarryState::kUpToDate);
     CHECK(r->onto == onto);
     CHECK(r->candidate_sha.empty());
-    CHECK(p.MirrorGit("for-each-ref refs/forkscope").empty());
+    CHECK(p.MirrorGit("for-each-ref " + p.Candidates()).empty());
   }
 }
 

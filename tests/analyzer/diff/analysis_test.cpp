@@ -1,6 +1,7 @@
 // End-to-end analysis on real git repositories: mirrors, refs, merge-base, diff, layers, patterns,
 // violations, compat gaps, moves and copies, and the error paths.
 #include "analyzer/diff/analysis.h"
+#include "analyzer/git/network.h"
 
 #include <catch2/catch.hpp>
 
@@ -338,12 +339,14 @@ TEST_CASE("empty diff, bogus path, bad URL, corrupt mirror", "[analyzer][analysi
     auto req = Request(tmp, tmp.Sub("plain"), up.path());
     auto a = Analyze(req);
     REQUIRE_FALSE(a.ok());
-    CHECK(std::filesystem::exists(git::MirrorPathFor(req.data_dir, tmp.Sub("plain"))) == false);
+    auto forks = git::NetworkForks(git::NetworkPathFor(req.data_dir, up.path()));
+    REQUIRE(forks.ok());
+    CHECK(forks->empty());  // upstream's refs only
   }
   SECTION("corrupt mirror") {
     auto req = Request(tmp, fork.path(), up.path());
     REQUIRE(Analyze(req).ok());
-    std::string mirror = git::MirrorPathFor(req.data_dir, fork.path());
+    std::string mirror = git::NetworkPathFor(req.data_dir, up.path());
     testing::WriteFile(mirror + "/HEAD", "garbage");
     testing::RunCommand("rm -rf " + testing::ShellQuote(mirror + "/objects"));
     auto a = Analyze(req);

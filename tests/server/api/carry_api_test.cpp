@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analyzer/git/mirror.h"
+#include "analyzer/git/network.h"
 #include "server/app/demo_corpus.h"
 #include "server/config/config.h"
 #include "server/services/webhooks.h"
@@ -43,8 +44,9 @@ std::string Replace(std::string s, const std::string& from, const std::string& t
   return s.replace(at, from.size(), to);
 }
 
-std::string MirrorOf(const std::string& data_dir, const std::string& repo) {
-  return analyzer::git::MirrorPathFor(data_dir, *analyzer::git::NormalizeLocation(repo));
+// The fork network of an upstream: every fork of it keeps its refs and candidates there.
+std::string NetworkOf(const std::string& data_dir, const std::string& upstream) {
+  return analyzer::git::NetworkPathFor(data_dir, *analyzer::git::NormalizeLocation(upstream));
 }
 
 // `git -C repo args`; returns the exit status, and stdout in out.
@@ -166,7 +168,7 @@ void CheckUnvalidated(httplib::Client& c, const CarryEnv& env, const json& gpu, 
   CHECK(gpu["triggered_by"] == "sync");
   CHECK(gpu["applied"] == 1);
   CHECK(gpu["dropped"] == 0);
-  CHECK(gpu["candidate_ref"] == "refs/forkscope/candidates/paddle/" + onto.substr(0, 12));
+  CHECK(gpu["candidate_ref"] == "refs/forks/fastops/candidates/paddle/" + onto.substr(0, 12));
   CHECK(gpu["reason"].get<std::string>().find("no GPU runner") != std::string::npos);
   json detail = Candidate(c, gpu["id"]);
   CHECK(detail["carry"]["state"] == "clean");
@@ -192,8 +194,8 @@ void CheckReadyAndPublished(const CarryEnv& env, const json& cpu, const std::str
   CHECK(ready.size() == 1);
   CHECK(ready[0]["event"] == "alert.opened");
   const std::string message = ready[0]["alert"]["message"];
-  const std::string fetch = "git fetch " + MirrorOf(env.data, env.cpu_fork.path()) +
-                            " refs/forkscope/candidates/paddle/" + onto12;
+  const std::string fetch = "git fetch " + NetworkOf(env.data, env.up.path()) +
+                            " refs/forks/fastops-cpu/candidates/paddle/" + onto12;
   CHECK(message.find(fetch) != std::string::npos);
   CHECK(message.find(cpu["publish"][1].get<std::string>()) != std::string::npos);
   CHECK(HooksFor(env.receiver, "candidate-ready", "fastops").empty());
@@ -318,10 +320,10 @@ void AppendCommits(const GitRepo& fork, const std::string& stream_path, int n) {
   REQUIRE(RunCommand(import).status == 0);
 }
 
-// Every ref under refs/forkscope names a commit whose whole history and trees are readable.
+// Every ref of the network names a commit whose whole history and trees are readable.
 void CheckRefsWhole(const std::string& mirror) {
   std::string refs;
-  REQUIRE(GitIn(mirror, "for-each-ref --format='%(refname)' refs/forkscope", &refs) == 0);
+  REQUIRE(GitIn(mirror, "for-each-ref --format='%(refname)' refs/forks", &refs) == 0);
   std::istringstream lines(refs);
   for (std::string ref; std::getline(lines, ref);) {
     INFO(ref);
@@ -341,7 +343,7 @@ TEST_CASE("daemon: SIGKILL during a carry leaves no half-written ref; the task e
                                        "fork_url = \"" + fork.path() + "\"\nupstream_url = \"" + up.path() + "\"\n");
   const DaemonOptions options{FORKSCOPE_BINARY, tmp.Sub("data"),
                               {"--allow-local-repos", "--config", tmp.Sub("forkscope.toml")}, kAdmin};
-  const std::string mirror = MirrorOf(tmp.Sub("data"), fork.path());
+  const std::string mirror = NetworkOf(tmp.Sub("data"), up.path());
   auto d = std::make_unique<Daemon>(options);
   auto c = d->Client();
   REQUIRE(SyncAndWait(*c, "big")["state"] == "succeeded");

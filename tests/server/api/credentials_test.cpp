@@ -138,7 +138,7 @@ void CheckNothingServedOrLogged(httplib::Client& c, Daemon& d) {
   }
   d.Terminate();
   CheckNoSecret("daemon log", ReadFile(d.log_path()));
-  CHECK(ReadFile(d.log_path()).find("mirror clone url=http://***@127.0.0.1") != std::string::npos);
+  CHECK(ReadFile(d.log_path()).find("network first fetch url=http://***@127.0.0.1") != std::string::npos);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analyzer/git/mirror.h"
+#include "analyzer/git/network.h"
 #include "server/app/demo_corpus.h"
 #include "tests/support/corpus.h"
 
@@ -30,7 +31,9 @@ TEST_CASE("carry makes a candidate or reports the conflict", "[server][carry][cl
   GitRepo fork = BuildCompatFork(up.path(), tmp.Sub("fork"));
   std::string data = tmp.Sub("data");
   std::string args = "carry --fork " + fork.path() + " --upstream " + up.path() + " --data-dir " + data;
-  std::string mirror = analyzer::git::MirrorPathFor(data, fork.path());
+  std::string mirror = analyzer::git::NetworkPathFor(data, up.path());
+  // A one-shot carry of an unregistered fork: its namespace is named by its URL.
+  const std::string candidates = "refs/forks/" + *analyzer::git::ForkNamespace("", fork.path()) + "/candidates/";
   auto mirror_git = [&mirror](const std::string& a) {
     return RunCommand("git -C " + ShellQuote(mirror) + " " + a + " 2>/dev/null");
   };
@@ -51,7 +54,7 @@ TEST_CASE("carry makes a candidate or reports the conflict", "[server][carry][cl
   CHECK(d["base"] == base);
   CHECK(d["strategy"] == "rebase");
   CHECK(d["branch"] == "paddle");
-  std::string ref = "refs/forkscope/candidates/paddle/" + onto.substr(0, 12);
+  std::string ref = candidates + "paddle/" + onto.substr(0, 12);
   CHECK(d["candidate_ref"] == ref);
   REQUIRE(d["commits"].size() == 1);
   CHECK(d["commits"][0]["state"] == "applied");
@@ -90,7 +93,7 @@ TEST_CASE("carry makes a candidate or reports the conflict", "[server][carry][cl
   CHECK(c["conflicts"][0]["upstream_commits"][0]["sha"] == bindings);
   REQUIRE_FALSE(c["conflicts"][0]["regions"].empty());
   CHECK(c["conflicts"][0]["regions"][0]["base_start"].get<int>() > 0);
-  CHECK(mirror_git("for-each-ref --format='%(refname)' refs/forkscope").out == ref + "\n");  // only the clean one
+  CHECK(mirror_git("for-each-ref --format='%(refname)' " + candidates).out == ref + "\n");  // only the clean one
 
   auto text = Forkscope(args + " --no-fetch");
   CHECK(text.status == 1);

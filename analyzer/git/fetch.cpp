@@ -1,0 +1,164 @@
+// One fetch into a repository (fetch_internal.h): credentials callback, progress, transfer counters,
+// and the hard links of a local first clone.
+#include <spdlog/spdlog.h>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <system_error>
+
+#include "analyzer/git/credentials.h"
+#include "analyzer/git/fetch_internal.h"
+#include "base/url.h"
+
+namespace forkscope::analyzer::git {
+namespace fs = std::filesystem;
+namespace {
+
+struct CallbackPayload {
+  const MirrorOptions* options;
+  std::string url;  // redacted: what progress reports name
+  UrlAuth auth;     // the URL's credentials, given to git only when the server asks (credentials.h)
+};
+
+// HTTP credentials from the URL's userinfo: configs keep the URL without them.
+int OnCredentials(git_credential** out, const char* url, const char*, unsigned int allowed, void* payload) {
+  return AcquireUrlCredentials(static_cast<CallbackPayload*>(payload)->auth, out, url, allowed);
+}
+
+int OnTransfer(const git_indexer_progress* stats, void* payload) {
+  auto* p = static_cast<CallbackPayload*>(payload);
+  if (!p->options->progress) return 0;
+  TransferProgress tp;
+  tp.url = p->url;
+  tp.total_objects = stats->total_objects;
+  tp.received_objects = stats->received_objects;
+  tp.indexed_objects = stats->indexed_objects;
+  tp.indexed_deltas = stats->indexed_deltas;
+  tp.total_deltas = stats->total_deltas;
+  tp.received_bytes = stats->received_bytes;
+  // libgit2 counts the deltas to resolve only once every object is in: until then it is receiving.
+  const bool received = stats->received_objects >= stats->total_objects;
+  const bool indexed = stats->indexed_objects >= stats->total_objects;
+  tp.phase = received && (!indexed || stats->total_deltas > 0) ? TransferPhase::kResolving : TransferPhase::kReceiving;
+  return p->options->progress(tp) ? 0 : GIT_EUSER;
+}
+
+// Points head_ref at the remote's default branch (it may change upstream).
+void RecordDefaultBranch(git_repository* repo, git_remote* remote, const RemoteFetch& f) {
+  if (f.head_ref.empty()) return;
+  git_buf buf = GIT_BUF_INIT;
+  if (git_remote_default_branch(&buf, remote) == 0) {
+    const std::string remote_head = buf.ptr;
+    const std::string prefix = "refs/heads/";
+    if (remote_head.rfind(prefix, 0) == 0) {
+      const std::string target = f.heads_prefix + remote_head.substr(prefix.size());
+      if (f.head_ref == "HEAD") {
+        git_repository_set_head(repo, target.c_str());
+      } else {
+        git_reference* ref = nullptr;
+        if (git_reference_symbolic_create(&ref, repo, f.head_ref.c_str(), target.c_str(), 1, "forkscope fetch") == 0)
+          git_reference_free(ref);
+      }
+    }
+  }
+  git_buf_dispose(&buf);
+}
+
+Result<RemotePtr> RemoteFor(git_repository* repo, const RemoteFetch& f) {
+  git_remote* raw = nullptr;
+  if (f.remote_name.empty()) {
+    FS_RETURN_IF_ERROR(FromGit(git_remote_create_anonymous(&raw, repo, f.url.c_str()), "remote"));
+    return RemotePtr(raw);
+  }
+  FS_RETURN_IF_ERROR(FromGit(git_remote_lookup(&raw, repo, f.remote_name.c_str()), "mirror remote"));
+  RemotePtr remote(raw);
+  if (std::string(git_remote_url(remote.get())) == f.url) return remote;
+  FS_RETURN_IF_ERROR(FromGit(git_remote_set_url(repo, f.remote_name.c_str(), f.url.c_str()), "set mirror url"));
+  FS_RETURN_IF_ERROR(FromGit(git_remote_lookup(&raw, repo, f.remote_name.c_str()), "mirror remote"));
+  return RemotePtr(raw);
+}
+
+bool IsHex(const std::string& s) { return s.find_first_not_of("0123456789abcdef") == std::string::npos; }
+
+// Links src into dst unless dst exists. False when linking is refused (another filesystem, no right).
+bool LinkOne(const fs::path& src, const fs::path& dst, int& linked) {
+  if (::link(src.c_str(), dst.c_str()) == 0) {
+    ++linked;
+    return true;
+  }
+  return errno == EEXIST;
+}
+
+}  // namespace
+
+Status FetchRemote(git_repository* repo, const RemoteFetch& f, const MirrorOptions& options, FetchStats* stats) {
+  FS_ASSIGN_OR_RETURN(RemotePtr remote, RemoteFor(repo, f));
+  CallbackPayload payload{&options, base::RedactUrl(base::WithUserinfo(f.url, f.userinfo)), {}};
+  payload.auth.userinfo = f.userinfo;
+  payload.auth.origin = OriginOf(f.url);
+  git_fetch_options opts = GIT_FETCH_OPTIONS_INIT;
+  opts.callbacks.transfer_progress = OnTransfer;
+  opts.callbacks.credentials = OnCredentials;
+  opts.callbacks.payload = &payload;
+  opts.prune = GIT_FETCH_PRUNE;
+  // Tags come through the refspecs only: auto-followed tags would land under refs/tags/ of the whole
+  // repository, outside the namespace the refspecs name.
+  opts.download_tags = f.refspecs.empty() ? GIT_REMOTE_DOWNLOAD_TAGS_ALL : GIT_REMOTE_DOWNLOAD_TAGS_NONE;
+  std::vector<char*> specs;
+  for (const auto& s : f.refspecs) specs.push_back(const_cast<char*>(s.c_str()));
+  git_strarray arr{specs.data(), specs.size()};
+  FS_RETURN_IF_ERROR(FromGit(git_remote_fetch(remote.get(), specs.empty() ? nullptr : &arr, &opts, "forkscope fetch"),
+                             "fetch " + payload.url));
+  if (stats) {
+    const git_indexer_progress* s = git_remote_stats(remote.get());
+    stats->fetched = true;
+    stats->total_objects = s->total_objects;
+    stats->received_objects = s->received_objects;
+    stats->local_objects = s->local_objects;
+    stats->received_bytes = s->received_bytes;
+  }
+  RecordDefaultBranch(repo, remote.get(), f);
+  return Status::Ok();
+}
+
+std::string LocalGitDir(const std::string& location) {
+  std::string path = location;
+  if (path.rfind("file://", 0) == 0) path = path.substr(7);
+  else if (path.find("://") != std::string::npos || path.empty() || path[0] != '/') return "";
+  std::error_code ec;
+  if (fs::exists(fs::path(path) / ".git" / "objects", ec)) return (fs::path(path) / ".git").string();
+  if (fs::exists(fs::path(path) / "objects", ec) && fs::exists(fs::path(path) / "HEAD", ec)) return path;
+  return "";
+}
+
+int LinkObjectFiles(const std::string& src_git_dir, const std::string& dst_git_dir) {
+  const fs::path src = fs::path(src_git_dir) / "objects";
+  const fs::path dst = fs::path(dst_git_dir) / "objects";
+  std::error_code ec;
+  int linked = 0;
+  // Packs: the .pack before its .idx (a reader finds a pack by its index), then any .rev.
+  for (const char* ext : {".pack", ".idx", ".rev"}) {
+    for (fs::directory_iterator it(src / "pack", ec), end; !ec && it != end; it.increment(ec)) {
+      const fs::path& p = it->path();
+      if (p.extension() != ext) continue;
+      fs::create_directories(dst / "pack", ec);
+      if (!LinkOne(p, dst / "pack" / p.filename(), linked)) return linked;
+    }
+  }
+  for (fs::directory_iterator it(src, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string dir = it->path().filename().string();
+    if (dir.size() != 2 || !IsHex(dir) || !it->is_directory()) continue;
+    std::error_code ec2;
+    for (fs::directory_iterator obj(it->path(), ec2), oend; !ec2 && obj != oend; obj.increment(ec2)) {
+      fs::create_directories(dst / dir, ec);
+      if (!LinkOne(obj->path(), dst / dir / obj->path().filename(), linked)) return linked;
+    }
+  }
+  return linked;
+}
+
+}  // namespace forkscope::analyzer::git

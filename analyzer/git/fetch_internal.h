@@ -1,0 +1,41 @@
+// What mirror.cpp and network.cpp share: one fetch from one URL into a repository with refspecs built
+// by forkscope (never from user text), its credentials callback and its progress, and the hard-linking
+// of a local source's object files. Internal to analyzer/git/.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "analyzer/git/handles.h"
+#include "analyzer/git/mirror.h"
+
+namespace forkscope::analyzer::git {
+
+// One fetch: url has no credentials (it may be written to a config); userinfo goes to git only when
+// the server asks, and only for url's own host.
+struct RemoteFetch {
+  std::string url;
+  std::string userinfo;
+  std::vector<std::string> refspecs;  // "+refs/heads/*:<prefix>heads/*" ...; empty = the remote's own
+  std::string remote_name;            // "" = an anonymous remote (nothing written to the config)
+  // Where the remote's default branch is recorded: a symbolic ref (e.g. "refs/upstream/HEAD", or
+  // "HEAD" for a plain mirror) pointed at heads_prefix + <branch>. "" = not recorded.
+  std::string head_ref;
+  std::string heads_prefix = "refs/heads/";
+};
+
+// Fetches (pruned, no tag auto-follow) and fills stats from libgit2's transfer counters.
+Status FetchRemote(git_repository* repo, const RemoteFetch& fetch, const MirrorOptions& options, FetchStats* stats);
+
+// The git directory of a local source ("/path", "/path/.git", "file:///path"); "" when location is
+// no local repository.
+std::string LocalGitDir(const std::string& location);
+
+// git clone --local's trick: hard-links the object files (packs, loose objects) of the repository at
+// src_git_dir into dst_git_dir's object store, skipping those already there. Returns how many files
+// were linked; 0 with nothing linked when the two are on different filesystems or linking is refused
+// (the caller's fetch then copies what is missing). Objects that src only reaches through its own
+// alternates are not linked: the fetch that follows brings them.
+int LinkObjectFiles(const std::string& src_git_dir, const std::string& dst_git_dir);
+
+}  // namespace forkscope::analyzer::git

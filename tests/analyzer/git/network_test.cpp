@@ -1,0 +1,339 @@
+// Fork networks (analyzer/git/network.h): one bare repository per upstream, upstream's refs under
+// refs/upstream/, each fork's under refs/forks/<name>/. Real repositories served by a real smart-HTTP
+// server (with per-side credentials) or read from local paths.
+#include <catch2/catch.hpp>
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+#include "analyzer/diff/analysis.h"
+#include "analyzer/git/mirror.h"
+#include "analyzer/git/network.h"
+#include "tests/support/corpus.h"
+#include "tests/support/fixtures.h"
+#include "tests/support/git_http.h"
+
+namespace forkscope::testing {
+namespace {
+
+namespace git = analyzer::git;
+namespace fs = std::filesystem;
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) out.push_back(line);
+  return out;
+}
+
+std::string GitIn(const std::string& repo, const std::string& args) {
+  CommandResult r = RunCommand("git -C " + ShellQuote(repo) + " " + args + " 2>&1");
+  INFO(args << ": " << r.out);
+  REQUIRE(r.status == 0);
+  while (!r.out.empty() && r.out.back() == '\n') r.out.pop_back();
+  return r.out;
+}
+
+std::vector<std::string> Refs(const std::string& repo) {
+  return Lines(GitIn(repo, "for-each-ref --format='%(refname)'"));
+}
+
+// Objects reachable from a fork's refs and not from upstream's, as the network holds them.
+size_t OwnObjects(const std::string& network, const std::string& ns) {
+  return Lines(GitIn(network, "rev-list --objects --glob='refs/forks/" + ns + "/heads/*' --glob='refs/forks/" + ns +
+                                  "/tags/*' --not --glob='refs/upstream/*'"))
+      .size();
+}
+
+git::NetworkSyncOptions Options(const std::string& data) {
+  git::NetworkSyncOptions o;
+  o.mirror.data_dir = data;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("network: two forks of one upstream share objects, refs isolated per fork", "[analyzer][git][network]") {
+  TempDir tmp;
+  GitRepo up = BuildUpstream(tmp.Sub("upstream"));
+  up.Git("tag v1.0");
+  GitRepo compat = BuildCompatFork(up.path(), tmp.Sub("compat"));
+  compat.Git("tag -f v1.0");  // the same tag name as upstream's, on the fork's own commit
+  GitRepo native = BuildNativeFork(up.path(), tmp.Sub("native"));
+  GitHttpServer server(tmp.Sub("served"), {"alice:pw-upstream", "bob:pw-forks"});
+  server.Publish(up.path(), "up.git");
+  server.Publish(compat.path(), "compat.git");
+  server.Publish(native.path(), "native.git");
+  const std::string up_url = server.Url("alice:pw-upstream", "up.git");
+  const std::string data = tmp.Sub("data");
+
+  auto first = git::SyncNetwork(up_url, server.Url("bob:pw-forks", "compat.git"), "compat", Options(data));
+  INFO(first.status().ToString());
+  REQUIRE(first.ok());
+  CHECK(first->created);
+  const std::string net = first->view.path;
+  CHECK(net == git::NetworkPathFor(data, server.Url("", "up.git")));
+  CHECK(first->upstream.received_objects > 0);
+  CHECK(first->fork.received_objects == OwnObjects(net, "compat"));  // upstream's objects did not travel twice
+
+  auto second = git::SyncNetwork(up_url, server.Url("bob:pw-forks", "native.git"), "native", Options(data));
+  INFO(second.status().ToString());
+  REQUIRE(second.ok());
+  CHECK_FALSE(second->created);
+  CHECK(second->view.path == net);
+  CHECK(second->upstream.received_objects == 0);  // nothing new upstream
+  const size_t own = OwnObjects(net, "native");
+  const size_t upstream_objects = Lines(GitIn(net, "rev-list --objects --glob='refs/upstream/*'")).size();
+  INFO("native's own objects " << own << ", upstream's " << upstream_objects);
+  CHECK(own > 0);
+  // Its own objects travel, upstream's do not. (Without bitmaps, git's pack-objects only excludes what
+  // the boundary commits' trees hold: a blob equal to one in an older upstream tree may be sent again.)
+  CHECK(second->fork.received_objects >= own);
+  CHECK(second->fork.received_objects < own + upstream_objects / 4);
+
+  SECTION("the same fork cloned alone receives upstream's objects too") {
+    auto alone = git::SyncNetwork(up_url, server.Url("bob:pw-forks", "native.git"), "native", Options(tmp.Sub("alone")));
+    REQUIRE(alone.ok());
+    // The same as joining the network with another fork in it: upstream came first either way.
+    CHECK(alone->fork.received_objects == second->fork.received_objects);
+    const size_t all = Lines(GitIn(native.path(), "rev-list --objects --all")).size();
+    CHECK(alone->upstream.received_objects + alone->fork.received_objects >= all);
+  }
+
+  SECTION("refs: each side in its own namespace, nothing elsewhere") {
+    for (const auto& ref : Refs(net)) {
+      INFO(ref);
+      CHECK((ref.rfind("refs/upstream/", 0) == 0 || ref.rfind("refs/forks/compat/", 0) == 0 ||
+             ref.rfind("refs/forks/native/", 0) == 0));
+    }
+    CHECK(GitIn(net, "rev-parse refs/upstream/tags/v1.0^{commit}") == up.Head());
+    CHECK(GitIn(net, "rev-parse refs/forks/compat/tags/v1.0^{commit}") == compat.Head());
+    CHECK(GitIn(net, "rev-parse refs/forks/native/heads/paddle") == native.Head());
+    CHECK(GitIn(net, "symbolic-ref refs/upstream/HEAD") == "refs/upstream/heads/main");
+    CHECK(GitIn(net, "symbolic-ref refs/forks/compat/HEAD") == "refs/forks/compat/heads/paddle");
+    auto forks = git::NetworkForks(net);
+    REQUIRE(forks.ok());
+    CHECK(*forks == std::set<std::string>{"compat", "native"});
+    // No credentials written anywhere: the remotes are anonymous.
+    const std::string config = ReadFile(net + "/config");
+    CHECK(config.find("pw-") == std::string::npos);
+    CHECK(config.find("remote") == std::string::npos);
+  }
+
+  SECTION("an analysis reads each fork through its own namespace") {
+    analyzer::AnalyzeRequest req;
+    req.fork_location = server.Url("bob:pw-forks", "compat.git");
+    req.upstream_location = up_url;
+    req.fork_name = "compat";
+    req.data_dir = data;
+    auto pair = analyzer::ResolvePair(req);
+    INFO(pair.status().ToString());
+    REQUIRE(pair.ok());
+    CHECK(pair->fork_mirror == net);
+    CHECK(pair->header.fork.branch == "paddle");
+    CHECK(pair->header.fork.sha == compat.Head());
+    CHECK(pair->header.upstream.sha == up.Head());
+    CHECK(pair->header.merge_base == up.Head());
+    CHECK(pair->header.fork.url.find("pw-") == std::string::npos);
+  }
+
+  SECTION("a fork deleted from the registry drops its refs only") {
+    REQUIRE(git::DropForkRefs(net, "compat").ok());
+    for (const auto& ref : Refs(net)) CHECK(ref.rfind("refs/forks/compat/", 0) != 0);
+    CHECK(GitIn(net, "rev-parse refs/forks/native/heads/paddle") == native.Head());
+    CHECK(GitIn(net, "rev-parse refs/upstream/heads/main") == up.Head());
+    CHECK(*git::NetworkForks(net) == std::set<std::string>{"native"});
+    CHECK(git::DropForkRefs(net, "../upstream").code() == StatusCode::kInvalidArgument);
+  }
+}
+
+TEST_CASE("network: names that cannot name refs are refused, unnamed forks get a URL namespace",
+          "[analyzer][git][network]") {
+  for (const char* bad : {"", "a/b", "..", "a..b", "x.lock", "-x", ".x", "a b", "a*"}) {
+    if (std::string(bad).empty()) continue;
+    INFO(bad);
+    CHECK_FALSE(git::ForkNamespace(bad, "/x").ok());
+  }
+  CHECK(*git::ForkNamespace("fastops-paddle", "/x") == "fastops-paddle");
+  auto a = git::ForkNamespace("", "https://u:p@host/x.git");
+  auto b = git::ForkNamespace("", "https://host/x.git");
+  REQUIRE(a.ok());
+  CHECK(a->rfind("url-", 0) == 0);
+  CHECK(*a == *b);  // credentials do not change the namespace
+  CHECK(*git::ForkNamespace("", "https://host/y.git") != *a);
+}
+
+TEST_CASE("network: a force-pushed fork and a deleted branch", "[analyzer][git][network]") {
+  TempDir tmp;
+  GitRepo up = BuildUpstream(tmp.Sub("upstream"));
+  GitRepo fork = BuildCompatFork(up.path(), tmp.Sub("fork"));
+  fork.Checkout("paddle-legacy", true);
+  fork.Write("legacy.txt", "old\n");
+  fork.Commit("legacy");
+  fork.Checkout("paddle");
+  const std::string data = tmp.Sub("data");
+  auto first = git::SyncNetwork(up.path(), fork.path(), "f", Options(data));
+  REQUIRE(first.ok());
+  const std::string net = first->view.path;
+  const std::string old_head = fork.Head();
+  CHECK(GitIn(net, "rev-parse refs/forks/f/heads/paddle") == old_head);
+
+  // Rewrite paddle from upstream main and delete paddle-legacy.
+  fork.Git("reset -q --hard " + up.Head());
+  fork.Write("setup.py", "import paddle\npaddle.enable_compat()\n");
+  const std::string new_head = fork.Commit("rewritten migration");
+  fork.Git("branch -D paddle-legacy");
+  auto again = git::SyncNetwork(up.path(), fork.path(), "f", Options(data));
+  INFO(again.status().ToString());
+  REQUIRE(again.ok());
+  CHECK(GitIn(net, "rev-parse refs/forks/f/heads/paddle") == new_head);
+  const auto refs = Refs(net);
+  CHECK(std::find(refs.begin(), refs.end(), "refs/forks/f/heads/paddle-legacy") == refs.end());
+  CHECK(GitIn(net, "rev-parse refs/upstream/heads/main") == up.Head());
+
+  analyzer::AnalyzeRequest req;
+  req.fork_location = fork.path();
+  req.upstream_location = up.path();
+  req.fork_name = "f";
+  req.data_dir = data;
+  auto pair = analyzer::ResolvePair(req);
+  REQUIRE(pair.ok());
+  CHECK(pair->header.fork.sha == new_head);
+  CHECK(pair->header.ahead == 1);
+}
+
+TEST_CASE("network: a local-path first clone hard-links the source's objects", "[analyzer][git][network]") {
+  TempDir tmp;
+  GitRepo up = BuildUpstream(tmp.Sub("upstream"));
+  GitRepo fork = BuildCompatFork(up.path(), tmp.Sub("fork"));
+  up.Git("gc -q");
+  const std::string data = tmp.Sub("data");
+  auto r = git::SyncNetwork(up.path(), "file://" + fork.path(), "f", Options(data));
+  INFO(r.status().ToString());
+  REQUIRE(r.ok());
+  CHECK(r->upstream.linked_files > 0);
+  CHECK(r->upstream.received_objects == 0);  // every object was there: only refs were written
+  CHECK(r->fork.linked_files > 0);
+  bool shared = false;
+  for (const auto& e : fs::directory_iterator(r->view.path + "/objects/pack")) {
+    struct stat st {};
+    REQUIRE(::stat(e.path().c_str(), &st) == 0);
+    if (e.path().extension() == ".pack" && st.st_nlink >= 2) shared = true;
+  }
+  CHECK(shared);
+  CHECK(GitIn(r->view.path, "rev-parse refs/forks/f/heads/paddle") == fork.Head());
+  CHECK(GitIn(r->view.path, "fsck --connectivity-only 2>&1; echo rc=$?").find("rc=0") != std::string::npos);
+
+  SECTION("later fetches are incremental") {
+    fork.Write("next.txt", "next\n");
+    const std::string next = fork.Commit("next");
+    auto again = git::SyncNetwork(up.path(), "file://" + fork.path(), "f", Options(data));
+    REQUIRE(again.ok());
+    CHECK(again->fork.linked_files == 0);
+    CHECK(again->fork.received_objects == 3);  // commit, root tree, blob
+    CHECK(GitIn(r->view.path, "rev-parse refs/forks/f/heads/paddle") == next);
+  }
+}
+
+TEST_CASE("network: concurrent syncs of forks of one upstream all succeed", "[analyzer][git][network]") {
+  TempDir tmp;
+  GitRepo up = BuildUpstream(tmp.Sub("upstream"));
+  GitRepo compat = BuildCompatFork(up.path(), tmp.Sub("compat"));
+  GitRepo native = BuildNativeFork(up.path(), tmp.Sub("native"));
+  for (int round = 0; round < 3; ++round) {
+    const std::string data = tmp.Sub("data" + std::to_string(round));
+    std::vector<Status> results(4);
+    std::vector<std::thread> threads;
+    for (size_t i = 0; i < results.size(); ++i)
+      threads.emplace_back([&, i] {
+        const GitRepo& f = i % 2 ? compat : native;
+        results[i] = git::SyncNetwork(up.path(), f.path(), i % 2 ? "compat" : "native", Options(data)).status();
+      });
+    for (auto& t : threads) t.join();
+    for (const auto& st : results) CHECK(st.ToString() == Status::Ok().ToString());
+    const std::string net = git::NetworkPathFor(data, up.path());
+    CHECK(GitIn(net, "rev-parse refs/forks/compat/heads/paddle") == compat.Head());
+    CHECK(GitIn(net, "rev-parse refs/forks/native/heads/paddle") == native.Head());
+    CHECK(GitIn(net, "rev-parse refs/upstream/heads/main") == up.Head());
+  }
+}
+
+TEST_CASE("network: per-URL mirrors migrate into the network with their candidates", "[analyzer][git][network]") {
+  TempDir tmp;
+  GitRepo up = BuildUpstream(tmp.Sub("upstream"));
+  GitRepo fork = BuildCompatFork(up.path(), tmp.Sub("fork"));
+  const std::string data = tmp.Sub("data");
+  git::MirrorOptions mo{data, false, {}};
+  auto old_up = git::SyncMirror(up.path(), mo);
+  auto old_fork = git::SyncMirror(fork.path(), mo);
+  REQUIRE(old_up.ok());
+  REQUIRE(old_fork.ok());
+  // A candidate the carry left in the old fork mirror, on a commit only the mirror has.
+  const std::string tree = GitIn(old_fork->path, "rev-parse " + up.Head() + "^{tree}");
+  const std::string candidate =
+      GitIn(old_fork->path, "-c user.name=t -c user.email=t@t commit-tree " + tree + " -p " + fork.Head() + " -m cand");
+  GitIn(old_fork->path, "update-ref refs/forkscope/candidates/paddle/abcdef012345 " + candidate);
+
+  auto moved = git::MigrateMirrors(data, up.path(), fork.path(), "fastops-paddle");
+  INFO(moved.status().ToString());
+  REQUIRE(moved.ok());
+  CHECK(*moved);
+  const std::string net = git::NetworkPathFor(data, up.path());
+  CHECK(GitIn(net, "rev-parse refs/upstream/heads/main") == up.Head());
+  CHECK(GitIn(net, "rev-parse refs/forks/fastops-paddle/heads/paddle") == fork.Head());
+  CHECK(GitIn(net, "rev-parse refs/forks/fastops-paddle/candidates/paddle/abcdef012345") == candidate);
+  CHECK(GitIn(net, "symbolic-ref refs/forks/fastops-paddle/HEAD") == "refs/forks/fastops-paddle/heads/paddle");
+  CHECK(*git::MigrateMirrors(data, up.path(), fork.path(), "fastops-paddle") == false);  // once only
+
+  // The analysis answers from the network without fetching.
+  analyzer::AnalyzeRequest req;
+  req.fork_location = fork.path();
+  req.upstream_location = up.path();
+  req.fork_name = "fastops-paddle";
+  req.data_dir = data;
+  req.fetch = false;
+  auto pair = analyzer::ResolvePair(req);
+  INFO(pair.status().ToString());
+  REQUIRE(pair.ok());
+  CHECK(pair->header.fork.sha == fork.Head());
+  CHECK(fs::exists(old_fork->path + "/HEAD"));  // the old mirrors stay: stored rows name them
+}
+
+TEST_CASE("network: progress is monotonic and names its phases", "[analyzer][git][network][progress]") {
+  TempDir tmp;
+  GitRepo up = BuildUpstream(tmp.Sub("upstream"));
+  for (int i = 0; i < 20; ++i) {
+    up.Write("gen/f" + std::to_string(i) + ".txt", std::string(2000 + i, 'a' + i % 26) + "\n");
+    up.Commit("gen " + std::to_string(i));
+  }
+  GitHttpServer server(tmp.Sub("served"), {"alice:pw"});
+  server.Publish(up.path(), "up.git");
+  std::vector<git::TransferProgress> seen;
+  auto o = Options(tmp.Sub("data"));
+  o.mirror.progress = [&seen](const git::TransferProgress& p) {
+    seen.push_back(p);
+    return true;
+  };
+  GitRepo fork = BuildCompatFork(up.path(), tmp.Sub("fork"));
+  auto r = git::SyncNetwork(server.Url("alice:pw", "up.git"), fork.path(), "f", o);
+  REQUIRE(r.ok());
+  REQUIRE(seen.size() > 2);
+  int last = -1;
+  git::TransferPhase phase = git::TransferPhase::kReceiving;
+  for (const auto& p : seen) {
+    if (p.url != seen.front().url) break;  // one transfer
+    CHECK(p.Percent() >= last);
+    CHECK(static_cast<int>(p.phase) >= static_cast<int>(phase));
+    last = p.Percent();
+    phase = p.phase;
+  }
+  CHECK(std::string(git::PhaseName(git::TransferPhase::kResolving)) == "resolving deltas");
+}
+
+}  // namespace forkscope::testing
