@@ -332,8 +332,11 @@ constexpr std::string_view kSchemaV9Candidates = R"sql(
 **                      GPU runner; never ready). Moves only clean -> validating | unvalidated and
 **                      validating -> ready | failed | unvalidated.
 **   candidate_sha      the candidate commit; '' for a conflict.
-**   candidate_ref      refs/forkscope/candidates/<branch>/<onto-short12> in the fork's mirror; ''.
-**   repo               the fork mirror holding the ref (and the job's checkout source).
+**   candidate_ref      the candidate ref: refs/forkscope/candidates/<branch>/<onto-short12> in the fork's mirror
+**                      (before fork networks), refs/forks/<name>/candidates/<branch>/<onto-short12> in
+**                      its network since (docs/networks.md); '' when none was written.
+**   repo               the repository holding the ref (the fork's mirror, then its network) and the
+**                      job's checkout source.
 **   applied, dropped   fork commits replayed, and dropped because upstream already has their change.
 **   conflicts          conflicting paths (0 unless conflict).
 **   carry              the carry JSON (docs/carry.md, analyzer/render/carry_json.h), UTF-8.
