@@ -14,6 +14,7 @@
 
 #include "analyzer/git/fetch_internal.h"
 #include "analyzer/git/handles.h"
+#include "base/text.h"
 #include "base/url.h"
 
 namespace forkscope::analyzer::git {
@@ -26,12 +27,6 @@ constexpr const char* kMirrorRefspecTags = "+refs/tags/*:refs/tags/*";
 bool IsUrl(const std::string& s) {
   return s.find("://") != std::string::npos || (s.find('@') != std::string::npos && s.find(':') != std::string::npos &&
                                                s.find('/') != 0);
-}
-
-uint64_t Fnv1a(const std::string& s) {
-  uint64_t h = 1469598103934665603ULL;
-  for (unsigned char c : s) h = (h ^ c) * 1099511628211ULL;
-  return h;
 }
 
 // url has no credentials (it is written to the mirror's config); userinfo is handed to git on demand.
@@ -126,9 +121,7 @@ std::string MirrorPathFor(const std::string& data_dir, const std::string& locati
   std::string tail = url.size() > 48 ? url.substr(url.size() - 48) : url;
   for (char c : tail) slug += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_') ? c : '_';
   while (!slug.empty() && slug.front() == '_') slug.erase(slug.begin());
-  char hash[17];
-  snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(Fnv1a(url)));
-  return (fs::path(data_dir) / "mirrors" / (slug + "-" + std::string(hash, 10) + ".git")).string();
+  return (fs::path(data_dir) / "mirrors" / (slug + "-" + base::Fnv1a64Hex(url).substr(0, 10) + ".git")).string();
 }
 
 MirrorLock::MirrorLock(const std::string& mirror_path) {

@@ -8,6 +8,7 @@
 
 #include "analyzer/git/fetch_internal.h"
 #include "analyzer/git/handles.h"
+#include "base/text.h"
 #include "base/url.h"
 
 namespace forkscope::analyzer::git {
@@ -16,12 +17,6 @@ namespace {
 
 constexpr const char* kUpstreamRefs = "refs/upstream/";
 constexpr const char* kForksRefs = "refs/forks/";
-
-uint64_t Fnv1a(const std::string& s) {
-  uint64_t h = 1469598103934665603ULL;
-  for (unsigned char c : s) h = (h ^ c) * 1099511628211ULL;
-  return h;
-}
 
 bool ValidNamespace(const std::string& n) {
   if (n.empty() || n.size() > 64 || !std::isalnum(static_cast<unsigned char>(n[0]))) return false;
@@ -109,10 +104,7 @@ Result<std::string> ForkNamespace(const std::string& fork_name, const std::strin
     if (!ValidNamespace(fork_name)) return InvalidArgument("fork name '" + fork_name + "' cannot name refs");
     return fork_name;
   }
-  char hash[17];
-  snprintf(hash, sizeof hash, "%016llx",
-           static_cast<unsigned long long>(Fnv1a(base::SplitCredentials(fork_location).url)));
-  return "url-" + std::string(hash, 12);
+  return "url-" + base::Fnv1a64Hex(base::SplitCredentials(fork_location).url).substr(0, 12);
 }
 
 Result<NetworkView> NetworkFor(const std::string& data_dir, const std::string& upstream_location,

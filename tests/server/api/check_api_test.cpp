@@ -16,9 +16,7 @@ using nlohmann::json;
 
 constexpr const char* kAdmin = "admin-secret";
 
-#define CHECK_API(resp) CHECK((resp).openapi_error == "")
-
-json Body(const ApiResponse& r) { return json::parse(r.body, nullptr, false); }
+json Body(const ApiResponse& r) { return JsonBody(r); }
 
 TEST_CASE("daemon: a check of a fork commit is queued while the sync pool is busy, its verdict read later",
           "[server][api][check]") {

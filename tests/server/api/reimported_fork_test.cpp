@@ -18,9 +18,7 @@ using nlohmann::json;
 
 constexpr const char* kAdmin = "admin-secret";
 
-#define CHECK_API(resp) CHECK((resp).openapi_error == "")
-
-json Body(const ApiResponse& r) { return json::parse(r.body, nullptr, false); }
+json Body(const ApiResponse& r) { return JsonBody(r); }
 
 // Starts a sync and polls its task until it finishes; returns the task's final JSON.
 json SyncAndWait(httplib::Client& c, const std::string& name) {
