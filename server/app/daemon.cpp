@@ -7,6 +7,7 @@
 #include <fstream>
 #include <thread>
 
+#include "base/memory.h"
 #include "server/services/alerts.h"
 #include "server/api/routes.h"
 #include "server/app/demo.h"
@@ -238,6 +239,7 @@ int Serve(const ServeOptions& options, const analyzer::Rules& rules, const sigse
 }  // namespace
 
 int RunDaemon(ServeOptions options) {
+  base::BoundHeapRetention();
   // Signals are taken by one thread with sigwait: block them before any thread starts.
   sigset_t signals;
   sigemptyset(&signals);
