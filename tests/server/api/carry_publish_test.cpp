@@ -102,11 +102,13 @@ TEST_CASE("daemon: a ready candidate is pushed to forkscope/sync-<onto12> of pus
             "scheduler = false\n[security]\nallowed_hosts = [\"127.0.0.1\"]\n[alerts]\nmerge_base_age_days = 0\n"
             "upstream_touched = false\n[[webhooks]]\nname = \"hook\"\nurl = \"" + receiver.Url("/hook") +
                 "\"\nsecret = \"" + kHookSecret + "\"\n" + forks);
-  Daemon d({FORKSCOPE_BINARY, tmp.Sub("data"), {"--allow-local-repos", "--config", tmp.Sub("forkscope.toml")}, kAdmin});
-  auto c = d.Client();
+  // Upstream moves before the daemon starts: its start-up syncs of the config's forks and the syncs asked
+  // for below (coalesced with them) all see upstream ahead, whichever runs first.
   const std::string paddle = pub.Git("rev-parse paddle");
   up.Write("fastops/new_op.py", "def new_op(x):\n    return x\n");
   const std::string onto12 = up.Commit("Add new_op").substr(0, 12);
+  Daemon d({FORKSCOPE_BINARY, tmp.Sub("data"), {"--allow-local-repos", "--config", tmp.Sub("forkscope.toml")}, kAdmin});
+  auto c = d.Client();
   SyncAndWait(*c, "pub");
   SyncAndWait(*c, "hooked");
 
