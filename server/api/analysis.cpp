@@ -31,20 +31,18 @@ void GetAnalysis(ServerContext& ctx, const httplib::Request& req, httplib::Respo
     res.status = 304;
     return;
   }
-  auto body = ctx.responses.Get(etag);
-  if (!body) {
-    auto a = store.LoadAnalysis(id);
-    if (!a.ok()) return SendError(res, a.status());
-    ShowAnalysisAsFork(*fork, *a);
-    body = std::make_shared<const std::string>(
-        format == "markdown" ? analyzer::RenderMarkdown(*a)
-                             : analyzer::AnalysisToJson(*a).dump(-1, ' ', false, json::error_handler_t::replace));
-    ctx.responses.Put(etag, body);
-  }
+  auto body = ctx.responses.GetOrRender(etag, [&]() -> Result<CachedBody> {
+    FS_ASSIGN_OR_RETURN(analyzer::Analysis a, store.LoadAnalysis(id));
+    ShowAnalysisAsFork(*fork, a);
+    return std::make_shared<const std::string>(
+        format == "markdown" ? analyzer::RenderMarkdown(a)
+                             : analyzer::AnalysisToJson(a).dump(-1, ' ', false, json::error_handler_t::replace));
+  });
+  if (!body.ok()) return SendError(res, body.status());
   res.set_header("ETag", etag);
   res.set_header("Cache-Control", "no-cache");
   res.status = 200;
-  res.set_content(*body, format == "markdown" ? "text/markdown; charset=utf-8" : "application/json");
+  res.set_content(**body, format == "markdown" ? "text/markdown; charset=utf-8" : "application/json");
 }
 
 // An analysis' file list never changes (its id is immutable, and so are its hunks' patterns), so each
@@ -64,20 +62,18 @@ void ListFiles(ServerContext& ctx, const httplib::Request& req, httplib::Respons
     res.status = 304;
     return;
   }
-  auto body = ctx.responses.Get(etag);
-  if (!body) {
-    auto files = store.ListFiles(*id, filter);
-    if (!files.ok()) return SendError(res, files.status());
+  auto body = ctx.responses.GetOrRender(etag, [&]() -> Result<CachedBody> {
+    FS_ASSIGN_OR_RETURN(auto files, store.ListFiles(*id, filter));
     analyzer::Analysis view;
-    view.files = std::move(*files);
-    body = std::make_shared<const std::string>(json{{"files", analyzer::AnalysisToJson(view)["files"]}}.dump(
+    view.files = std::move(files);
+    return std::make_shared<const std::string>(json{{"files", analyzer::AnalysisToJson(view)["files"]}}.dump(
         -1, ' ', false, json::error_handler_t::replace));
-    ctx.responses.Put(etag, body);
-  }
+  });
+  if (!body.ok()) return SendError(res, body.status());
   res.set_header("ETag", etag);
   res.set_header("Cache-Control", "no-cache");
   res.status = 200;
-  res.set_content(*body, "application/json");
+  res.set_content(**body, "application/json");
 }
 
 void GetFileHunks(ServerContext&, const httplib::Request& req, httplib::Response& res, storage::Store& store) {

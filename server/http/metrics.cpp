@@ -62,7 +62,8 @@ void Metrics::RecordRefused(const std::string& reason) {
   ++refused_[reason];
 }
 
-std::string Metrics::Render(const SyncStats& sync, const std::vector<storage::ForkMetrics>& forks) const {
+std::string Metrics::Render(const SyncStats& sync, const std::vector<storage::ForkMetrics>& forks,
+                            const ResponseCacheStats& responses) const {
   std::ostringstream out;
   out << "# HELP forkscope_syncs_total Finished syncs by result.\n# TYPE forkscope_syncs_total counter\n"
       << "forkscope_syncs_total{result=\"succeeded\"} " << sync.succeeded << "\n"
@@ -76,6 +77,14 @@ std::string Metrics::Render(const SyncStats& sync, const std::vector<storage::Fo
       << "# HELP forkscope_syncs_running Syncs running now.\n# TYPE forkscope_syncs_running gauge\n"
       << "forkscope_syncs_running " << sync.running << "\n";
   RenderForks(out, forks);
+  Header(out, "forkscope_response_cache_bytes", "gauge",
+         "Bytes of rendered responses kept (http.response_cache_bytes bounds it).");
+  out << "forkscope_response_cache_bytes " << responses.bytes << "\n";
+  Header(out, "forkscope_response_cache_entries", "gauge", "Rendered responses kept.");
+  out << "forkscope_response_cache_entries " << responses.entries << "\n";
+  Header(out, "forkscope_response_renders_total", "counter",
+         "Responses rendered on a cache miss (concurrent readers of one key share one render).");
+  out << "forkscope_response_renders_total " << responses.renders << "\n";
   std::lock_guard<std::mutex> lock(mu_);
   Header(out, "forkscope_http_requests_total", "counter", "HTTP requests by method, route template and status.");
   for (const auto& [key, count] : requests_) {

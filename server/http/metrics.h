@@ -1,6 +1,7 @@
 // Process metrics in Prometheus text format: HTTP requests by method, route template and status,
 // request durations, requests refused by reason, the sync service's counters, and per-fork figures
-// (syncs, alerts, jobs, webhook deliveries) read from the store at scrape time. Thread-safe.
+// (syncs, alerts, jobs, webhook deliveries) read from the store at scrape time, and the rendered-
+// response cache's size and renders. Thread-safe.
 #pragma once
 
 #include <map>
@@ -9,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "server/http/response_cache.h"
 #include "server/services/sync_service.h"
 #include "storage/fork_metrics.h"
 
@@ -21,7 +23,8 @@ class Metrics {
   // A request refused before (or instead of) its handler: bad target, body too large, no length, ...
   void RecordRefused(const std::string& reason);
   // The exposition text, including the sync stats and per-fork figures passed in.
-  std::string Render(const SyncStats& sync, const std::vector<storage::ForkMetrics>& forks = {}) const;
+  std::string Render(const SyncStats& sync, const std::vector<storage::ForkMetrics>& forks = {},
+                     const ResponseCacheStats& responses = {}) const;
 
  private:
   mutable std::mutex mu_;

@@ -10,9 +10,49 @@ std::shared_ptr<const std::string> ResponseCache::Get(const std::string& key) {
   return it->second->second;
 }
 
+Result<CachedBody> ResponseCache::GetOrRender(const std::string& key,
+                                              const std::function<Result<CachedBody>()>& render) {
+  std::unique_lock<std::mutex> lock(mu_);
+  if (auto it = index_.find(key); it != index_.end()) {
+    lru_.splice(lru_.begin(), lru_, it->second);
+    return it->second->second;
+  }
+  if (auto it = flights_.find(key); it != flights_.end()) {
+    std::shared_future<Result<CachedBody>> joined = it->second;
+    ++waiting_;
+    lock.unlock();  // wait for the flight without holding the cache
+    joined.wait();
+    lock.lock();
+    --waiting_;
+    return joined.get();
+  }
+  std::promise<Result<CachedBody>> flight;
+  flights_.emplace(key, flight.get_future().share());
+  ++renders_;
+  lock.unlock();
+  Result<CachedBody> result = Internal("rendering " + key + " failed");
+  try {
+    result = render();
+  } catch (...) {
+    lock.lock();
+    flights_.erase(key);
+    flight.set_exception(std::current_exception());
+    throw;
+  }
+  lock.lock();
+  if (result.ok()) PutLocked(key, *result);
+  flights_.erase(key);
+  flight.set_value(result);
+  return result;
+}
+
 void ResponseCache::Put(const std::string& key, std::shared_ptr<const std::string> body) {
-  if (!body) return;
   std::lock_guard<std::mutex> lock(mu_);
+  PutLocked(key, std::move(body));
+}
+
+void ResponseCache::PutLocked(const std::string& key, std::shared_ptr<const std::string> body) {
+  if (!body) return;
   if (auto it = index_.find(key); it != index_.end()) EraseLocked(it->second);
   Entry entry(key, std::move(body));
   // One body over the whole budget would evict everything and then itself: it is served, not kept.
@@ -31,7 +71,7 @@ void ResponseCache::SetLimits(ResponseCacheLimits limits) {
 
 ResponseCacheStats ResponseCache::Stats() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return {bytes_, lru_.size()};
+  return {bytes_, lru_.size(), renders_, waiting_};
 }
 
 void ResponseCache::EraseLocked(std::list<Entry>::iterator it) {

@@ -6,7 +6,9 @@
 #include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <future>
 #include <thread>
+#include <vector>
 
 #include "server/config/config.h"
 #include "storage/store.h"
@@ -415,6 +417,26 @@ TEST_CASE("daemon: a file list is rendered once per analysis and filter, named b
   CHECK(after->get_header_value("ETag") != etag);
   CHECK(after->body.find("python/fastops/extra.py") != std::string::npos);
   CHECK(all->body.find("python/fastops/extra.py") == std::string::npos);
+
+  // Concurrent first readers of the new analysis share one render per key (a single flight): 12
+  // readers of the JSON and 12 of the file list at once add exactly two renders.
+  auto renders = [&] {
+    auto m = c->Get("/metrics");
+    REQUIRE(m);
+    auto at = m->body.find("\nforkscope_response_renders_total ");
+    REQUIRE(at != std::string::npos);
+    return std::stol(m->body.substr(at + 34));
+  };
+  const long before = renders();
+  std::vector<std::future<int>> readers;
+  for (int i = 0; i < 24; ++i)
+    readers.push_back(std::async(std::launch::async, [&d, i] {
+      auto own = d.Client();
+      auto r = own->Get(i % 2 ? "/api/v1/forks/a/analysis" : "/api/v1/forks/a/files?layer=python");
+      return r ? r->status : -1;
+    }));
+  for (auto& r : readers) CHECK(r.get() == 200);
+  CHECK(renders() == before + 2);
 }
 
 TEST_CASE("serve: config forks pass the same URL policy and branch rules as the API", "[server][api]") {

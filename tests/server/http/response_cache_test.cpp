@@ -3,8 +3,15 @@
 
 #include <catch2/catch.hpp>
 
+#include <atomic>
+#include <chrono>
+#include <future>
 #include <memory>
 #include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/support/wait.h"
 
 namespace forkscope::server {
 namespace {
@@ -68,6 +75,66 @@ TEST_CASE("a body handed out stays valid after its entry is evicted", "[server][
   CHECK(cache.Get("a") == nullptr);
   REQUIRE(held);
   CHECK(*held == std::string(60, 'a'));
+}
+
+TEST_CASE("readers of a missing key share one render (single flight)", "[server][http][cache]") {
+  ResponseCache cache;
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::atomic<int> rendered{0};
+  auto render = [&]() -> Result<CachedBody> {
+    ++rendered;
+    released.wait();  // the first render is held until every other reader waits for it
+    // (a reader reaching its wait announces nothing: the test polls the cache's own count)
+    return Body(100, 'r');
+  };
+  constexpr int kReaders = 8;
+  std::vector<std::future<Result<CachedBody>>> readers;
+  for (int i = 0; i < kReaders; ++i)
+    readers.push_back(std::async(std::launch::async, [&] { return cache.GetOrRender("k", render); }));
+  REQUIRE(testing::PollUntil([&] { return cache.Stats().waiting == kReaders - 1; }, std::chrono::seconds(10)));
+  CHECK(rendered == 1);
+  release.set_value();
+  for (auto& r : readers) {
+    auto body = r.get();
+    REQUIRE(body.ok());
+    CHECK(**body == std::string(100, 'r'));
+  }
+  CHECK(rendered == 1);
+  CHECK(cache.Stats().renders == 1);
+  CHECK(cache.Stats().waiting == 0);
+  CHECK(cache.Get("k"));  // kept for the next reader
+  CHECK(cache.GetOrRender("k", render).ok());
+  CHECK(rendered == 1);
+}
+
+TEST_CASE("a failed render reaches its waiters, is not kept, and the next reader renders again",
+          "[server][http][cache]") {
+  ResponseCache cache;
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  int attempts = 0;
+  auto failing = [&]() -> Result<CachedBody> {
+    ++attempts;
+    released.wait();
+    return NotFound("analysis 7 is gone");
+  };
+  auto first = std::async(std::launch::async, [&] { return cache.GetOrRender("k", failing); });
+  REQUIRE(testing::PollUntil([&] { return cache.Stats().renders == 1; }, std::chrono::seconds(10)));
+  auto second = std::async(std::launch::async, [&] { return cache.GetOrRender("k", failing); });
+  REQUIRE(testing::PollUntil([&] { return cache.Stats().waiting == 1; }, std::chrono::seconds(10)));
+  release.set_value();
+  for (auto* r : {&first, &second}) {
+    auto body = r->get();
+    REQUIRE_FALSE(body.ok());
+    CHECK(body.status().message() == "analysis 7 is gone");
+  }
+  CHECK(attempts == 1);
+  CHECK(cache.Get("k") == nullptr);
+  auto again = cache.GetOrRender("k", [] { return Result<CachedBody>(Body(3)); });
+  REQUIRE(again.ok());
+  CHECK(cache.Stats().renders == 2);
+  CHECK(cache.Get("k"));
 }
 
 }  // namespace
