@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
+#include <string_view>
 #include <vector>
 
 #include "analyzer/git/global.h"
@@ -27,20 +28,42 @@ void SetUpLogging(const GlobalOptions& g) {
   spdlog::set_level(g.verbose ? spdlog::level::debug : g.quiet ? spdlog::level::warn : spdlog::level::info);
 }
 
-// The first word that is not an option names the command; CLI11 answers an unknown one with "A
-// subcommand is required", so it is caught here and named. Empty when the word is a command (or none).
-std::string UnknownCommand(int argc, char** argv, CLI::App& app) {
-  const std::vector<CLI::App*> commands = app.get_subcommands([](CLI::App*) { return true; });
-  for (int i = 1; i < argc; ++i) {
-    std::string word = argv[i];
-    if (word.empty() || word[0] == '-') continue;
-    for (const CLI::App* c : commands)
-      if (c->check_name(word)) return "";
-    std::string names;
-    for (const CLI::App* c : commands) names += (names.empty() ? "" : ", ") + c->get_name();
-    return "forkscope: unknown command '" + word + "'. Commands: " + names + ". See forkscope --help.";
-  }
-  return "";
+// The commands, by the name each one's Add function gives its subcommand (a test runs `<name> --help`
+// for every entry, so a name that drifts from its subcommand fails there).
+struct CommandEntry {
+  const char* name;
+  Command (*add)(CLI::App&);
+};
+constexpr CommandEntry kCommands[] = {
+    {"analyze", AddAnalyzeCommand}, {"serve", AddServeCommand},           {"demo", AddDemoCommand},
+    {"check", AddCheckCommand},     {"drift", AddDriftCommand},           {"carry", AddCarryCommand},
+    {"job", AddJobCommand},         {"trace-diff", AddTraceDiffCommand},  {"patterns", AddPatternsCommand},
+    {"plan", AddPlanCommand},
+};
+
+// The first word that is not an option names the command (the global options are flags, they take no
+// value). Null when there is no such word.
+const char* CommandWord(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (argv[i][0] != '\0' && argv[i][0] != '-') return argv[i];
+  return nullptr;
+}
+
+// The command's entry; null when the word names none. Only the named command's options are built:
+// building all ten commands' options was a tenth of a one-shot `analyze`'s own instructions.
+const CommandEntry* Chosen(const char* word) {
+  if (word == nullptr) return nullptr;
+  for (const CommandEntry& e : kCommands)
+    if (std::string_view(word) == e.name) return &e;
+  return nullptr;
+}
+
+// CLI11 answers an unknown command with "A subcommand is required", so it is named here instead.
+std::string UnknownCommand(const char* word) {
+  if (word == nullptr || Chosen(word) != nullptr) return "";
+  std::string names;
+  for (const CommandEntry& e : kCommands) names += (names.empty() ? "" : ", ") + std::string(e.name);
+  return "forkscope: unknown command '" + std::string(word) + "'. Commands: " + names + ". See forkscope --help.";
 }
 
 }  // namespace
@@ -60,22 +83,16 @@ int RunCli(int argc, char** argv) {
   GlobalOptions g;
   app.add_flag("-v,--verbose", g.verbose, "Debug logging");
   app.add_flag("-q,--quiet", g.quiet, "Only warnings and errors");
-  std::vector<Command> commands = {
-      AddAnalyzeCommand(app),
-      AddServeCommand(app),
-      AddDemoCommand(app),
-      AddCheckCommand(app),
-      AddDriftCommand(app),
-      AddCarryCommand(app),
-      AddJobCommand(app),
-      AddTraceDiffCommand(app),
-      AddPatternsCommand(app),
-      AddPlanCommand(app),
-  };
-  if (std::string unknown = UnknownCommand(argc, argv, app); !unknown.empty()) {
+  const char* word = CommandWord(argc, argv);
+  if (std::string unknown = UnknownCommand(word); !unknown.empty()) {
     std::fprintf(stderr, "%s\n", unknown.c_str());
     return kExitError;
   }
+  // No command word (`forkscope --help`, `--version`): every command, for the help's list.
+  const CommandEntry* chosen = Chosen(word);
+  std::vector<Command> commands;
+  for (const CommandEntry& e : kCommands)
+    if (chosen == nullptr || chosen == &e) commands.push_back(e.add(app));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -94,6 +94,25 @@ TEST_CASE("-v and -q work after the subcommand too; an unknown command is named"
   CHECK(bogus.out.find("A subcommand is required") == std::string::npos);
 }
 
+TEST_CASE("each command named on the command line is built and helps; the top help lists them all",
+          "[server][cli]") {
+  const std::string bin = std::string(FORKSCOPE_BINARY);
+  auto top = RunCommand(bin + " --help");
+  REQUIRE(top.status == 0);
+  // Only the named command's options are built: each name must reach its own subcommand.
+  for (const char* name : {"analyze", "serve", "demo", "check", "drift", "carry", "job", "trace-diff", "patterns",
+                           "plan"}) {
+    INFO(name);
+    CHECK(top.out.find(std::string("  ") + name + " ") != std::string::npos);
+    auto help = RunCommand(bin + " " + name + " --help");
+    CHECK(help.status == 0);
+    CHECK(help.out.find(std::string("Usage: forkscope ") + name) != std::string::npos);
+  }
+  auto version = RunCommand(bin + " --version");
+  CHECK(version.status == 0);
+  CHECK(version.out == std::string(FORKSCOPE_VERSION) + "\n");
+}
+
 TEST_CASE("demo lays out real repositories and analyses them", "[server][cli]") {
   TempDir tmp;
   auto r = Forkscope("demo --data-dir " + tmp.Sub("data"));
