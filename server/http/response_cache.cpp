@@ -1,6 +1,13 @@
 #include "server/http/response_cache.h"
 
+#include "base/memory.h"
+
 namespace forkscope::server {
+namespace {
+
+constexpr size_t kTrimAfterBytes = 1 << 20;
+
+}  // namespace
 
 std::shared_ptr<const std::string> ResponseCache::Get(const std::string& key) {
   std::lock_guard<std::mutex> lock(mu_);
@@ -39,6 +46,10 @@ Result<CachedBody> ResponseCache::GetOrRender(const std::string& key,
     flight.set_exception(std::current_exception());
     throw;
   }
+  // A large body was rendered from a DOM of many small nodes (the JSON of a 4,000-file analysis: tens
+  // of MiB), all freed by now; glibc keeps them in this thread's arena until a trim, and a soak's RSS
+  // rose by that much between two syncs. Renders are single flights, a few per new analysis.
+  if (result.ok() && (*result)->size() >= kTrimAfterBytes) base::ReleaseFreedMemory();
   lock.lock();
   if (result.ok()) PutLocked(key, *result);
   flights_.erase(key);

@@ -12,12 +12,14 @@ seconds:
     docs/reliability.md (each must get its documented status);
   - every --sync-every seconds both repositories move on (upstream and fork each gain a commit) and
     both forks are synced through the API (a new analysis, drift, carry and alerts each time);
-  - the daemon's resident set (VmRSS) is sampled every --sample-every seconds.
+  - the daemon's resident set (VmRSS) and its response cache size (/metrics) are sampled every
+    --sample-every seconds.
 
 An error is a transport failure, a timeout, or any status other than the expected one. The figures
-printed: requests and errors by kind, latency p50/p99, syncs finished and failed, and RSS: its level at
-the end of the warm-up (--warmup, default a fifth of the run), min and max after it, and the largest
-deviation from the warm-up level in percent (aim: within ±10 %). Exit 1 when any request failed or a
+printed: requests and errors by kind, latency p50/p99, syncs finished and failed, and RSS: its level
+after the warm-up (the median of the minute after it; the warm-up lasts --warmup, default a fifth of
+the run, and at least until the response cache first holds 90 % of its bound), min and max after it,
+and the largest deviation from that level in percent (aim: within ±10 %). Exit 1 when any request failed or a
 sync failed; RSS is reported, not asserted (timed and sized figures do not belong in tests).
 
   python3 tests/bench/soak_bench.py build/forkscope --duration 1800   # make bench
@@ -39,6 +41,7 @@ import urllib.request
 import http.client
 
 TOKEN = "soak-bench-admin-token"
+CACHE_BYTES = 32 << 20  # http.response_cache_bytes (the default, written into the soak's config)
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -59,6 +62,15 @@ def move(repo, n):
                       f"M 100644 inline {path}\ndata {len(data)}\n{data}\n")
     subprocess.run(["git", "-C", repo, "fast-import", "--quiet", "--force"], input="".join(stream).encode(),
                    check=True)
+
+
+def cache_bytes(port):
+    """The daemon's rendered-response cache size (forkscope_response_cache_bytes in /metrics); -1 if absent."""
+    status, text = api(port, "GET", "/metrics", raw=True)
+    for line in (text or "").splitlines():
+        if line.startswith("forkscope_response_cache_bytes "):
+            return int(float(line.split()[1]))
+    return -1
 
 
 def rss_kib(pid):
@@ -157,12 +169,13 @@ class Load:
             t.join(timeout=60)
 
 
-def api(port, method, path):
+def api(port, method, path, raw=False):
     req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", method=method,
                                  headers={"Authorization": f"Bearer {TOKEN}"})
     try:
         with urllib.request.urlopen(req, timeout=30) as r:
-            return r.status, json.loads(r.read() or b"null")
+            body = r.read()
+            return r.status, body.decode() if raw else json.loads(body or b"null")
     except urllib.error.HTTPError as e:
         return e.code, None
 
@@ -199,8 +212,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("binary")
     ap.add_argument("--duration", type=float, default=1800, help="seconds of load (default 1800 = 30 min)")
-    ap.add_argument("--warmup", type=float, default=None, help="seconds before the RSS level is taken "
-                    "(default: a fifth of the duration)")
+    ap.add_argument("--warmup", type=float, default=None, help="seconds of warm-up at least (default: a fifth "
+                    "of the duration); it lasts until the response cache is 90%% full too")
     ap.add_argument("--rate", type=float, default=100, help="requests per second, all clients together")
     ap.add_argument("--clients", type=int, default=8)
     ap.add_argument("--sync-every", type=float, default=60)
@@ -223,7 +236,7 @@ def main():
     config = os.path.join(root, "forkscope.toml")
     with open(config, "w") as f:
         f.write(f'data_dir = "{root}/data"\nscheduler = false\n[http]\nlisten = "127.0.0.1:0"\n'
-                f'[security]\nallow_local_repos = true\nallowed_hosts = []\n[alerts]\nbehind_commits = 2\n' + forks)
+                f'response_cache_bytes = {CACHE_BYTES}\n[security]\nallow_local_repos = true\nallowed_hosts = []\n[alerts]\nbehind_commits = 2\n' + forks)
     env = {k: v for k, v in os.environ.items() if not k.startswith("FORKSCOPE_")}
     env["FORKSCOPE_ADMIN_TOKEN"] = TOKEN
     port_file = os.path.join(root, "port")
@@ -249,7 +262,7 @@ def main():
               f"load {args.rate:g} req/s over {args.clients} clients for {args.duration:g} s, syncs every "
               f"{args.sync_every:g} s, warm-up {warmup:g} s", flush=True)
         load = Load(port, list(sizes), args.rate, args.clients, args.seed)
-        samples = []  # (seconds since load start, RSS KiB)
+        samples = []  # (seconds since load start, RSS KiB, response cache bytes)
         sync_tasks, moves = [], 0
         start = time.monotonic()
         next_sync = start + args.sync_every
@@ -260,8 +273,9 @@ def main():
             if now >= start + args.duration:
                 break
             if now >= next_sample:
-                samples.append((now - start, rss_kib(proc.pid)))
-                print(f"  t={now - start:7.1f} s  RSS {samples[-1][1] / 1024:7.1f} MiB", flush=True)
+                samples.append((now - start, rss_kib(proc.pid), cache_bytes(port)))
+                print(f"  t={now - start:7.1f} s  RSS {samples[-1][1] / 1024:7.1f} MiB  "
+                      f"response cache {samples[-1][2] / 1048576:5.1f} MiB", flush=True)
                 next_sample += args.sample_every
             if now >= next_sync:
                 moves += 1
@@ -274,7 +288,7 @@ def main():
             time.sleep(min(next_sample, next_sync, start + args.duration) - time.monotonic()
                        if min(next_sample, next_sync, start + args.duration) > time.monotonic() else 0)
         load.finish()
-        samples.append((time.monotonic() - start, rss_kib(proc.pid)))
+        samples.append((time.monotonic() - start, rss_kib(proc.pid), cache_bytes(port)))
         failed, pending = wait_syncs(port, [t for t in sync_tasks if t], 600)
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=60)
@@ -285,8 +299,14 @@ def main():
         log.close()
     total = sum(c[0] for c in load.counts.values())
     errors = sum(c[1] for c in load.counts.values())
-    after = [kib for at, kib in samples if at >= warmup]
-    level = after[0] if after else samples[-1][1]
+    # Warm-up ends at --warmup, or later when the response cache (a bounded cache filling up is warm-up
+    # by definition) first holds 90 % of its bound. The level is the median RSS of the minute after it
+    # (one sample would be a sync's peak or trough); every later sample is compared with that level.
+    full = next((at for at, _, cache in samples if cache >= 0.9 * CACHE_BYTES), None)
+    warm_end = max(warmup, full if full is not None else 0)
+    after = [kib for at, kib, _ in samples if at >= warm_end]
+    window = sorted(kib for at, kib, _ in samples if warm_end <= at < warm_end + 60) or after or [samples[-1][1]]
+    level = window[len(window) // 2]
     lo, hi = (min(after), max(after)) if after else (level, level)
     dev = max(abs(lo - level), abs(hi - level)) / level * 100 if level else 0
     print("soak results:")
@@ -296,7 +316,11 @@ def main():
     print(f"  latency (good requests): p50 {percentile(load.latencies, 50) * 1000:.2f} ms, "
           f"p99 {percentile(load.latencies, 99) * 1000:.2f} ms, max {max(load.latencies or [0]) * 1000:.1f} ms")
     print(f"  syncs: {len(sync_tasks)} requested, {len(failed)} failed, {len(pending)} unfinished")
-    print(f"  RSS: start of load {samples[0][1] / 1024:.1f} MiB; after warm-up ({warmup:g} s) {level / 1024:.1f} MiB; "
+    cache_note = f"response cache 90 % full at {full:.0f} s" if full is not None else "response cache never 90 % full"
+    print(f"  warm-up: {warm_end:.0f} s ({cache_note}); response cache at the end "
+          f"{samples[-1][2] / 1048576:.1f} MiB of {CACHE_BYTES >> 20} MiB")
+    print(f"  RSS: start of load {samples[0][1] / 1024:.1f} MiB; level after warm-up {level / 1024:.1f} MiB "
+          f"(median of the next minute); "
           f"min {lo / 1024:.1f}, max {hi / 1024:.1f} MiB; largest deviation {dev:.1f} % (aim ±10 %: "
           f"{'met' if dev <= 10 else 'NOT met'}); end {samples[-1][1] / 1024:.1f} MiB")
     for e in load.errors:
