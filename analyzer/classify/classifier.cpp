@@ -104,12 +104,14 @@ bool RuleHolds(const HunkRule& rule, size_t index, HunkSite& site, FileView& fil
 // enclosing definition or that body — in a file the binding files reach through #include by way of
 // host files (classify/include_reach.h) is the extension's host glue, not a kernel. A header only kernel
 // sources include, or a hunk with device evidence, keeps the path layer.
-bool HostReachedGlue(HunkSite& site, bool host_reachable) {
-  return host_reachable && site.lang == Language::kCxx && !Anywhere(site, classify::DeviceCodeRe());
+bool HostReachedGlue(HunkSite& site, const HostReachable& host_reachable) {
+  // The reach is asked last: answering it may read the fork's include graph.
+  return site.lang == Language::kCxx && host_reachable.CanBeTrue() && !Anywhere(site, classify::DeviceCodeRe()) &&
+         host_reachable();
 }
 
 Layer RulesLayer(const RulesData& data, std::string_view path, HunkSite& site, FileView& file, Layer path_layer,
-                 bool host_reachable) {
+                 const HostReachable& host_reachable) {
   for (size_t i = 0; i < data.hunk_rules.size(); ++i) {
     const HunkRule& rule = data.hunk_rules[i];
     if (AnyGlob(rule.paths, path) && RuleHolds(rule, i, site, file)) return rule.layer;
@@ -192,7 +194,7 @@ struct FileContext {
   const SourceLines& lines;
   FileView& file;
   Layer path_layer;
-  bool host_reachable;
+  const HostReachable& host_reachable;
 };
 
 // A whole added or deleted file: the layer of most of its lines, each top-level definition

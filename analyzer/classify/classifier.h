@@ -3,7 +3,9 @@
 // style. Pure functions over the value model; thread-safe given a const Rules.
 #pragma once
 
+#include <functional>
 #include <string_view>
+#include <utility>
 
 #include "analyzer/model/model.h"
 #include "analyzer/classify/rules.h"
@@ -13,14 +15,28 @@ namespace forkscope::analyzer {
 // The layer of a path by path rules alone.
 Layer ClassifyPath(const Rules& rules, std::string_view path);
 
+// Whether the file (new side) is reached through #include from the extension's binding files other
+// than only through device-code files (classify/include_reach.h). Either known (false: unknown) or asked
+// of a function, which the classifier calls only for a C/C++ hunk that no rule placed and that shows no
+// device code: the include graph behind it is read only when some hunk needs it.
+class HostReachable {
+ public:
+  HostReachable(bool known = false) : known_(known) {}  // NOLINT: a plain answer converts
+  explicit HostReachable(std::function<bool()> ask) : ask_(std::move(ask)) {}
+  bool operator()() const { return ask_ ? ask_() : known_; }
+  bool CanBeTrue() const { return ask_ || known_; }  // answers without asking
+
+ private:
+  bool known_ = false;
+  std::function<bool()> ask_;
+};
+
 // Full old/new contents of a changed file, used to find the enclosing function or decorator of a
 // hunk. Either may be empty (added/deleted/binary files, or contents unavailable).
-// host_reachable: the file (new side) is reached through #include from the extension's binding files
-// other than only through device-code files (classify/include_reach.h); false when unknown.
 struct FileSource {
   std::string_view old_text;
   std::string_view new_text;
-  bool host_reachable = false;
+  HostReachable host_reachable = HostReachable();
 };
 
 // Sets file.path_layer, each hunk's layer, context and patterns, and file.layer (the layer of most

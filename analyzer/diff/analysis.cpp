@@ -184,16 +184,10 @@ Status SyncSides(const AnalyzeRequest& req, ResolvedPair& pair) {
   return Status::Ok();
 }
 
-// The include graph of the fork's tree (new side), read only when the diff changes C/C++/CUDA files:
-// at most classify::kMaxIncludeGraphFiles files of up to classify::kMaxIncludeGraphBytes each, and
-// classify::kMaxIncludeGraphTotalBytes in all; a notice says how many were left out.
-Result<std::optional<classify::IncludeReach>> ForkIncludeReach(const git::PairRepo& repo, const std::string& commit,
-                                                               const std::vector<git::DiffFile>& diff,
-                                                               Analysis& a) {
-  const bool any = std::any_of(diff.begin(), diff.end(), [](const auto& f) {
-    return f.change.status != FileStatus::kDeleted && classify::IsIncludeGraphPath(f.change.path);
-  });
-  if (!any) return std::optional<classify::IncludeReach>();
+// The include graph of the fork's tree (new side), read when a C/C++ hunk asks whether its file is
+// host-reached: at most classify::kMaxIncludeGraphFiles files of up to classify::kMaxIncludeGraphBytes
+// each, and classify::kMaxIncludeGraphTotalBytes in all; a notice says how many were left out.
+Result<classify::IncludeReach> ForkIncludeReach(const git::PairRepo& repo, const std::string& commit, Analysis& a) {
   FS_ASSIGN_OR_RETURN(auto blobs, repo.TreeBlobs(commit));
   std::vector<std::pair<std::string, std::string>> files;
   size_t skipped = 0, bytes = 0;
@@ -212,7 +206,7 @@ Result<std::optional<classify::IncludeReach>> ForkIncludeReach(const git::PairRe
   classify::IncludeReach reach = classify::ComputeIncludeReach(files);
   spdlog::debug("include_graph commit={} files={} edges={} roots={} host={} skipped={}", commit, reach.files,
                 reach.edges, reach.roots.size(), reach.host.size(), skipped);
-  return std::optional<classify::IncludeReach>(std::move(reach));
+  return reach;
 }
 
 }  // namespace
@@ -276,14 +270,21 @@ Result<Analysis> AnalyzeResolved(const ResolvedPair& pair, const Rules& rules, c
     auto load = [&repo](const std::string& oid) { return repo->BlobText(oid, 1 << 20); };
     a.moves = DetectMovesAndCopies(base_blobs, load, diff);
   }
-  FS_ASSIGN_OR_RETURN(auto reach, ForkIncludeReach(*repo, a.fork.sha, diff, a));
+  // The include graph is read at the first hunk that asks (most analyses have none), then kept.
+  std::optional<Result<classify::IncludeReach>> reach;
+  auto reached = [&](const std::string& path) {
+    if (!reach) reach = ForkIncludeReach(*repo, a.fork.sha, a);
+    return reach->ok() && reach->value().host.count(path) > 0;
+  };
   a.files.reserve(diff.size());
   for (auto& f : diff) {
-    const bool host_reachable =
-        reach && f.change.status != FileStatus::kDeleted && reach->host.count(f.change.path) > 0;
-    ClassifyFile(rules, FileSource{f.old_text, f.new_text, host_reachable}, f.change);
+    HostReachable host_reachable(false);
+    if (f.change.status != FileStatus::kDeleted)
+      host_reachable = HostReachable([&reached, &path = f.change.path] { return reached(path); });
+    ClassifyFile(rules, FileSource{f.old_text, f.new_text, std::move(host_reachable)}, f.change);
     a.files.push_back(std::move(f.change));
   }
+  if (reach && !reach->ok()) return reach->status();
   LintAnalysis(rules, a);
   a.rules_version = rules.version();
   const int64_t end = clock.NowMs();

@@ -228,5 +228,37 @@ TEST_CASE("DeepEP-shaped extension: runtime header hunks are cpp_compat, kernels
   CHECK(FileOf(a, "csrc/kernels/math.cuh").layer == Layer::kKernel);    // pure math only kernels include
 }
 
+TEST_CASE("the include graph is read only when a hunk asks whether its file is host-reached",
+          "[analyzer][analysis][reach]") {
+  // A tree past the graph's cap, so that reading it leaves a notice behind.
+  forkscope::testing::TempDir tmp;
+  forkscope::testing::GitRepo repo(tmp.Sub("ext"));
+  for (const auto& [path, text] : Extension(false)) repo.Write(path, text);
+  for (size_t i = 0; i <= classify::kMaxIncludeGraphFiles; ++i)
+    repo.Write("third_party/gen/h" + std::to_string(i) + ".h", "#pragma once\n");
+  repo.Write("python/ext/__init__.py", "import torch\n");
+  repo.Commit("upstream");
+  repo.Checkout("kernel-and-python", true);
+  repo.Write("python/ext/__init__.py", "import paddle\n");
+  // A C++ change that shows device code never asks (the old reader read the graph for any C++ change).
+  repo.Write("csrc/kernels/extra.cu", "__global__ void extra_kernel(float* out) { out[threadIdx.x] = 0.f; }\n");
+  repo.Commit("python port, one more kernel");
+  repo.Checkout("main");
+  repo.Checkout("paddle", true);
+  for (const auto& [path, text] : Extension(true)) repo.Write(path, text);
+  repo.Commit("port");
+  auto notices = [&](const std::string& branch) {
+    auto pair = ResolveLocal(repo.path(), branch, "main");
+    REQUIRE(pair.ok());
+    auto analysis = AnalyzeResolved(*pair, testing::DefaultRules(), {});
+    REQUIRE(analysis.ok());
+    std::string all;
+    for (const auto& n : analysis->notices) all += n + "\n";
+    return all;
+  };
+  CHECK(notices("kernel-and-python").find("include graph capped") == std::string::npos);  // nothing asked
+  CHECK(notices("paddle").find("include graph capped at 5000") != std::string::npos);  // host headers asked
+}
+
 }  // namespace
 }  // namespace forkscope::analyzer
