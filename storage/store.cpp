@@ -233,6 +233,13 @@ Result<int> Store::FailUnfinishedTasks(const std::string& error) {
   return impl_->db.Changes();
 }
 
+Status FailTaskNotRun(TaskRecord& task, int64_t now_s, Store* store) {
+  task.state = "failed";
+  task.error = "interrupted: the daemon stopped before the task ran";
+  task.finished_at = now_s;
+  return store ? store->SaveTask(task) : Status::Ok();
+}
+
 // ---------------------------------------------------------------------------------------------------
 
 Database& Store::db() { return impl_->db; }

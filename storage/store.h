@@ -174,4 +174,10 @@ class Store {
   std::unique_ptr<Impl> impl_;
 };
 
+// Fails a task that was queued but will never run because the daemon is stopping: state "failed", the
+// error saying so, finished at now_s; saved through store when there is one (services without a task
+// store keep the record only). The save's status is returned; a row left unsaved is failed by
+// Store::FailUnfinishedTasks at the next start.
+Status FailTaskNotRun(TaskRecord& task, int64_t now_s, Store* store);
+
 }  // namespace forkscope::storage

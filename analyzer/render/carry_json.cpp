@@ -2,9 +2,16 @@
 
 #include <limits>
 
+#include "analyzer/render/json_read.h"
+
 namespace forkscope::analyzer {
 namespace {
 
+using json_read::Array;
+using json_read::Bad;
+using json_read::Read;
+using json_read::ReadEnum;
+using json_read::ReadStrings;
 using nlohmann::json;
 
 // "" is written as null where docs/carry.md says "null unless ...".
@@ -34,71 +41,7 @@ json ConflictToJson(const CarryConflict& c) {
               {"regions", regions}};
 }
 
-// --- reading: every key CarryToJson writes is required ---
-
-Status Bad(const std::string& key, const std::string& want) {
-  return InvalidArgument("carry json: key '" + key + "' must be " + want);
-}
-
-Result<const json*> Get(const json& obj, const std::string& key) {
-  if (!obj.is_object()) return InvalidArgument("carry json: expected an object holding '" + key + "'");
-  auto it = obj.find(key);
-  if (it == obj.end()) return InvalidArgument("carry json: missing key '" + key + "'");
-  return &*it;
-}
-
-Status Read(const json& obj, const std::string& key, std::string& out, bool nullable = false) {
-  FS_ASSIGN_OR_RETURN(const json* v, Get(obj, key));
-  if (nullable && v->is_null()) {
-    out.clear();
-    return Status::Ok();
-  }
-  if (!v->is_string()) return Bad(key, nullable ? "a string or null" : "a string");
-  out = v->get<std::string>();
-  return Status::Ok();
-}
-
-Status Read(const json& obj, const std::string& key, bool& out) {
-  FS_ASSIGN_OR_RETURN(const json* v, Get(obj, key));
-  if (!v->is_boolean()) return Bad(key, "true or false");
-  out = v->get<bool>();
-  return Status::Ok();
-}
-
-Status Read(const json& obj, const std::string& key, int64_t& out) {
-  FS_ASSIGN_OR_RETURN(const json* v, Get(obj, key));
-  if (!v->is_number_integer() ||
-      (v->is_number_unsigned() && v->get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())))
-    return Bad(key, "an integer");
-  out = v->get<int64_t>();
-  return Status::Ok();
-}
-
-template <typename E>
-Status ReadEnum(const json& obj, const std::string& key, std::optional<E> (*parse)(const std::string&), E& out,
-                const char* want) {
-  std::string name;
-  FS_RETURN_IF_ERROR(Read(obj, key, name));
-  auto v = parse(name);
-  if (!v) return Bad(key, want);
-  out = *v;
-  return Status::Ok();
-}
-
-Result<const json*> Array(const json& obj, const std::string& key) {
-  FS_ASSIGN_OR_RETURN(const json* v, Get(obj, key));
-  if (!v->is_array()) return Bad(key, "an array");
-  return v;
-}
-
-Status ReadStrings(const json& obj, const std::string& key, std::vector<std::string>& out) {
-  FS_ASSIGN_OR_RETURN(const json* arr, Array(obj, key));
-  for (const auto& e : *arr) {
-    if (!e.is_string()) return Bad(key, "an array of strings");
-    out.push_back(e.get<std::string>());
-  }
-  return Status::Ok();
-}
+// --- reading: every key CarryToJson writes is required (json_read.h) ---
 
 Status ReadRegion(const json& e, ConflictRegion& r) {
   int64_t start = 0;
@@ -165,6 +108,23 @@ Status ReadLists(const json& doc, CarryResult& r) {
   return ReadStrings(doc, "notices", r.notices);
 }
 
+Status ReadResult(const json& doc, CarryResult& r) {
+  FS_RETURN_IF_ERROR(ReadEnum(doc, "state", &CarryStateFromName, r.state, "clean, conflict or up_to_date"));
+  FS_RETURN_IF_ERROR(Read(doc, "fork", r.fork));
+  FS_RETURN_IF_ERROR(Read(doc, "branch", r.branch));
+  FS_RETURN_IF_ERROR(Read(doc, "upstream", r.upstream));
+  FS_RETURN_IF_ERROR(Read(doc, "upstream_branch", r.upstream_branch));
+  FS_RETURN_IF_ERROR(Read(doc, "fork_sha", r.fork_sha));
+  FS_RETURN_IF_ERROR(Read(doc, "onto", r.onto));
+  FS_RETURN_IF_ERROR(Read(doc, "base", r.base));
+  FS_RETURN_IF_ERROR(Read(doc, "base_source", r.base_source));
+  FS_RETURN_IF_ERROR(ReadEnum(doc, "strategy", &CarryStrategyFromName, r.strategy, "rebase or squash"));
+  FS_RETURN_IF_ERROR(Read(doc, "candidate_sha", r.candidate_sha, true));
+  FS_RETURN_IF_ERROR(Read(doc, "candidate_ref", r.candidate_ref, true));
+  FS_RETURN_IF_ERROR(Read(doc, "duration_ms", r.duration_ms));
+  return ReadLists(doc, r);
+}
+
 }  // namespace
 
 nlohmann::json CarryToJson(const CarryResult& r) {
@@ -202,20 +162,7 @@ nlohmann::json CarryToJson(const CarryResult& r) {
 Result<CarryResult> CarryFromJson(const nlohmann::json& doc) {
   if (!doc.is_object()) return InvalidArgument("carry json: the document must be an object");
   CarryResult r;
-  FS_RETURN_IF_ERROR(ReadEnum(doc, "state", &CarryStateFromName, r.state, "clean, conflict or up_to_date"));
-  FS_RETURN_IF_ERROR(Read(doc, "fork", r.fork));
-  FS_RETURN_IF_ERROR(Read(doc, "branch", r.branch));
-  FS_RETURN_IF_ERROR(Read(doc, "upstream", r.upstream));
-  FS_RETURN_IF_ERROR(Read(doc, "upstream_branch", r.upstream_branch));
-  FS_RETURN_IF_ERROR(Read(doc, "fork_sha", r.fork_sha));
-  FS_RETURN_IF_ERROR(Read(doc, "onto", r.onto));
-  FS_RETURN_IF_ERROR(Read(doc, "base", r.base));
-  FS_RETURN_IF_ERROR(Read(doc, "base_source", r.base_source));
-  FS_RETURN_IF_ERROR(ReadEnum(doc, "strategy", &CarryStrategyFromName, r.strategy, "rebase or squash"));
-  FS_RETURN_IF_ERROR(Read(doc, "candidate_sha", r.candidate_sha, true));
-  FS_RETURN_IF_ERROR(Read(doc, "candidate_ref", r.candidate_ref, true));
-  FS_RETURN_IF_ERROR(Read(doc, "duration_ms", r.duration_ms));
-  FS_RETURN_IF_ERROR(ReadLists(doc, r));
+  if (Status st = ReadResult(doc, r); !st.ok()) return InvalidArgument("carry json: " + st.message());
   return r;
 }
 

@@ -2,11 +2,17 @@
 
 #include <chrono>
 #include <cstdio>
-#include <limits>
+
+#include "analyzer/render/json_read.h"
 
 namespace forkscope::analyzer {
 namespace {
 
+using json_read::Array;
+using json_read::Bad;
+using json_read::Read;
+using json_read::ReadEnum;
+using json_read::ReadStrings;
 using nlohmann::json;
 
 json TouchToJson(const UpstreamTouch& t) {
@@ -16,49 +22,7 @@ json TouchToJson(const UpstreamTouch& t) {
               {"layers", layers}};
 }
 
-// --- reading: every key documented as always written is required ---
-
-Status Bad(const std::string& key, const std::string& want) {
-  return InvalidArgument("drift json: key '" + key + "' must be " + want);
-}
-
-Result<const json*> Get(const json& obj, const std::string& key) {
-  auto it = obj.find(key);
-  if (it == obj.end()) return InvalidArgument("drift json: missing key '" + key + "'");
-  return &*it;
-}
-
-Status Read(const json& obj, const std::string& key, std::string& out) {
-  FS_ASSIGN_OR_RETURN(const json* v, Get(obj, key));
-  if (!v->is_string()) return Bad(key, "a string");
-  out = v->get<std::string>();
-  return Status::Ok();
-}
-
-Status Read(const json& obj, const std::string& key, int64_t& out) {
-  FS_ASSIGN_OR_RETURN(const json* v, Get(obj, key));
-  if (!v->is_number_integer() ||
-      (v->is_number_unsigned() && v->get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())))
-    return Bad(key, "an integer");
-  out = v->get<int64_t>();
-  return Status::Ok();
-}
-
-Status Read(const json& obj, const std::string& key, int& out) {
-  int64_t wide = 0;
-  FS_RETURN_IF_ERROR(Read(obj, key, wide));
-  if (wide < std::numeric_limits<int>::min() || wide > std::numeric_limits<int>::max())
-    return Bad(key, "a 32-bit integer");
-  out = static_cast<int>(wide);
-  return Status::Ok();
-}
-
-Status Read(const json& obj, const std::string& key, double& out) {
-  FS_ASSIGN_OR_RETURN(const json* v, Get(obj, key));
-  if (!v->is_number()) return Bad(key, "a number");
-  out = v->get<double>();
-  return Status::Ok();
-}
+// --- reading: every key documented as always written is required (json_read.h) ---
 
 Status ReadTime(const json& obj, const std::string& key, int64_t& out) {
   std::string text;
@@ -70,27 +34,7 @@ Status ReadTime(const json& obj, const std::string& key, int64_t& out) {
 }
 
 Status ReadLayer(const json& obj, const std::string& key, Layer& out) {
-  std::string name;
-  FS_RETURN_IF_ERROR(Read(obj, key, name));
-  auto layer = LayerFromName(name);
-  if (!layer) return Bad(key, "a layer (kernel, build, cpp_compat, python, other)");
-  out = *layer;
-  return Status::Ok();
-}
-
-Result<const json*> Array(const json& obj, const std::string& key) {
-  FS_ASSIGN_OR_RETURN(const json* v, Get(obj, key));
-  if (!v->is_array()) return Bad(key, "an array");
-  return v;
-}
-
-Status ReadStrings(const json& obj, const std::string& key, std::vector<std::string>& out) {
-  FS_ASSIGN_OR_RETURN(const json* arr, Array(obj, key));
-  for (const auto& e : *arr) {
-    if (!e.is_string()) return Bad(key, "an array of strings");
-    out.push_back(e.get<std::string>());
-  }
-  return Status::Ok();
+  return ReadEnum(obj, key, &LayerFromName, out, "a layer (kernel, build, cpp_compat, python, other)");
 }
 
 Status ReadTouch(const json& e, UpstreamTouch& t) {
@@ -135,6 +79,23 @@ Status ReadLists(const json& doc, DriftReport& r) {
     r.redundant_hunks.push_back(std::move(h));
   }
   return ReadStrings(doc, "notices", r.notices);
+}
+
+Status ReadReport(const json& doc, DriftReport& r) {
+  FS_RETURN_IF_ERROR(Read(doc, "fork", r.fork));
+  FS_RETURN_IF_ERROR(Read(doc, "fork_branch", r.fork_branch));
+  FS_RETURN_IF_ERROR(Read(doc, "upstream_branch", r.upstream_branch));
+  FS_RETURN_IF_ERROR(Read(doc, "fork_sha", r.fork_sha));
+  FS_RETURN_IF_ERROR(Read(doc, "upstream_sha", r.upstream_sha));
+  FS_RETURN_IF_ERROR(Read(doc, "ahead", r.ahead));
+  FS_RETURN_IF_ERROR(Read(doc, "behind", r.behind));
+  FS_RETURN_IF_ERROR(Read(doc, "merge_base", r.merge_base));
+  FS_RETURN_IF_ERROR(ReadTime(doc, "merge_base_date", r.merge_base_time));
+  FS_RETURN_IF_ERROR(Read(doc, "merge_base_age_days", r.merge_base_age_days));
+  FS_RETURN_IF_ERROR(Read(doc, "upstream_commits_scanned", r.upstream_commits_scanned));
+  FS_RETURN_IF_ERROR(Read(doc, "risk", r.risk));
+  FS_RETURN_IF_ERROR(ReadTime(doc, "computed_at", r.computed_at));
+  return ReadLists(doc, r);
 }
 
 }  // namespace
@@ -195,20 +156,7 @@ nlohmann::json DriftToJson(const DriftReport& r) {
 Result<DriftReport> DriftFromJson(const nlohmann::json& doc) {
   if (!doc.is_object()) return InvalidArgument("drift json: the document must be an object");
   DriftReport r;
-  FS_RETURN_IF_ERROR(Read(doc, "fork", r.fork));
-  FS_RETURN_IF_ERROR(Read(doc, "fork_branch", r.fork_branch));
-  FS_RETURN_IF_ERROR(Read(doc, "upstream_branch", r.upstream_branch));
-  FS_RETURN_IF_ERROR(Read(doc, "fork_sha", r.fork_sha));
-  FS_RETURN_IF_ERROR(Read(doc, "upstream_sha", r.upstream_sha));
-  FS_RETURN_IF_ERROR(Read(doc, "ahead", r.ahead));
-  FS_RETURN_IF_ERROR(Read(doc, "behind", r.behind));
-  FS_RETURN_IF_ERROR(Read(doc, "merge_base", r.merge_base));
-  FS_RETURN_IF_ERROR(ReadTime(doc, "merge_base_date", r.merge_base_time));
-  FS_RETURN_IF_ERROR(Read(doc, "merge_base_age_days", r.merge_base_age_days));
-  FS_RETURN_IF_ERROR(Read(doc, "upstream_commits_scanned", r.upstream_commits_scanned));
-  FS_RETURN_IF_ERROR(Read(doc, "risk", r.risk));
-  FS_RETURN_IF_ERROR(ReadTime(doc, "computed_at", r.computed_at));
-  FS_RETURN_IF_ERROR(ReadLists(doc, r));
+  if (Status st = ReadReport(doc, r); !st.ok()) return InvalidArgument("drift json: " + st.message());
   return r;
 }
 

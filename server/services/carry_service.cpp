@@ -483,12 +483,7 @@ void CarryService::Shutdown() {
   cv_.notify_all();
   if (worker_.joinable()) worker_.join();
   std::lock_guard<std::mutex> lock(mu_);
-  for (auto& job : queue_) {
-    job->task.state = "failed";
-    job->task.error = "interrupted: the daemon stopped before the task ran";
-    job->task.finished_at = clock_.NowS();
-    if (task_store_) (void)task_store_->SaveTask(job->task);
-  }
+  for (auto& job : queue_) (void)storage::FailTaskNotRun(job->task, clock_.NowS(), task_store_.get());
   queue_.clear();
   publish_.clear();  // they stay ready without an outcome: the next start pushes them
   unfinished_.clear();

@@ -359,12 +359,7 @@ void SyncService::Shutdown() {
   for (auto& w : workers_) w.join();
   workers_.clear();
   std::lock_guard<std::mutex> lock(mu_);
-  for (auto& job : queue_) {
-    job->task.state = "failed";
-    job->task.error = "interrupted: the daemon stopped before the task ran";
-    job->task.finished_at = clock_.NowS();
-    if (task_store_) (void)task_store_->SaveTask(job->task);
-  }
+  for (auto& job : queue_) (void)storage::FailTaskNotRun(job->task, clock_.NowS(), task_store_.get());
   queue_.clear();
   unfinished_.clear();
   active_by_fork_.clear();

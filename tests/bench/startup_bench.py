@@ -15,39 +15,13 @@ skipped with a note when absent) and two generated pairs (gen_pair.py): a librar
 analysis benchmark's 30,000-file one.
 Usage: startup_bench.py FORKSCOPE_BINARY [--repeat R] [--callgrind] [--corpus-repos DIR] [--no-large]
 """
-import argparse
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
-import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-
-
-def run(cmd, check=True):
-    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    if check and r.returncode != 0:
-        sys.exit(f"failed: {' '.join(cmd)}\n{r.stderr.decode()[-2000:]}")
-    return r
-
-
-def timed(cmd):
-    t = time.perf_counter()
-    r = run(cmd)
-    return time.perf_counter() - t, r.stdout
-
-
-def instructions(cmd, work):
-    out = os.path.join(work, "callgrind.out")
-    subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *cmd],
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
-    for line in open(out):
-        if line.startswith("summary:") or line.startswith("totals:"):
-            return int(line.split()[1])
-    sys.exit("callgrind wrote no totals")
+from benchlib import ROOT, analyze_cmd, arg_parser, generate_pair, instructions, median, remove_db, run, timed
 
 
 class Pair:
@@ -60,18 +34,6 @@ class Pair:
         base = run(["git", "-C", self.fork, "merge-base", "main", self.branch]).stdout.decode().strip()
         return [["git", "-C", self.fork, "merge-base", "main", self.branch],
                 ["git", "-C", self.fork, "diff", "-M", "--numstat", base, self.branch]]
-
-
-def forkscope_cmd(binary, pair, data):
-    return [binary, "-q", "analyze", "--fork", pair.fork, "--branch", pair.branch, "--upstream", pair.upstream,
-            "--data-dir", data, "--format", "json", "--no-fetch"]
-
-
-def remove_db(data):
-    for ext in ("", "-wal", "-shm"):
-        path = os.path.join(data, "forkscope.db" + ext)
-        if os.path.exists(path):
-            os.remove(path)
 
 
 def empty_current_db(binary, work):
@@ -88,7 +50,7 @@ def empty_current_db(binary, work):
 
 def measure(binary, pair, work, template_db, repeat, callgrind):
     data = os.path.join(work, "data-" + pair.name)
-    cmd = forkscope_cmd(binary, pair, data)
+    cmd = analyze_cmd(binary, pair.fork, pair.upstream, data, branch=pair.branch, fetch=False)
     run(cmd[:-1])  # creates the mirrors (the only run that fetches)
     git_cmds = pair.git_cmds()
     gitcli, cold, fresh, cached = [], [], [], []
@@ -110,17 +72,13 @@ def measure(binary, pair, work, template_db, repeat, callgrind):
     return row
 
 
-def med(v):
-    return sorted(v)[len(v) // 2]
-
-
 def report(pair, row, repeat):
-    g = med(row["git"])
+    g = median(row["git"])
     print(f"-- {pair.name}")
     print(f"   git merge-base + git diff -M --numstat : {1000 * g:7.1f} ms  [{1000 * min(row['git']):6.1f}]")
     for key, label in (("cold", "forkscope cold (database, no analysis) "), ("fresh", "forkscope cold, new database          "),
                        ("cached", "forkscope cached                       ")):
-        v = med(row[key])
+        v = median(row[key])
         print(f"   {label}: {1000 * v:7.1f} ms  [{1000 * min(row[key]):6.1f}]   ratio {v / g:5.2f}x"
               f"  (fastest {min(row[key]) / min(row['git']):5.2f}x)")
     if "i_cold" in row:
@@ -130,10 +88,7 @@ def report(pair, row, repeat):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("binary")
-    ap.add_argument("--repeat", type=int, default=5)
-    ap.add_argument("--callgrind", action="store_true", help="also count instructions (valgrind)")
+    ap = arg_parser(repeat=5)
     ap.add_argument("--corpus-repos", default=os.path.join(ROOT, "tests", "corpus", ".rebuilt", "repos"))
     ap.add_argument("--no-large", action="store_true", help="skip the 30,000-file generated pair")
     a = ap.parse_args()
@@ -151,7 +106,7 @@ def main():
         sizes = [("generated-2000-files", 2000, 60)] + ([] if a.no_large else [("generated-30000-files", 30000, 400)])
         for name, files, changed in sizes:
             repo = os.path.join(work, name + ".git")
-            run([sys.executable, os.path.join(HERE, "gen_pair.py"), repo, "--files", str(files), "--changed", str(changed)])
+            generate_pair(repo, files, changed)
             pairs.append(Pair(name, repo, repo))
         template_db = empty_current_db(binary, work)
         print(f"forkscope analyze --no-fetch (mirrors present) vs git merge-base + git diff -M --numstat; "

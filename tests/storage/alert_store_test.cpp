@@ -12,26 +12,11 @@ namespace forkscope::storage {
 namespace {
 
 using testing::CountRows;
-using testing::TempDir;
 
-struct Env {
-  TempDir tmp;
-  std::string path = tmp.File("forkscope.db");
-  std::unique_ptr<Store> store;
-  int64_t fork_id = 0;
-
-  Env() {
-    auto opened = Store::Open(path);
-    REQUIRE(opened.ok());
-    store = std::move(*opened);
-    ForkRecord f;
-    f.name = "flashinfer";
-    f.fork_url = "https://github.com/PFCCLab/flashinfer";
-    f.upstream_url = "https://github.com/flashinfer-ai/flashinfer";
-    auto created = store->CreateFork(f);
-    REQUIRE(created.ok());
-    fork_id = created->id;
-  }
+struct Env : testing::StoreWithFork {
+  Env()
+      : StoreWithFork("flashinfer", "https://github.com/PFCCLab/flashinfer",
+                      "https://github.com/flashinfer-ai/flashinfer") {}
 };
 
 DeliveryPlanner OneDelivery(std::vector<std::string>* ids) {

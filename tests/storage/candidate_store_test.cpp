@@ -16,7 +16,6 @@ namespace {
 
 using analyzer::CarryState;
 using analyzer::CarryStrategy;
-using testing::TempDir;
 
 analyzer::CarryResult MakeCarry(const std::string& onto, CarryState state) {
   analyzer::CarryResult r;
@@ -48,23 +47,9 @@ analyzer::CarryResult MakeCarry(const std::string& onto, CarryState state) {
   return r;
 }
 
-struct Fixture {
-  TempDir dir;
-  std::unique_ptr<Store> store;
-  int64_t fork_id = 0;
-
-  Fixture() {
-    auto opened = Store::Open(dir.File("forkscope.db"));
-    REQUIRE(opened.ok());
-    store = std::move(*opened);
-    ForkRecord f;
-    f.name = "fastops-paddle";
-    f.fork_url = "https://github.com/PFCCLab/fastops";
-    f.upstream_url = "https://github.com/fastops/fastops";
-    auto created = store->CreateFork(f);
-    REQUIRE(created.ok());
-    fork_id = created->id;
-  }
+struct Fixture : testing::StoreWithFork {
+  Fixture()
+      : StoreWithFork("fastops-paddle", "https://github.com/PFCCLab/fastops", "https://github.com/fastops/fastops") {}
   CandidateStore candidates() { return CandidateStore(store->db()); }
 };
 

@@ -1,16 +1,20 @@
-// Fixtures of the storage tests: a temporary directory, a realistic analysis built in code (fixed
-// commits and times), field-by-field comparison of analyses, and row counting on a side connection.
+// Fixtures of the storage tests: a temporary directory, a store opened in it (with or without one
+// registered fork), a realistic analysis built in code (fixed commits and times), field-by-field
+// comparison of analyses, and row counting on a side connection.
 #pragma once
 
 #include <stdlib.h>
 
 #include <catch2/catch.hpp>
+#include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "analyzer/model/model.h"
 #include "storage/db.h"
+#include "storage/store.h"
 
 namespace forkscope::storage::testing {
 
@@ -36,6 +40,39 @@ class TempDir {
 
  private:
   std::filesystem::path path_;
+};
+
+// The store at path, opened (created if need be) and migrated; the test stops, with the reason, if it
+// cannot be.
+inline std::unique_ptr<Store> OpenStore(const std::string& path) {
+  auto store = Store::Open(path);
+  INFO(store.status().ToString());
+  REQUIRE(store.ok());
+  return std::move(store).value();
+}
+
+// A fork to register: its name and URLs, every other field at its default.
+inline ForkRecord MakeFork(const std::string& name, const std::string& fork_url, const std::string& upstream_url) {
+  ForkRecord f;
+  f.name = name;
+  f.fork_url = fork_url;
+  f.upstream_url = upstream_url;
+  return f;
+}
+
+// A fresh store file with one registered fork, for the tests of the area stores that hang rows off a
+// fork (candidates, alerts): construct the area store over store->db().
+struct StoreWithFork {
+  StoreWithFork(const std::string& name, const std::string& fork_url, const std::string& upstream_url) {
+    auto created = store->CreateFork(MakeFork(name, fork_url, upstream_url));
+    REQUIRE(created.ok());
+    fork_id = created->id;
+  }
+
+  TempDir dir;
+  std::string path = dir.File("forkscope.db");
+  std::unique_ptr<Store> store = OpenStore(path);
+  int64_t fork_id = 0;
 };
 
 // A hunk from "origin+text" lines, with ranges and line numbers counted the way git does.

@@ -12,20 +12,13 @@
 namespace forkscope::storage {
 namespace {
 
+using testing::MakeFork;
+using testing::OpenStore;
 using testing::TempDir;
 
-std::unique_ptr<Store> OpenStore(const std::string& path) {
-  auto store = Store::Open(path);
-  INFO(store.status().ToString());
-  REQUIRE(store.ok());
-  return std::move(store).value();
-}
-
 ForkRecord Fork(const std::string& name, const std::string& base) {
-  ForkRecord f;
-  f.name = name;
-  f.fork_url = "https://github.com/PFCCLab/" + name + ".git";
-  f.upstream_url = "https://github.com/up/" + name + ".git";
+  ForkRecord f =
+      MakeFork(name, "https://github.com/PFCCLab/" + name + ".git", "https://github.com/up/" + name + ".git");
   f.base = base;
   return f;
 }

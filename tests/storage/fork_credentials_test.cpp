@@ -16,22 +16,9 @@ namespace {
 
 using testing::CountRows;
 using testing::MakeAnalysis;
+using testing::MakeFork;
+using testing::OpenStore;
 using testing::TempDir;
-
-std::unique_ptr<Store> OpenStore(const std::string& path) {
-  auto store = Store::Open(path);
-  INFO(store.status().ToString());
-  REQUIRE(store.ok());
-  return std::move(store).value();
-}
-
-ForkRecord Fork(const std::string& name, const std::string& fork_url, const std::string& upstream_url) {
-  ForkRecord f;
-  f.name = name;
-  f.fork_url = fork_url;
-  f.upstream_url = upstream_url;
-  return f;
-}
 
 AnalysisKey KeyOf(const analyzer::Analysis& a) { return {a.fork.sha, a.upstream.sha, a.merge_base, a.rules_version}; }
 
@@ -51,8 +38,8 @@ TEST_CASE("fork URLs: credentials are stored apart and put back only to fetch", 
   TempDir dir;
   const std::string path = dir.File("forkscope.db");
   auto store = OpenStore(path);
-  auto created = store->CreateFork(Fork("private", "https://alice:pw-1234@github.com/PFCCLab/x.git",
-                                        "https://ghp_token5678@github.com/up/x.git"));
+  auto created = store->CreateFork(MakeFork("private", "https://alice:pw-1234@github.com/PFCCLab/x.git",
+                                            "https://ghp_token5678@github.com/up/x.git"));
   REQUIRE(created.ok());
   CHECK(created->fork_url == "https://***@github.com/PFCCLab/x.git");
   CHECK(created->upstream_url == "https://***@github.com/up/x.git");
@@ -74,7 +61,7 @@ TEST_CASE("fork URLs: credentials are stored apart and put back only to fetch", 
     auto refused = store->UpdateFork(f);
     CHECK(refused.status().code() == StatusCode::kInvalidArgument);
     CHECK(store->ForkFetchUrls(f.id)->fork_url == "https://alice:pw-1234@github.com/PFCCLab/x.git");
-    CHECK(store->CreateFork(Fork("other", "https://***@github.com/PFCCLab/x.git", "https://github.com/up/x.git"))
+    CHECK(store->CreateFork(MakeFork("other", "https://***@github.com/PFCCLab/x.git", "https://github.com/up/x.git"))
               .status()
               .code() == StatusCode::kInvalidArgument);
   }
@@ -90,7 +77,7 @@ TEST_CASE("fork URLs: credentials are stored apart and put back only to fetch", 
   SECTION("all or nothing inside a caller's transaction, and gone with the fork") {
     {
       Transaction outer(store->db());
-      REQUIRE(store->CreateFork(Fork("inner", "https://carol:pw-9999@github.com/PFCCLab/y.git", "/up")).ok());
+      REQUIRE(store->CreateFork(MakeFork("inner", "https://carol:pw-9999@github.com/PFCCLab/y.git", "/up")).ok());
     }  // rolled back
     CHECK(store->GetFork("inner").status().code() == StatusCode::kNotFound);
     CHECK(CountRows(path, "fork_credentials") == 2);
@@ -130,8 +117,8 @@ TEST_CASE("SaveAnalysisIfAbsent: concurrent savers of one key share the first ro
   TempDir dir;
   const std::string path = dir.File("forkscope.db");
   auto store = OpenStore(path);
-  auto a = store->CreateFork(Fork("a", "https://github.com/x/a.git", "https://github.com/up/x.git"));
-  auto b = store->CreateFork(Fork("b", "https://github.com/x/b.git", "https://github.com/up/x.git"));
+  auto a = store->CreateFork(MakeFork("a", "https://github.com/x/a.git", "https://github.com/up/x.git"));
+  auto b = store->CreateFork(MakeFork("b", "https://github.com/x/b.git", "https://github.com/up/x.git"));
   REQUIRE((a.ok() && b.ok()));
   analyzer::Analysis first = MakeAnalysis();
   auto saved = store->SaveAnalysisIfAbsent(KeyOf(first), first, a->id);
@@ -153,7 +140,7 @@ TEST_CASE("SaveAnalysisIfAbsent: concurrent savers of one key share the first ro
 TEST_CASE("SaveTask: a task whose analysis was deleted is saved with none", "[storage][store]") {
   TempDir dir;
   auto store = OpenStore(dir.File("forkscope.db"));
-  auto fork = store->CreateFork(Fork("a", "https://github.com/x/a.git", "https://github.com/up/x.git"));
+  auto fork = store->CreateFork(MakeFork("a", "https://github.com/x/a.git", "https://github.com/up/x.git"));
   REQUIRE(fork.ok());
   analyzer::Analysis analysis = MakeAnalysis();
   auto id = store->SaveAnalysis(KeyOf(analysis), analysis, fork->id);
@@ -167,8 +154,8 @@ TEST_CASE("SaveTask: a task whose analysis was deleted is saved with none", "[st
 TEST_CASE("ReadForkMetrics: syncs, open alerts, jobs and deliveries per registered fork", "[storage][metrics]") {
   TempDir dir;
   auto store = OpenStore(dir.File("forkscope.db"));
-  auto a = store->CreateFork(Fork("a", "https://github.com/x/a.git", "https://github.com/up/x.git"));
-  auto b = store->CreateFork(Fork("b", "https://github.com/x/b.git", "https://github.com/up/x.git"));
+  auto a = store->CreateFork(MakeFork("a", "https://github.com/x/a.git", "https://github.com/up/x.git"));
+  auto b = store->CreateFork(MakeFork("b", "https://github.com/x/b.git", "https://github.com/up/x.git"));
   REQUIRE((a.ok() && b.ok()));
   const std::string fa = std::to_string(a->id);
   REQUIRE(store->db()

@@ -600,6 +600,32 @@ TEST_CASE("tasks are saved, updated and failed on restart", "[storage][store][ta
   CHECK_FALSE((*orphan)->analysis_id.has_value());
 }
 
+TEST_CASE("a queued task that never ran is failed, and saved where there is a store", "[storage][store][tasks]") {
+  auto store = OpenStore(":memory:");
+  TaskRecord t;
+  t.id = "t-q";
+  t.kind = "carry";
+  t.state = "queued";
+  t.created_at = 1700000001;
+  SECTION("with a store") {
+    REQUIRE(FailTaskNotRun(t, 1700000050, store.get()).ok());
+    auto got = store->GetTask("t-q");
+    REQUIRE(got.ok());
+    REQUIRE(got->has_value());
+    CHECK((*got)->state == "failed");
+    CHECK((*got)->error == "interrupted: the daemon stopped before the task ran");
+    CHECK((*got)->finished_at == 1700000050);
+  }
+  SECTION("without one, only the record changes") {
+    REQUIRE(FailTaskNotRun(t, 1700000050, nullptr).ok());
+    CHECK(t.state == "failed");
+    CHECK(t.finished_at == 1700000050);
+    auto got = store->GetTask("t-q");
+    REQUIRE(got.ok());
+    CHECK_FALSE(got->has_value());
+  }
+}
+
 // 1,000 files x 5 hunks: saving must take well under a second and the cached answer a few ms.
 TEST_CASE("a large analysis saves and loads quickly", "[storage][store][perf]") {
   TempDir dir;

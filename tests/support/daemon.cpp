@@ -117,6 +117,15 @@ nlohmann::json GetJsonUntil(httplib::Client& client, const std::string& path, co
   return body;
 }
 
+bool TaskFinished(const nlohmann::json& task) {
+  const std::string state = task.is_object() ? task.value("state", "") : "";
+  return state == "succeeded" || state == "failed";
+}
+
+nlohmann::json GetTaskUntilFinished(httplib::Client& client, const std::string& id, std::chrono::milliseconds timeout) {
+  return GetJsonUntil(client, "/api/v1/tasks/" + id, "/api/v1/tasks/{id}", TaskFinished, timeout);
+}
+
 ApiResponse CheckCommit(httplib::Client& client, const std::string& query, const std::string& body,
                         const std::string& token) {
   ApiResponse queued = Call(client, "POST", "/api/v1/check" + query, "/api/v1/check", body, token);

@@ -68,6 +68,13 @@ nlohmann::json GetJsonUntil(httplib::Client& client, const std::string& path, co
                             const std::function<bool(const nlohmann::json&)>& done,
                             std::chrono::milliseconds timeout = std::chrono::seconds(60));
 
+// Whether a task's JSON says it has finished (succeeded or failed).
+bool TaskFinished(const nlohmann::json& task);
+
+// GETs /api/v1/tasks/<id> (as GetJsonUntil) until the task has finished; returns its last JSON.
+nlohmann::json GetTaskUntilFinished(httplib::Client& client, const std::string& id,
+                                    std::chrono::milliseconds timeout = std::chrono::seconds(60));
+
 // The CI check of a fork commit: POSTs body to /api/v1/check<query> (query "" or "?format=...&fail_on=..."),
 // REQUIREs its 202 with a task and a result URL, and asks that URL until the task has finished (30 s at
 // most); returns that last answer (200 with the verdict, or the task's error).

@@ -27,10 +27,6 @@ constexpr const char* kAlice = "alice-secret";
 const std::map<std::string, std::string> kSecrets = {
     {"/generic", "generic-secret"}, {"/slack", "slack-secret"}, {"/feishu", "feishu-secret"}};
 
-#define CHECK_API(resp) CHECK((resp).openapi_error == "")
-
-json Body(const ApiResponse& r) { return json::parse(r.body, nullptr, false); }
-
 bool WaitFor(const std::function<bool()>& done) { return testing::PollUntil(done, std::chrono::seconds(60)); }
 
 struct Env {
@@ -67,22 +63,17 @@ json SyncAndWait(httplib::Client& c, const std::string& fork) {
   REQUIRE(WaitFor([&] {
     auto r = Call(c, "POST", "/api/v1/forks/" + fork + "/sync", "/api/v1/forks/{name}/sync", "", kAdmin);
     REQUIRE(r.status == 202);
-    task = Body(r)["task"];
+    task = JsonBody(r)["task"];
     return seen.insert(task).second;
   }));
-  json t;
-  REQUIRE(WaitFor([&] {
-    t = Body(Call(c, "GET", "/api/v1/tasks/" + task, "/api/v1/tasks/{id}"));
-    return t["state"] == "succeeded" || t["state"] == "failed";
-  }));
-  return t;
+  return GetTaskUntilFinished(c, task);
 }
 
 json Alerts(httplib::Client& c, const std::string& query) {
   auto r = Call(c, "GET", "/api/v1/alerts" + query, "/api/v1/alerts");
   REQUIRE(r.status == 200);
   CHECK_API(r);
-  return Body(r)["alerts"];
+  return JsonBody(r)["alerts"];
 }
 
 json Deliveries(httplib::Client& c, int64_t alert_id) {
@@ -90,7 +81,7 @@ json Deliveries(httplib::Client& c, int64_t alert_id) {
   auto r = Call(c, "GET", path, "/api/v1/alerts/{id}/deliveries");
   REQUIRE(r.status == 200);
   CHECK_API(r);
-  return Body(r)["deliveries"];
+  return JsonBody(r)["deliveries"];
 }
 
 // Every delivery of every alert, by id.
@@ -140,11 +131,11 @@ TEST_CASE("daemon: alerts API, and deliveries pending at SIGKILL arrive after a 
   auto acked = Call(*c, "POST", ack_b, "/api/v1/alerts/{id}/ack", "", kAlice);
   REQUIRE(acked.status == 200);
   CHECK_API(acked);
-  CHECK(Body(acked)["state"] == "acked");
-  CHECK(Body(acked)["acked_by"] == "alice");
+  CHECK(JsonBody(acked)["state"] == "acked");
+  CHECK(JsonBody(acked)["acked_by"] == "alice");
   auto again = Call(*c, "POST", ack_b, "/api/v1/alerts/{id}/ack", R"({"by":"bob"})", kAdmin);
   CHECK(again.status == 200);
-  CHECK(Body(again)["acked_by"] == "alice");
+  CHECK(JsonBody(again)["acked_by"] == "alice");
 
   SECTION("errors") {
     auto anonymous = Call(*c, "POST", ack_b, "/api/v1/alerts/{id}/ack");

@@ -14,7 +14,6 @@
 #include "storage/store.h"
 #include "tests/support/corpus.h"
 #include "tests/support/daemon.h"
-#include "tests/support/wait.h"
 
 namespace forkscope::testing {
 namespace {
@@ -22,8 +21,6 @@ namespace {
 using nlohmann::json;
 
 constexpr const char* kAdmin = "admin-secret";
-
-#define CHECK_API(resp) CHECK((resp).openapi_error == "")
 
 struct Env {
   TempDir tmp;
@@ -44,29 +41,11 @@ struct Env {
   }
 };
 
-json Body(const ApiResponse& r) { return json::parse(r.body, nullptr, false); }
-
-// Polls a task until it finishes; returns its final JSON.
-json WaitTask(httplib::Client& c, const std::string& id) {
-  json t;
-  if (testing::PollUntil(
-          [&] {
-            auto r = Call(c, "GET", "/api/v1/tasks/" + id, "/api/v1/tasks/{id}");
-            CHECK_API(r);
-            t = Body(r);
-            return t["state"] == "succeeded" || t["state"] == "failed";
-          },
-          std::chrono::seconds(30)))
-    return t;
-  FAIL("task " << id << " did not finish");
-  return {};
-}
-
 std::string SyncFork(httplib::Client& c, const std::string& name) {
   auto r = Call(c, "POST", "/api/v1/forks/" + name + "/sync", "/api/v1/forks/{name}/sync", "", kAdmin);
   REQUIRE(r.status == 202);
   CHECK_API(r);
-  json t = WaitTask(c, Body(r)["task"]);
+  json t = GetTaskUntilFinished(c, JsonBody(r)["task"]);
   INFO(t.dump());
   REQUIRE(t["state"] == "succeeded");
   return t["id"];
@@ -85,7 +64,7 @@ TEST_CASE("daemon: registry, sync, analysis, files, hunks, patterns", "[server][
   auto created = Call(*c, "POST", "/api/v1/forks", "/api/v1/forks", env.ForkBody("fastops-paddle", env.compat), kAdmin);
   REQUIRE(created.status == 201);
   CHECK_API(created);
-  CHECK(Body(created)["latest_analysis_id"].is_null());
+  CHECK(JsonBody(created)["latest_analysis_id"].is_null());
   auto dup = Call(*c, "POST", "/api/v1/forks", "/api/v1/forks", env.ForkBody("fastops-paddle", env.compat), kAdmin);
   CHECK(dup.status == 409);
   CHECK_API(dup);
@@ -95,7 +74,7 @@ TEST_CASE("daemon: registry, sync, analysis, files, hunks, patterns", "[server][
   auto analysis = Call(*c, "GET", "/api/v1/forks/fastops-paddle/analysis", "/api/v1/forks/{name}/analysis");
   REQUIRE(analysis.status == 200);
   CHECK_API(analysis);
-  json a = Body(analysis);
+  json a = JsonBody(analysis);
   CHECK(a["fork"]["sha"] == env.compat.Head());
   CHECK(a["style"] == "compat");
   CHECK(a["files"].size() == 11);
@@ -109,7 +88,7 @@ TEST_CASE("daemon: registry, sync, analysis, files, hunks, patterns", "[server][
   REQUIRE(kernel.status == 200);
   CHECK_API(kernel);
   std::vector<std::string> kernel_paths;
-  json kernel_files = Body(kernel)["files"];
+  json kernel_files = JsonBody(kernel)["files"];
   for (const auto& f : kernel_files) kernel_paths.push_back(f["path"]);
   CHECK(std::find(kernel_paths.begin(), kernel_paths.end(), "csrc/fastops_kernels.cu") != kernel_paths.end());
   CHECK(std::find(kernel_paths.begin(), kernel_paths.end(), "setup.py") == kernel_paths.end());
@@ -122,7 +101,7 @@ TEST_CASE("daemon: registry, sync, analysis, files, hunks, patterns", "[server][
                     "/api/v1/forks/{name}/files/{path}/hunks");
   REQUIRE(hunks.status == 200);
   CHECK_API(hunks);
-  json file = Body(hunks);
+  json file = JsonBody(hunks);
   REQUIRE(file["hunks"].size() == 2);
   CHECK(file["hunks"][0]["layer"] == "kernel");
   CHECK(file["hunks"][1]["layer"] == "cpp_compat");
@@ -143,21 +122,21 @@ TEST_CASE("daemon: registry, sync, analysis, files, hunks, patterns", "[server][
   REQUIRE(patterns.status == 200);
   CHECK_API(patterns);
   bool saw_both = false;
-  json pattern_list = Body(patterns)["patterns"];
+  json pattern_list = JsonBody(patterns)["patterns"];
   for (const auto& p : pattern_list)
     if (p["forks"].contains("fastops-paddle") && p["forks"].contains("fastops-native")) saw_both = true;
   CHECK(saw_both);
   auto pattern = Call(*c, "GET", "/api/v1/patterns/build.global-enable-compat", "/api/v1/patterns/{id}");
   REQUIRE(pattern.status == 200);
   CHECK_API(pattern);
-  CHECK(Body(pattern)["occurrences"][0]["path"] == "setup.py");
+  CHECK(JsonBody(pattern)["occurrences"][0]["path"] == "setup.py");
   CHECK(Call(*c, "GET", "/api/v1/patterns/no.such", "/api/v1/patterns/{id}").status == 404);
 
   auto patched = Call(*c, "PATCH", "/api/v1/forks/fastops-native", "/api/v1/forks/{name}",
                       json{{"labels", {"native"}}}.dump(), kAdmin);
   CHECK(patched.status == 200);
   CHECK_API(patched);
-  CHECK(Body(patched)["labels"] == json{"native"});
+  CHECK(JsonBody(patched)["labels"] == json{"native"});
   auto deleted = Call(*c, "DELETE", "/api/v1/forks/fastops-native", "/api/v1/forks/{name}", "", kAdmin);
   CHECK(deleted.status == 204);
   CHECK(Call(*c, "GET", "/api/v1/forks/fastops-native", "/api/v1/forks/{name}").status == 404);
@@ -199,7 +178,7 @@ TEST_CASE("daemon: tokens, malformed input, limits", "[server][api]") {
     auto refused = Call(*c, "POST", "/api/v1/forks", "/api/v1/forks", fork.dump(), kAdmin);
     INFO(bad_branch);
     CHECK(refused.status == 400);
-    CHECK(Body(refused)["error"]["message"].get<std::string>().find("not a valid git branch name") != std::string::npos);
+    CHECK(JsonBody(refused)["error"]["message"].get<std::string>().find("not a valid git branch name") != std::string::npos);
   }
   // A 32-bit wrap would store 4294967596 as 300: the interval is range-checked as read.
   for (const char* interval : {"4294967596", "-1", "299", "18446744073709551615"}) {
@@ -213,7 +192,7 @@ TEST_CASE("daemon: tokens, malformed input, limits", "[server][api]") {
   CHECK_API(big);
   auto forks = Call(*c, "GET", "/api/v1/forks", "/api/v1/forks");
   CHECK(forks.status == 200);
-  CHECK(Body(forks)["forks"].empty());  // nothing stored by the refused calls
+  CHECK(JsonBody(forks)["forks"].empty());  // nothing stored by the refused calls
   CHECK(Call(*c, "POST", "/api/v1/forks/nope/sync", "/api/v1/forks/{name}/sync", "", kAdmin).status == 404);
   CHECK(Call(*c, "GET", "/api/v1/tasks/t0", "/api/v1/tasks/{id}").status == 404);
 }
@@ -245,7 +224,7 @@ TEST_CASE("daemon: the CI check in JSON and SARIF", "[server][api]") {
     auto r = CheckCommit(*c, "", body, kAdmin);
     REQUIRE(r.status == 200);
     CHECK_API(r);
-    json j = Body(r);
+    json j = JsonBody(r);
     // Only warnings in the compat fork: the gate fails on errors by default, on warnings when asked.
     CHECK(j["verdict"] == "pass");
     CHECK(j["gate"]["fail_on"] == "error");
@@ -256,15 +235,15 @@ TEST_CASE("daemon: the CI check in JSON and SARIF", "[server][api]") {
     auto strict = CheckCommit(*c, "?fail_on=warning", body, kAdmin);
     REQUIRE(strict.status == 200);
     CHECK_API(strict);
-    CHECK(Body(strict)["verdict"] == "fail");
-    CHECK(Body(strict)["gate"]["blocking"] == j["violations"].size());
+    CHECK(JsonBody(strict)["verdict"] == "fail");
+    CHECK(JsonBody(strict)["gate"]["blocking"] == j["violations"].size());
     auto bad_level = Call(*c, "POST", "/api/v1/check?fail_on=fatal", "/api/v1/check",
                           json{{"fork", "fastops-paddle"}}.dump(), kAdmin);
     CHECK(bad_level.status == 400);
     auto sarif = CheckCommit(*c, "?format=sarif", json{{"fork", "fastops-paddle"}}.dump(), kAdmin);
     REQUIRE(sarif.status == 200);
     CHECK_API(sarif);
-    json s = Body(sarif);
+    json s = JsonBody(sarif);
     CHECK(s["version"] == "2.1.0");
     REQUIRE(s["runs"].size() == 1);
     CHECK(s["runs"][0]["tool"]["driver"]["name"] == "forkscope");
@@ -275,7 +254,7 @@ TEST_CASE("daemon: the CI check in JSON and SARIF", "[server][api]") {
     auto missing = CheckCommit(*c, "", json{{"fork", "fastops-paddle"}, {"head", std::string(40, 'e')}}.dump(), kAdmin);
     CHECK(missing.status == 422);
     CHECK_API(missing);
-    CHECK(Body(missing)["error"]["message"].get<std::string>().find("failed") != std::string::npos);
+    CHECK(JsonBody(missing)["error"]["message"].get<std::string>().find("failed") != std::string::npos);
     auto unknown_fork = Call(*c, "POST", "/api/v1/check", "/api/v1/check", json{{"fork", "nope"}}.dump(), kAdmin);
     CHECK(unknown_fork.status == 404);
   }
@@ -285,15 +264,15 @@ TEST_CASE("daemon: the CI check in JSON and SARIF", "[server][api]") {
     auto pass = Call(*c, "POST", "/api/v1/check?fork=fastops-paddle", "/api/v1/check", clean, kAdmin, "text/x-diff");
     REQUIRE(pass.status == 200);
     CHECK_API(pass);
-    CHECK(Body(pass)["verdict"] == "pass");
+    CHECK(JsonBody(pass)["verdict"] == "pass");
     std::string bad = "--- a/pkg/run.py\n+++ b/pkg/run.py\n@@ -1,1 +1,3 @@\n import os\n+import paddle\n"
                       "+paddle.enable_compat()\n";
     auto fail = Call(*c, "POST", "/api/v1/check", "/api/v1/check", bad, kAdmin, "text/x-diff");
     REQUIRE(fail.status == 200);
-    CHECK(Body(fail)["verdict"] == "fail");
-    CHECK(Body(fail)["violations"][0]["rule"] == "global-enable-compat-runtime");
-    CHECK(Body(fail)["violations"][0]["line"] == 3);  // the enable_compat() line, not the hunk's first
-    CHECK(Body(fail)["violations"][0]["severity"] == "error");
+    CHECK(JsonBody(fail)["verdict"] == "fail");
+    CHECK(JsonBody(fail)["violations"][0]["rule"] == "global-enable-compat-runtime");
+    CHECK(JsonBody(fail)["violations"][0]["line"] == 3);  // the enable_compat() line, not the hunk's first
+    CHECK(JsonBody(fail)["violations"][0]["severity"] == "error");
     auto garbage = Call(*c, "POST", "/api/v1/check", "/api/v1/check", "@@ nonsense\n", kAdmin, "text/x-diff");
     CHECK(garbage.status == 400);
     CHECK_API(garbage);
@@ -301,7 +280,7 @@ TEST_CASE("daemon: the CI check in JSON and SARIF", "[server][api]") {
       auto closed = Call(*c, "POST", "/api/v1/check", "/api/v1/check", not_a_diff, kAdmin, "text/x-diff");
       INFO(not_a_diff);
       CHECK(closed.status == 400);
-      CHECK(Body(closed)["error"]["message"].get<std::string>().find("no unified diff") != std::string::npos);
+      CHECK(JsonBody(closed)["error"]["message"].get<std::string>().find("no unified diff") != std::string::npos);
     }
     auto escape = Call(*c, "POST", "/api/v1/check", "/api/v1/check",
                        "--- a/../x\n+++ b/../x\n@@ -1 +1 @@\n-a\n+b\n", kAdmin, "text/x-diff");
@@ -333,8 +312,8 @@ TEST_CASE("daemon: concurrent clients during a sync, SIGTERM leaves a consistent
   for (auto& t : clients) t.join();
   CHECK(ok == 100);
   CHECK(failed == 0);
-  std::string id1 = Body(t1)["task"], id2 = Body(t2)["task"], id3 = Body(t3)["task"];
-  json s1 = Body(Call(*c, "GET", "/api/v1/tasks/" + id1, "/api/v1/tasks/{id}"));
+  std::string id1 = JsonBody(t1)["task"], id2 = JsonBody(t2)["task"], id3 = JsonBody(t3)["task"];
+  json s1 = JsonBody(Call(*c, "GET", "/api/v1/tasks/" + id1, "/api/v1/tasks/{id}"));
   if (s1["state"] == "queued" || s1["state"] == "running") CHECK(id1 == id2);  // coalesced
   CHECK(d->Terminate() == 0);
   auto store = storage::Store::Open(env.tmp.Sub("data") + "/forkscope.db");
@@ -352,7 +331,7 @@ TEST_CASE("daemon: concurrent clients during a sync, SIGTERM leaves a consistent
   // A restart serves the registry and keeps every finished analysis.
   d = std::make_unique<Daemon>(env.Options());
   auto c2 = d->Client();
-  CHECK(Body(Call(*c2, "GET", "/api/v1/forks", "/api/v1/forks"))["forks"].size() == 2);
+  CHECK(JsonBody(Call(*c2, "GET", "/api/v1/forks", "/api/v1/forks"))["forks"].size() == 2);
 }
 
 TEST_CASE("daemon: two forks of one upstream sync at once; analyses carry an ETag", "[server][api]") {
@@ -364,7 +343,7 @@ TEST_CASE("daemon: two forks of one upstream sync at once; analyses carry an ETa
   // Both workers start at once and both need the shared upstream mirror.
   auto ta = Call(*c, "POST", "/api/v1/forks/a/sync", "/api/v1/forks/{name}/sync", "", kAdmin);
   auto tb = Call(*c, "POST", "/api/v1/forks/b/sync", "/api/v1/forks/{name}/sync", "", kAdmin);
-  json fa = WaitTask(*c, Body(ta)["task"]), fb = WaitTask(*c, Body(tb)["task"]);
+  json fa = GetTaskUntilFinished(*c, JsonBody(ta)["task"]), fb = GetTaskUntilFinished(*c, JsonBody(tb)["task"]);
   INFO(fa.dump() << "\n" << fb.dump());
   CHECK(fa["state"] == "succeeded");
   CHECK(fb["state"] == "succeeded");

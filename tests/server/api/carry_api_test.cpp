@@ -32,10 +32,6 @@ using nlohmann::json;
 constexpr const char* kAdmin = "admin-secret";
 constexpr const char* kHookSecret = "carry-hook-secret";
 
-#define CHECK_API(resp) CHECK((resp).openapi_error == "")
-
-json Body(const ApiResponse& r) { return json::parse(r.body, nullptr, false); }
-
 bool WaitFor(const std::function<bool()>& done) { return PollUntil(done, std::chrono::seconds(90)); }
 
 std::string Replace(std::string s, const std::string& from, const std::string& to) {
@@ -62,7 +58,7 @@ json Get(httplib::Client& c, const std::string& path, const std::string& path_te
   INFO(path << " -> " << r.status << " " << r.body);
   REQUIRE(r.status == 200);
   CHECK_API(r);
-  return Body(r);
+  return JsonBody(r);
 }
 
 json Candidates(httplib::Client& c, const std::string& fork) {
@@ -74,12 +70,7 @@ json Candidate(httplib::Client& c, int64_t id) {
 }
 
 json WaitTask(httplib::Client& c, const std::string& task) {
-  json t;
-  REQUIRE(WaitFor([&] {
-    t = Get(c, "/api/v1/tasks/" + task, "/api/v1/tasks/{id}");
-    return t["state"] == "succeeded" || t["state"] == "failed";
-  }));
-  return t;
+  return GetTaskUntilFinished(c, task, std::chrono::seconds(90));
 }
 
 // Syncs fork and waits for the task (a POST answered with the last, finished task asks again).
@@ -89,7 +80,7 @@ json SyncAndWait(httplib::Client& c, const std::string& fork) {
   REQUIRE(WaitFor([&] {
     auto r = Call(c, "POST", "/api/v1/forks/" + fork + "/sync", "/api/v1/forks/{name}/sync", "", kAdmin);
     REQUIRE(r.status == 202);
-    task = Body(r)["task"];
+    task = JsonBody(r)["task"];
     return seen.insert(task).second;
   }));
   return WaitTask(c, task);
@@ -100,7 +91,7 @@ std::string PostCarry(httplib::Client& c, const std::string& fork, const std::st
   INFO(r.body);
   REQUIRE(r.status == 202);
   CHECK_API(r);
-  return Body(r)["task"];
+  return JsonBody(r)["task"];
 }
 
 // The fork's newest candidate once it is decided (conflict, ready, failed, unvalidated).

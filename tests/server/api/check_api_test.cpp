@@ -16,8 +16,6 @@ using nlohmann::json;
 
 constexpr const char* kAdmin = "admin-secret";
 
-json Body(const ApiResponse& r) { return JsonBody(r); }
-
 TEST_CASE("daemon: a check of a fork commit is queued while the sync pool is busy, its verdict read later",
           "[server][api][check]") {
   TempDir tmp;
@@ -39,10 +37,10 @@ TEST_CASE("daemon: a check of a fork commit is queued while the sync pool is bus
               .status == 201);
   auto sync = Call(*c, "POST", "/api/v1/forks/slow/sync", "/api/v1/forks/{name}/sync", "", kAdmin);
   REQUIRE(sync.status == 202);
-  const std::string sync_task = Body(sync)["task"];
+  const std::string sync_task = JsonBody(sync)["task"];
   REQUIRE(PollUntil(
       [&] {
-        return Body(Call(*c, "GET", "/api/v1/tasks/" + sync_task, "/api/v1/tasks/{id}"))["state"] == "running";
+        return JsonBody(Call(*c, "GET", "/api/v1/tasks/" + sync_task, "/api/v1/tasks/{id}"))["state"] == "running";
       },
       std::chrono::seconds(30)));
 
@@ -55,22 +53,22 @@ TEST_CASE("daemon: a check of a fork commit is queued while the sync pool is bus
   INFO(queued.body);
   REQUIRE(queued.status == 202);
   CHECK_API(queued);
-  const std::string task = Body(queued)["task"];
-  const std::string result = Body(queued)["result"];
+  const std::string task = JsonBody(queued)["task"];
+  const std::string result = JsonBody(queued)["result"];
   CHECK(result == "/api/v1/tasks/" + task + "/check?fail_on=warning");
 
   auto waiting = Call(*c, "GET", result, "/api/v1/tasks/{id}/check", "", kAdmin);
   CHECK(waiting.status == 202);
   CHECK_API(waiting);
-  CHECK(Body(waiting)["kind"] == "check");
-  CHECK(Body(waiting)["state"] == "queued");
-  CHECK(Body(waiting)["fork"] == "fastops-paddle");
+  CHECK(JsonBody(waiting)["kind"] == "check");
+  CHECK(JsonBody(waiting)["state"] == "queued");
+  CHECK(JsonBody(waiting)["fork"] == "fastops-paddle");
 
   // A task that is no check has no verdict; an unknown one is not found; bad options are refused.
   auto not_check = Call(*c, "GET", "/api/v1/tasks/" + sync_task + "/check", "/api/v1/tasks/{id}/check", "", kAdmin);
   CHECK(not_check.status == 400);
   CHECK_API(not_check);
-  CHECK(Body(not_check)["error"]["message"].get<std::string>().find("is a sync task, not a check") !=
+  CHECK(JsonBody(not_check)["error"]["message"].get<std::string>().find("is a sync task, not a check") !=
         std::string::npos);
   auto unknown = Call(*c, "GET", "/api/v1/tasks/t0000deadbeef/check", "/api/v1/tasks/{id}/check", "", kAdmin);
   CHECK(unknown.status == 404);
@@ -85,7 +83,7 @@ TEST_CASE("daemon: a check of a fork commit is queued while the sync pool is bus
       [&] {
         auto r = Call(*c, "GET", result, "/api/v1/tasks/{id}/check", "", kAdmin);
         CHECK_API(r);
-        verdict = Body(r);
+        verdict = JsonBody(r);
         return r.status == 200;
       },
       std::chrono::seconds(60)));
@@ -98,12 +96,12 @@ TEST_CASE("daemon: a check of a fork commit is queued while the sync pool is bus
   // The result stays: the same task read with other options gives the other gate.
   auto lenient = Call(*c, "GET", "/api/v1/tasks/" + task + "/check", "/api/v1/tasks/{id}/check", "", kAdmin);
   REQUIRE(lenient.status == 200);
-  CHECK(Body(lenient)["verdict"] == "pass");
-  CHECK(Body(lenient)["violations"] == verdict["violations"]);
+  CHECK(JsonBody(lenient)["verdict"] == "pass");
+  CHECK(JsonBody(lenient)["violations"] == verdict["violations"]);
   auto task_row = Call(*c, "GET", "/api/v1/tasks/" + task, "/api/v1/tasks/{id}");
   CHECK_API(task_row);
-  CHECK(Body(task_row)["state"] == "succeeded");
-  CHECK(Body(task_row)["analysis_id"].is_number());
+  CHECK(JsonBody(task_row)["state"] == "succeeded");
+  CHECK(JsonBody(task_row)["analysis_id"].is_number());
 }
 
 }  // namespace

@@ -12,7 +12,6 @@
 #include "tests/support/corpus.h"
 #include "tests/support/daemon.h"
 #include "tests/support/git_http.h"
-#include "tests/support/wait.h"
 
 namespace forkscope::testing {
 namespace {
@@ -24,31 +23,15 @@ constexpr const char* kAlicePassword = "s3cret-alice-pw";
 constexpr const char* kBobToken = "tok3n-bob-value";
 constexpr const char* kWrongPassword = "not-the-alice-pw";
 
-#define CHECK_API(resp) CHECK((resp).openapi_error == "")
-
-json Body(const ApiResponse& r) { return json::parse(r.body, nullptr, false); }
-
 void CheckNoSecret(const std::string& where, const std::string& text) {
   INFO(where);
   for (const char* secret : {kAlicePassword, kBobToken, kWrongPassword}) CHECK(text.find(secret) == std::string::npos);
 }
 
-json WaitTask(httplib::Client& c, const std::string& id) {
-  json t;
-  const bool done = PollUntil(
-      [&] {
-        t = Body(Call(c, "GET", "/api/v1/tasks/" + id, "/api/v1/tasks/{id}"));
-        return t["state"] == "succeeded" || t["state"] == "failed";
-      },
-      std::chrono::seconds(60));
-  REQUIRE(done);
-  return t;
-}
-
 json Sync(httplib::Client& c, const std::string& name) {
   auto r = Call(c, "POST", "/api/v1/forks/" + name + "/sync", "/api/v1/forks/{name}/sync", "", kAdmin);
   REQUIRE(r.status == 202);
-  return WaitTask(c, Body(r)["task"]);
+  return GetTaskUntilFinished(c, JsonBody(r)["task"]);
 }
 
 std::string Slurp(const std::filesystem::path& path) {
@@ -112,15 +95,15 @@ void CheckNoSecretOnDisk(const std::string& data) {
 void CheckSharedAnalysis(httplib::Client& c, const GitHttpServer& git) {
   REQUIRE(Sync(c, "private")["state"] == "succeeded");
   REQUIRE(Sync(c, "copy")["state"] == "succeeded");
-  json priv = Body(Call(c, "GET", "/api/v1/forks/private", "/api/v1/forks/{name}"));
-  json copy = Body(Call(c, "GET", "/api/v1/forks/copy", "/api/v1/forks/{name}"));
+  json priv = JsonBody(Call(c, "GET", "/api/v1/forks/private", "/api/v1/forks/{name}"));
+  json copy = JsonBody(Call(c, "GET", "/api/v1/forks/copy", "/api/v1/forks/{name}"));
   CHECK(priv["latest_analysis_id"] == copy["latest_analysis_id"]);
   for (const auto& [name, repo] : {std::pair{"private", "fork.git"}, {"copy", "fork-copy.git"}}) {
     const std::string path = std::string("/api/v1/forks/") + name + "/analysis";
     auto analysis = Call(c, "GET", path, "/api/v1/forks/{name}/analysis");
     REQUIRE(analysis.status == 200);
     CHECK_API(analysis);
-    CHECK(Body(analysis)["fork"]["url"] == git.Url("***", repo));
+    CHECK(JsonBody(analysis)["fork"]["url"] == git.Url("***", repo));
     CheckNoSecret(std::string("analysis of ") + name, analysis.body);
     auto md = Call(c, "GET", path + "?format=markdown", "/api/v1/forks/{name}/analysis");
     CheckNoSecret(std::string("markdown analysis of ") + name, md.body);
@@ -158,8 +141,8 @@ TEST_CASE("daemon: credentials in fork URLs fetch from a basic-auth git server a
   SECTION("the fork is shown redacted, and fetched with its credentials") {
     auto fork = Call(*c, "GET", "/api/v1/forks/private", "/api/v1/forks/{name}");
     CHECK_API(fork);
-    CHECK(Body(fork)["fork_url"] == env.git.Url("***", "fork.git"));
-    CHECK(Body(fork)["upstream_url"] == env.git.Url("***", "upstream.git"));
+    CHECK(JsonBody(fork)["fork_url"] == env.git.Url("***", "fork.git"));
+    CHECK(JsonBody(fork)["upstream_url"] == env.git.Url("***", "upstream.git"));
     CHECK(Sync(*c, "private")["state"] == "succeeded");
     CHECK(Sync(*c, "copy")["state"] == "succeeded");
     // The server saw both users: the credentials really were sent.

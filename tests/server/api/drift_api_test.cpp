@@ -21,10 +21,6 @@ using nlohmann::json;
 
 constexpr const char* kAdmin = "admin-secret";
 
-#define CHECK_API(resp) CHECK((resp).openapi_error == "")
-
-json Body(const ApiResponse& r) { return json::parse(r.body, nullptr, false); }
-
 std::string Replace(std::string s, const std::string& from, const std::string& to) {
   auto pos = s.find(from);
   REQUIRE(pos != std::string::npos);
@@ -65,23 +61,10 @@ struct Env {
   }
 };
 
-json WaitTask(httplib::Client& c, const std::string& id) {
-  json t;
-  if (testing::PollUntil(
-          [&] {
-            t = Body(Call(c, "GET", "/api/v1/tasks/" + id, "/api/v1/tasks/{id}"));
-            return t["state"] == "succeeded" || t["state"] == "failed";
-          },
-          std::chrono::seconds(30)))
-    return t;
-  FAIL("task " << id << " did not finish");
-  return {};
-}
-
 void Sync(httplib::Client& c, const std::string& name) {
   auto r = Call(c, "POST", "/api/v1/forks/" + name + "/sync", "/api/v1/forks/{name}/sync", "", kAdmin);
   REQUIRE(r.status == 202);
-  json t = WaitTask(c, Body(r)["task"]);
+  json t = GetTaskUntilFinished(c, JsonBody(r)["task"]);
   INFO(t.dump());
   REQUIRE(t["state"] == "succeeded");
 }
@@ -91,7 +74,7 @@ json ForkDrift(httplib::Client& c, const std::string& name, const std::string& q
   INFO(r.body);
   REQUIRE(r.status == 200);
   CHECK_API(r);
-  return Body(r);
+  return JsonBody(r);
 }
 
 std::vector<std::string> Order(httplib::Client& c, const std::string& sort) {
@@ -99,7 +82,7 @@ std::vector<std::string> Order(httplib::Client& c, const std::string& sort) {
   REQUIRE(r.status == 200);
   CHECK_API(r);
   std::vector<std::string> names;
-  json body = Body(r);
+  json body = JsonBody(r);
   for (const auto& d : body["drift"]) names.push_back(d["fork"]);
   return names;
 }

@@ -18,18 +18,14 @@ using nlohmann::json;
 
 constexpr const char* kAdmin = "admin-secret";
 
-json Body(const ApiResponse& r) { return JsonBody(r); }
-
 json WaitTask(httplib::Client& c, const std::string& id, const std::function<bool(const json&)>& done) {
   return GetJsonUntil(c, "/api/v1/tasks/" + id, "/api/v1/tasks/{id}", done);
 }
 
-bool Finished(const json& t) { return t["state"] == "succeeded" || t["state"] == "failed"; }
-
 json SyncAndWait(httplib::Client& c, const std::string& fork) {
   auto r = Call(c, "POST", "/api/v1/forks/" + fork + "/sync", "/api/v1/forks/{name}/sync", "", kAdmin);
   REQUIRE(r.status == 202);
-  return WaitTask(c, Body(r)["task"], Finished);
+  return GetTaskUntilFinished(c, JsonBody(r)["task"]);
 }
 
 // The fork's sync health as the API shows it, once its outcome is recorded (hooks run after the task
@@ -40,7 +36,7 @@ json SyncHealth(httplib::Client& c, const std::string& fork, int failures) {
       [&] {
         auto one = Call(c, "GET", "/api/v1/forks/" + fork, "/api/v1/forks/{name}");
         CHECK_API(one);
-        health = Body(one)["sync"];
+        health = JsonBody(one)["sync"];
         return health.is_object() && health["failures_in_a_row"] == failures && !health["last_sync_at"].is_null();
       },
       std::chrono::seconds(30)));
@@ -56,7 +52,7 @@ TEST_CASE("daemon: a fork whose syncs fail shows the last error and its time; a 
   auto created = Call(*c, "POST", "/api/v1/forks", "/api/v1/forks", fork.dump(), kAdmin);
   REQUIRE(created.status == 201);
   CHECK_API(created);
-  json fresh = Body(created)["sync"];
+  json fresh = JsonBody(created)["sync"];
   CHECK(fresh["last_sync_at"].is_null());
   CHECK(fresh["last_error"].is_null());
   CHECK(fresh["failures_in_a_row"] == 0);
@@ -72,8 +68,8 @@ TEST_CASE("daemon: a fork whose syncs fail shows the last error and its time; a 
 
   auto list = Call(*c, "GET", "/api/v1/forks", "/api/v1/forks");
   CHECK_API(list);
-  REQUIRE(Body(list)["forks"].size() == 1);
-  CHECK(Body(list)["forks"][0]["sync"] == health);
+  REQUIRE(JsonBody(list)["forks"].size() == 1);
+  CHECK(JsonBody(list)["forks"][0]["sync"] == health);
 
   SECTION("a sync that succeeds clears the error and records the success") {
     GitRepo up = BuildUpstream(tmp.Sub("upstream"));
@@ -104,12 +100,12 @@ TEST_CASE("daemon: deleting a fork while it syncs ends the task saying so, with 
 
   auto sync = Call(*c, "POST", "/api/v1/forks/slow/sync", "/api/v1/forks/{name}/sync", "", kAdmin);
   REQUIRE(sync.status == 202);
-  const std::string task = Body(sync)["task"];
+  const std::string task = JsonBody(sync)["task"];
   WaitTask(*c, task, [](const json& t) { return t["state"] == "running"; });
 
   auto deleted = Call(*c, "DELETE", "/api/v1/forks/slow", "/api/v1/forks/{name}", "", kAdmin);
   REQUIRE(deleted.status == 204);
-  json ended = WaitTask(*c, task, Finished);
+  json ended = GetTaskUntilFinished(*c, task);
   CHECK(ended["state"] == "failed");
   CHECK(ended["error"] == "cancelled: the fork 'slow' was deleted while it synced");
 
@@ -117,7 +113,7 @@ TEST_CASE("daemon: deleting a fork while it syncs ends the task saying so, with 
   stall.Close();
   auto again = Call(*c, "GET", "/api/v1/tasks/" + task, "/api/v1/tasks/{id}");
   CHECK_API(again);
-  CHECK(Body(again)["error"] == ended["error"]);
+  CHECK(JsonBody(again)["error"] == ended["error"]);
   auto gone = Call(*c, "GET", "/api/v1/forks/slow", "/api/v1/forks/{name}");
   CHECK(gone.status == 404);
   const std::string log = ReadFile(d.log_path());

@@ -22,8 +22,6 @@ using nlohmann::json;
 constexpr const char* kAdmin = "admin-secret";
 constexpr const char* kReader = "reader-secret";
 
-#define CHECK_API(resp) CHECK((resp).openapi_error == "")
-
 struct JobsEnv {
   TempDir tmp;
   GitRepo up = BuildUpstream(tmp.Sub("upstream"));
@@ -71,12 +69,10 @@ recipe = ")" + tmp.Sub("fastops.toml") + R"("
   }
 };
 
-json Body(const ApiResponse& r) { return json::parse(r.body, nullptr, false); }
-
 // Waits for the start-up sync of the configured fork.
 void WaitAnalysed(httplib::Client& c, const std::string& fork) {
   const bool analysed = testing::PollUntil(
-      [&] { return !Body(Call(c, "GET", "/api/v1/forks/" + fork, "/api/v1/forks/{name}"))["latest_analysis_id"].is_null(); },
+      [&] { return !JsonBody(Call(c, "GET", "/api/v1/forks/" + fork, "/api/v1/forks/{name}"))["latest_analysis_id"].is_null(); },
       std::chrono::seconds(30));
   if (!analysed) FAIL("fork " << fork << " was not analysed");
 }
@@ -90,7 +86,7 @@ json GetJob(httplib::Client& c, const std::string& id) {
   auto r = Call(c, "GET", "/api/v1/jobs/" + id, "/api/v1/jobs/{id}");
   CHECK(r.status == 200);
   CHECK_API(r);
-  return Body(r);
+  return JsonBody(r);
 }
 
 // Polls (at most 60 s) until pred(job) holds.
@@ -110,7 +106,7 @@ std::string Submit(httplib::Client& c, const std::string& body) {
   INFO(r.body);
   REQUIRE(r.status == 202);
   CHECK_API(r);
-  return Body(r)["id"];
+  return JsonBody(r)["id"];
 }
 
 TEST_CASE("jobs API: run a fork's recipe, follow it, list it, read its log", "[server][jobs]") {
@@ -137,7 +133,7 @@ TEST_CASE("jobs API: run a fork's recipe, follow it, list it, read its log", "[s
   auto posted = PostJob(*c, "fastops", "{}");
   REQUIRE(posted.status == 202);
   CHECK_API(posted);
-  json queued = Body(posted);
+  json queued = JsonBody(posted);
   std::string id = queued["id"];
   CHECK(queued["fork"] == "fastops");
   CHECK(queued["recipe"] == "fastops-build");
@@ -155,11 +151,11 @@ TEST_CASE("jobs API: run a fork's recipe, follow it, list it, read its log", "[s
   SECTION("listing by fork and state") {
     auto list = Call(*c, "GET", "/api/v1/jobs?fork=fastops", "/api/v1/jobs");
     CHECK_API(list);
-    REQUIRE(Body(list)["jobs"].size() == 1);
-    CHECK(Body(list)["jobs"][0]["id"] == id);
-    CHECK(Body(Call(*c, "GET", "/api/v1/jobs?state=passed", "/api/v1/jobs"))["jobs"].size() == 1);
-    CHECK(Body(Call(*c, "GET", "/api/v1/jobs?state=failed", "/api/v1/jobs"))["jobs"].empty());
-    CHECK(Body(Call(*c, "GET", "/api/v1/jobs?fork=other", "/api/v1/jobs"))["jobs"].empty());
+    REQUIRE(JsonBody(list)["jobs"].size() == 1);
+    CHECK(JsonBody(list)["jobs"][0]["id"] == id);
+    CHECK(JsonBody(Call(*c, "GET", "/api/v1/jobs?state=passed", "/api/v1/jobs"))["jobs"].size() == 1);
+    CHECK(JsonBody(Call(*c, "GET", "/api/v1/jobs?state=failed", "/api/v1/jobs"))["jobs"].empty());
+    CHECK(JsonBody(Call(*c, "GET", "/api/v1/jobs?fork=other", "/api/v1/jobs"))["jobs"].empty());
     auto bad = Call(*c, "GET", "/api/v1/jobs?state=done", "/api/v1/jobs");
     CHECK(bad.status == 400);
     CHECK_API(bad);
@@ -177,7 +173,7 @@ TEST_CASE("jobs API: run a fork's recipe, follow it, list it, read its log", "[s
                     "/api/v1/jobs/{id}/log");
       REQUIRE(r.status == 200);
       CHECK_API(r);
-      json chunk = Body(r);
+      json chunk = JsonBody(r);
       CHECK(chunk["offset"] == offset);
       CHECK(chunk["data"].get<std::string>().size() <= 16);
       text += chunk["data"].get<std::string>();
@@ -213,7 +209,7 @@ TEST_CASE("jobs API: run a fork's recipe, follow it, list it, read its log", "[s
     auto r = Call(*c, "GET", "/api/v1/runners", "/api/v1/runners");
     REQUIRE(r.status == 200);
     CHECK_API(r);
-    json runners = Body(r)["runners"];
+    json runners = JsonBody(r)["runners"];
     REQUIRE(runners.size() == 2);
     CHECK(runners[0]["executor"] == "local");
     CHECK(runners[0]["gpus"].empty());
@@ -234,8 +230,8 @@ TEST_CASE("jobs API: cancel a running job and a queued one", "[server][jobs]") {
   auto cancelled_queued = Call(*c, "POST", "/api/v1/jobs/" + waiting + "/cancel", "/api/v1/jobs/{id}/cancel", "", kAdmin);
   CHECK(cancelled_queued.status == 200);
   CHECK_API(cancelled_queued);
-  CHECK(Body(cancelled_queued)["state"] == "cancelled");
-  CHECK(Body(cancelled_queued)["stages"][0]["reason"] == "cancelled before it started");
+  CHECK(JsonBody(cancelled_queued)["state"] == "cancelled");
+  CHECK(JsonBody(cancelled_queued)["stages"][0]["reason"] == "cancelled before it started");
 
   CHECK(Call(*c, "POST", "/api/v1/jobs/" + slow + "/cancel", "/api/v1/jobs/{id}/cancel", "", kReader).status == 403);
   auto requested = Call(*c, "POST", "/api/v1/jobs/" + slow + "/cancel", "/api/v1/jobs/{id}/cancel", "", kAdmin);
@@ -264,7 +260,7 @@ TEST_CASE("jobs API: a fork without a recipe, and a job lost to a crash", "[serv
   auto no_recipe = PostJob(*c, "bare", "{}");
   CHECK(no_recipe.status == 422);
   CHECK_API(no_recipe);
-  CHECK(Body(no_recipe)["error"]["message"].get<std::string>().find("fork 'bare' has no recipe") == 0);
+  CHECK(JsonBody(no_recipe)["error"]["message"].get<std::string>().find("fork 'bare' has no recipe") == 0);
 
   std::string slow = Submit(*c, R"({"recipe": "slow"})");
   WaitJob(*c, slow, BuildRunning);
@@ -289,7 +285,7 @@ TEST_CASE("jobs API: a sync that moved the fork's head runs its recipe once", "[
   auto c = d.Client();
   WaitAnalysed(*c, "fastops");
   json jobs;
-  auto list_jobs = [&] { return Body(Call(*c, "GET", "/api/v1/jobs?fork=fastops", "/api/v1/jobs"))["jobs"]; };
+  auto list_jobs = [&] { return JsonBody(Call(*c, "GET", "/api/v1/jobs?fork=fastops", "/api/v1/jobs"))["jobs"]; };
   testing::PollUntil([&] { return !(jobs = list_jobs()).empty(); }, std::chrono::seconds(30));
   REQUIRE(jobs.size() == 1);
   CHECK(jobs[0]["sha"] == env.fork.Head());
@@ -297,11 +293,11 @@ TEST_CASE("jobs API: a sync that moved the fork's head runs its recipe once", "[
   // The same head again: no second job.
   auto sync = Call(*c, "POST", "/api/v1/forks/fastops/sync", "/api/v1/forks/{name}/sync", "", kAdmin);
   REQUIRE(sync.status == 202);
-  std::string task = Body(sync)["task"];
+  std::string task = JsonBody(sync)["task"];
   testing::PollUntil(
-      [&] { return Body(Call(*c, "GET", "/api/v1/tasks/" + task, "/api/v1/tasks/{id}"))["state"] == "succeeded"; },
+      [&] { return JsonBody(Call(*c, "GET", "/api/v1/tasks/" + task, "/api/v1/tasks/{id}"))["state"] == "succeeded"; },
       std::chrono::seconds(30));
-  CHECK(Body(Call(*c, "GET", "/api/v1/jobs?fork=fastops", "/api/v1/jobs"))["jobs"].size() == 1);
+  CHECK(JsonBody(Call(*c, "GET", "/api/v1/jobs?fork=fastops", "/api/v1/jobs"))["jobs"].size() == 1);
   // A new fork commit: the next sync runs the recipe on it.
   env.fork.Write("NOTES.md", "more\n");
   std::string head = env.fork.Commit("more notes");

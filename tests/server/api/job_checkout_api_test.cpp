@@ -18,8 +18,6 @@ using nlohmann::json;
 
 constexpr const char* kAdmin = "admin-secret";
 
-json Body(const ApiResponse& r) { return JsonBody(r); }
-
 json WaitFinished(httplib::Client& c, const std::string& id) {
   return GetJsonUntil(c, "/api/v1/jobs/" + id, "/api/v1/jobs/{id}",
                       [](const json& j) { return j["state"] != "queued" && j["state"] != "running"; });
@@ -29,9 +27,9 @@ std::string CheckoutLog(httplib::Client& c, const std::string& id) {
   auto r = Call(c, "GET", "/api/v1/jobs/" + id + "/log?stage=checkout", "/api/v1/jobs/{id}/log");
   REQUIRE(r.status == 200);
   CHECK_API(r);
-  CHECK(Body(r)["stage"] == "checkout");
-  CHECK(Body(r)["eof"] == true);
-  return Body(r)["data"];
+  CHECK(JsonBody(r)["stage"] == "checkout");
+  CHECK(JsonBody(r)["eof"] == true);
+  return JsonBody(r)["data"];
 }
 
 TEST_CASE("daemon: a job on a fork with a submodule passes; a refused submodule is an error said plainly",
@@ -54,7 +52,7 @@ TEST_CASE("daemon: a job on a fork with a submodule passes; a refused submodule 
   Daemon d({FORKSCOPE_BINARY, tmp.Sub("data"), {"--allow-local-repos", "--config", tmp.Sub("forkscope.toml")}, kAdmin});
   auto c = d.Client();
   auto analysed = [&] {
-    return !Body(Call(*c, "GET", "/api/v1/forks/withsub", "/api/v1/forks/{name}"))["latest_analysis_id"].is_null();
+    return !JsonBody(Call(*c, "GET", "/api/v1/forks/withsub", "/api/v1/forks/{name}"))["latest_analysis_id"].is_null();
   };
   REQUIRE(PollUntil(analysed, std::chrono::seconds(60)));
 
@@ -62,7 +60,7 @@ TEST_CASE("daemon: a job on a fork with a submodule passes; a refused submodule 
     auto r = Call(*c, "POST", "/api/v1/forks/withsub/jobs", "/api/v1/forks/{name}/jobs", body.dump(), kAdmin);
     INFO(r.body);
     REQUIRE(r.status == 202);
-    return Body(r)["id"].get<std::string>();
+    return JsonBody(r)["id"].get<std::string>();
   };
 
   const std::string good = submit(json{{"rev", with_submodule}});

@@ -9,7 +9,6 @@
 
 #include "tests/support/daemon.h"
 #include "tests/support/pattern_corpus.h"
-#include "tests/support/wait.h"
 
 namespace forkscope::testing {
 namespace {
@@ -17,10 +16,6 @@ namespace {
 using nlohmann::json;
 
 constexpr const char* kAdmin = "admin-secret";
-
-#define CHECK_API(resp) CHECK((resp).openapi_error == "")
-
-json Body(const ApiResponse& r) { return json::parse(r.body, nullptr, false); }
 
 struct Env {
   TempDir tmp;
@@ -32,18 +27,7 @@ struct Env {
 
 // Polls a task (sync or plan) until it finishes; returns its final JSON.
 json Wait(httplib::Client& c, const std::string& path, const std::string& path_template) {
-  json t;
-  if (testing::PollUntil(
-          [&] {
-            auto r = Call(c, "GET", path, path_template);
-            CHECK_API(r);
-            t = Body(r);
-            return t["state"] == "succeeded" || t["state"] == "failed";
-          },
-          std::chrono::seconds(60)))
-    return t;
-  FAIL(path << " did not finish");
-  return {};
+  return GetJsonUntil(c, path, path_template, TaskFinished);
 }
 
 void RegisterAndSync(httplib::Client& c, const SyntheticPair& pair) {
@@ -52,7 +36,7 @@ void RegisterAndSync(httplib::Client& c, const SyntheticPair& pair) {
   if (created.status != 409) REQUIRE(created.status == 201);
   auto sync = Call(c, "POST", "/api/v1/forks/" + pair.spec.pkg + "/sync", "/api/v1/forks/{name}/sync", "", kAdmin);
   REQUIRE(sync.status == 202);
-  const json task = Wait(c, "/api/v1/tasks/" + Body(sync)["task"].get<std::string>(), "/api/v1/tasks/{id}");
+  const json task = Wait(c, "/api/v1/tasks/" + JsonBody(sync)["task"].get<std::string>(), "/api/v1/tasks/{id}");
   INFO(task.dump());
   REQUIRE(task["state"] == "succeeded");
 }
@@ -62,7 +46,7 @@ json Get(httplib::Client& c, const std::string& path, const std::string& path_te
   INFO(path << " " << r.body.substr(0, 400));
   CHECK(r.status == status);
   CHECK_API(r);
-  return Body(r);
+  return JsonBody(r);
 }
 
 TEST_CASE("daemon: pattern catalogue, compat-gap registry and plans", "[server][patterns]") {
@@ -148,15 +132,15 @@ TEST_CASE("daemon: pattern catalogue, compat-gap registry and plans", "[server][
   auto annotated = Call(*c, "PATCH", gap, "/api/v1/compat-gaps/{id}", removal.dump(), kAdmin);
   REQUIRE(annotated.status == 200);
   CHECK_API(annotated);
-  CHECK(Body(annotated)["violations"].empty());
-  CHECK(Body(annotated)["annotated"] == json{"removal", "issue"});
+  CHECK(JsonBody(annotated)["violations"].empty());
+  CHECK(JsonBody(annotated)["annotated"] == json{"removal", "issue"});
   CHECK(Get(*c, "/api/v1/compat-gaps?fork=sparsekit", "/api/v1/compat-gaps")["compat_gaps"][0]["removal"] ==
         removal["removal"]);
   // The CI gate counts it at once; the stored analysis of the same commits keeps its content.
   auto check = CheckCommit(*c, "", json{{"fork", "sparsekit"}}.dump(), kAdmin);
   REQUIRE(check.status == 200);
   int check_violations = 0;
-  for (const auto& v : Body(check)["violations"]) check_violations += v["rule"] == "compat-gap-no-removal";
+  for (const auto& v : JsonBody(check)["violations"]) check_violations += v["rule"] == "compat-gap-no-removal";
   CHECK(check_violations == 0);
   CHECK(violations_of("sparsekit") == 1);
   // The next analysis (a new fork commit) counts it.
@@ -190,7 +174,7 @@ TEST_CASE("daemon: pattern catalogue, compat-gap registry and plans", "[server][
                      json{{"upstream_url", env.unported.path()}, {"branch", "main"}}.dump(), kAdmin);
   REQUIRE(queued.status == 202);
   CHECK_API(queued);
-  const std::string id = Body(queued)["id"];
+  const std::string id = JsonBody(queued)["id"];
   const json plan_task = Wait(*c, "/api/v1/plans/" + id, "/api/v1/plans/{id}");
   INFO(plan_task.dump().substr(0, 600));
   REQUIRE(plan_task["state"] == "succeeded");
@@ -212,7 +196,7 @@ TEST_CASE("daemon: pattern catalogue, compat-gap registry and plans", "[server][
   auto failing = Call(*c, "POST", "/api/v1/plans", "/api/v1/plans",
                       json{{"upstream_url", env.unported.path()}, {"branch", "no-such-branch"}}.dump(), kAdmin);
   REQUIRE(failing.status == 202);
-  const json failed = Wait(*c, "/api/v1/plans/" + Body(failing)["id"].get<std::string>(), "/api/v1/plans/{id}");
+  const json failed = Wait(*c, "/api/v1/plans/" + JsonBody(failing)["id"].get<std::string>(), "/api/v1/plans/{id}");
   CHECK(failed["state"] == "failed");
   CHECK(failed["error"].get<std::string>().find("no-such-branch") != std::string::npos);
   CHECK(failed["plan"].is_null());

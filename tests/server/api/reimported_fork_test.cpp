@@ -9,7 +9,6 @@
 
 #include "tests/support/corpus.h"
 #include "tests/support/daemon.h"
-#include "tests/support/wait.h"
 
 namespace forkscope::testing {
 namespace {
@@ -18,23 +17,11 @@ using nlohmann::json;
 
 constexpr const char* kAdmin = "admin-secret";
 
-json Body(const ApiResponse& r) { return JsonBody(r); }
-
 // Starts a sync and polls its task until it finishes; returns the task's final JSON.
 json SyncAndWait(httplib::Client& c, const std::string& name) {
   auto r = Call(c, "POST", "/api/v1/forks/" + name + "/sync", "/api/v1/forks/{name}/sync", "", kAdmin);
   REQUIRE(r.status == 202);
-  const std::string id = Body(r)["task"];
-  json t;
-  bool done = PollUntil(
-      [&] {
-        auto task = Call(c, "GET", "/api/v1/tasks/" + id, "/api/v1/tasks/{id}");
-        t = Body(task);
-        return t["state"] == "succeeded" || t["state"] == "failed";
-      },
-      std::chrono::seconds(30));
-  REQUIRE(done);
-  return t;
+  return GetTaskUntilFinished(c, JsonBody(r)["task"], std::chrono::seconds(30));
 }
 
 struct ReimportEnv {
@@ -78,10 +65,10 @@ TEST_CASE("daemon: a re-imported fork registered with base auto is synced agains
   auto created = Call(*c, "POST", "/api/v1/forks", "/api/v1/forks", env.ForkBody("reimported", "auto"), kAdmin);
   REQUIRE(created.status == 201);
   CHECK_API(created);
-  CHECK(Body(created)["base"] == "auto");
+  CHECK(JsonBody(created)["base"] == "auto");
   auto got = Call(*c, "GET", "/api/v1/forks/reimported", "/api/v1/forks/{name}");
   CHECK_API(got);
-  CHECK(Body(got)["base"] == "auto");
+  CHECK(JsonBody(got)["base"] == "auto");
 
   json task = SyncAndWait(*c, "reimported");
   INFO(task.dump());
@@ -89,7 +76,7 @@ TEST_CASE("daemon: a re-imported fork registered with base auto is synced agains
   auto analysis = Call(*c, "GET", "/api/v1/forks/reimported/analysis", "/api/v1/forks/{name}/analysis");
   REQUIRE(analysis.status == 200);
   CHECK_API(analysis);
-  json a = Body(analysis);
+  json a = JsonBody(analysis);
   CHECK(a["base_source"] == "searched");
   CHECK(a["merge_base"] == env.copied);
   REQUIRE(a["base_distance"].is_object());
@@ -100,7 +87,7 @@ TEST_CASE("daemon: a re-imported fork registered with base auto is synced agains
   SECTION("the fork from the config file carries its base too") {
     auto cfg = Call(*c, "GET", "/api/v1/forks/from-config", "/api/v1/forks/{name}");
     REQUIRE(cfg.status == 200);
-    CHECK(Body(cfg)["base"] == "auto");
+    CHECK(JsonBody(cfg)["base"] == "auto");
     json t = SyncAndWait(*c, "from-config");
     INFO(t.dump());
     CHECK(t["state"] == "succeeded");
@@ -115,7 +102,7 @@ TEST_CASE("daemon: a re-imported fork without base fails its sync with the way o
 
   auto created = Call(*c, "POST", "/api/v1/forks", "/api/v1/forks", env.ForkBody("plain", nullptr), kAdmin);
   REQUIRE(created.status == 201);
-  CHECK(Body(created)["base"] == "");
+  CHECK(JsonBody(created)["base"] == "");
   json failed = SyncAndWait(*c, "plain");
   REQUIRE(failed["state"] == "failed");
   const std::string error = failed["error"];
@@ -126,7 +113,7 @@ TEST_CASE("daemon: a re-imported fork without base fails its sync with the way o
   auto patched = Call(*c, "PATCH", "/api/v1/forks/plain", "/api/v1/forks/{name}", R"({"base": "auto"})", kAdmin);
   REQUIRE(patched.status == 200);
   CHECK_API(patched);
-  CHECK(Body(patched)["base"] == "auto");
+  CHECK(JsonBody(patched)["base"] == "auto");
   json ok = SyncAndWait(*c, "plain");
   INFO(ok.dump());
   CHECK(ok["state"] == "succeeded");
@@ -136,7 +123,7 @@ TEST_CASE("daemon: a re-imported fork without base fails its sync with the way o
                       json{{"base", env.head.substr(0, 12)}}.dump(), kAdmin);
     REQUIRE(given.status == 200);
     CHECK(SyncAndWait(*c, "plain")["state"] == "succeeded");
-    json a = Body(Call(*c, "GET", "/api/v1/forks/plain/analysis", "/api/v1/forks/{name}/analysis"));
+    json a = JsonBody(Call(*c, "GET", "/api/v1/forks/plain/analysis", "/api/v1/forks/{name}/analysis"));
     CHECK(a["base_source"] == "given");
     CHECK(a["merge_base"] == env.head);
   }
@@ -158,7 +145,7 @@ TEST_CASE("daemon: bad base values are refused with 400 and store nothing", "[se
   REQUIRE(Call(*c, "POST", "/api/v1/forks", "/api/v1/forks", env.ForkBody("goodbase", "v1.2.0"), kAdmin).status == 201);
   auto patch = Call(*c, "PATCH", "/api/v1/forks/goodbase", "/api/v1/forks/{name}", R"({"base": "a b"})", kAdmin);
   CHECK(patch.status == 400);
-  CHECK(Body(Call(*c, "GET", "/api/v1/forks/goodbase", "/api/v1/forks/{name}"))["base"] == "v1.2.0");
+  CHECK(JsonBody(Call(*c, "GET", "/api/v1/forks/goodbase", "/api/v1/forks/{name}"))["base"] == "v1.2.0");
 }
 
 TEST_CASE("serve: a config fork's base is validated like the API's", "[server][api][base_search]") {
