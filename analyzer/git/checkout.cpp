@@ -11,6 +11,7 @@
 
 #include "analyzer/git/checkout_internal.h"
 #include "analyzer/git/handles.h"
+#include "analyzer/git/progress_lines.h"
 #include "analyzer/git/repo_impl.h"
 
 namespace forkscope::analyzer::git {
@@ -89,7 +90,16 @@ struct WalkState {
   std::string dest;
   std::vector<Gitlink>* gitlinks;
   Status status;
+  // Progress: one "checking out" line per 10% of the tree's files (none without a log).
+  const std::function<void(const std::string&)>* log = nullptr;
+  TransferProgress progress = {};
+  ProgressLines lines = {};
 };
+
+int CountBlob(const char*, const git_tree_entry* entry, void* payload) {
+  if (git_tree_entry_type(entry) == GIT_OBJECT_BLOB) ++*static_cast<unsigned*>(payload);
+  return 0;
+}
 
 int OnEntry(const char* root, const git_tree_entry* entry, void* payload) {
   auto* w = static_cast<WalkState*>(payload);
@@ -106,6 +116,10 @@ int OnEntry(const char* root, const git_tree_entry* entry, void* payload) {
       break;
     case GIT_OBJECT_BLOB:
       w->status = WriteBlob(w->repo, entry, rel, full, *w->commit);
+      if (w->log && w->status.ok()) {
+        ++w->progress.received_objects;
+        if (std::string line = w->lines.Next(w->progress); !line.empty()) (*w->log)(line);
+      }
       break;
     default:
       break;
@@ -117,7 +131,8 @@ int OnEntry(const char* root, const git_tree_entry* entry, void* payload) {
 
 namespace checkout_internal {
 
-Status WriteTree(git_repository* repo, const git_oid& commit, const std::string& dest, std::vector<Gitlink>& gitlinks) {
+Status WriteTree(git_repository* repo, const git_oid& commit, const std::string& dest, std::vector<Gitlink>& gitlinks,
+                 const std::function<void(const std::string&)>& log, const std::string& label) {
   git_commit* raw = nullptr;
   FS_RETURN_IF_ERROR(FromGit(git_commit_lookup(&raw, repo, &commit), "commit " + OidHex(commit)));
   CommitPtr owned(raw);
@@ -125,6 +140,15 @@ Status WriteTree(git_repository* repo, const git_oid& commit, const std::string&
   FS_RETURN_IF_ERROR(FromGit(git_commit_tree(&tree_raw, owned.get()), "tree of " + OidHex(commit)));
   TreePtr tree(tree_raw);
   WalkState state{repo, &commit, dest, &gitlinks, Status::Ok()};
+  if (log) {
+    // The files to write, counted first (trees only: no blob is read) so progress has a total.
+    unsigned total = 0;
+    FS_RETURN_IF_ERROR(FromGit(git_tree_walk(tree.get(), GIT_TREEWALK_PRE, CountBlob, &total), "count files"));
+    state.log = &log;
+    state.progress.url = label;
+    state.progress.phase = TransferPhase::kCheckingOut;
+    state.progress.total_objects = total;
+  }
   int rc = git_tree_walk(tree.get(), GIT_TREEWALK_PRE, OnEntry, &state);
   if (!state.status.ok()) return state.status;
   return FromGit(rc, "write the tree of " + OidHex(commit));
@@ -134,7 +158,8 @@ Status CheckoutInto(const std::string& repo_path, const git_oid& commit, const s
                     const CheckoutOptions& options, const Level& level) {
   FS_ASSIGN_OR_RETURN(RepoPtr repo, OpenAny(repo_path));
   std::vector<Gitlink> gitlinks;
-  FS_RETURN_IF_ERROR(WriteTree(repo.get(), commit, dest, gitlinks));
+  FS_RETURN_IF_ERROR(WriteTree(repo.get(), commit, dest, gitlinks, options.log,
+                               level.prefix.empty() ? "." : level.prefix.substr(0, level.prefix.size() - 1)));
   if (gitlinks.empty()) return Status::Ok();
   if (!options.submodules) {
     if (options.log) options.log(std::to_string(gitlinks.size()) + " submodule(s) left empty (the recipe opts out)");

@@ -4,6 +4,7 @@
 
 #include <git2.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -25,8 +26,10 @@ struct Gitlink {
 };
 
 // Writes commit's tree into the existing, empty directory dest; gitlinks become empty directories and
-// are listed in `gitlinks`.
-Status WriteTree(git_repository* repo, const git_oid& commit, const std::string& dest, std::vector<Gitlink>& gitlinks);
+// are listed in `gitlinks`. With a log, one "checking out" line per 10% of the files, naming label
+// ("." for the top work tree, else the submodule's path).
+Status WriteTree(git_repository* repo, const git_oid& commit, const std::string& dest, std::vector<Gitlink>& gitlinks,
+                 const std::function<void(const std::string&)>& log = {}, const std::string& label = ".");
 
 // Checks every gitlink's submodule out into dest/<path> (recursively), as CheckoutCommit documents.
 // repo is the superproject at level.

@@ -93,6 +93,10 @@ TEST_CASE("job: submodules are checked out recursively at the recorded revisions
   CHECK(log.find("submodule csrc/cutlass: fetching") != std::string::npos);
   CHECK(log.find("submodule csrc/cutlass/third/lib: fetching") != std::string::npos);  // nested, from "../lib"
   CHECK(log.find("[forkscope: checkout done]") != std::string::npos);
+  // The "checking out" phase, named, for the top tree and each submodule, ending at 100%.
+  CHECK(log.find("checkout of=. phase=\"checking out\" progress=100%") != std::string::npos);
+  CHECK(log.find("checkout of=csrc/cutlass phase=\"checking out\" progress=100%") != std::string::npos);
+  CHECK(log.find("checkout of=csrc/cutlass/third/lib phase=\"checking out\" progress=100%") != std::string::npos);
   CHECK(fs::exists(analyzer::git::MirrorPathFor(env.tmp.Sub("data"), env.cutlass.path()) + "/HEAD"));
   CHECK(fs::exists(analyzer::git::MirrorPathFor(env.tmp.Sub("data"), env.lib.path()) + "/HEAD"));
 
