@@ -7,6 +7,8 @@
 
 namespace forkscope::storage {
 
+int64_t SqliteMemoryBytes() { return sqlite3_memory_used(); }
+
 Status SqliteStatus(sqlite3* db, int rc, std::string_view what) {
   std::string message(what);
   message += ": ";

@@ -23,6 +23,10 @@ namespace forkscope::storage {
 // Converts a SQLite result code (rc != SQLITE_OK) into a Status; what names the failed operation.
 Status SqliteStatus(sqlite3* db, int rc, std::string_view what);
 
+// Heap memory SQLite holds now, all connections of the process together (page caches, schemas,
+// statements): bounded by the soft heap limit Database::Open sets (db.cpp). For /metrics.
+int64_t SqliteMemoryBytes();
+
 class Statement;
 
 class Database {

@@ -105,9 +105,10 @@ bool RuleHolds(const HunkRule& rule, size_t index, HunkSite& site, FileView& fil
 // host files (classify/include_reach.h) is the extension's host glue, not a kernel. A header only kernel
 // sources include, or a hunk with device evidence, keeps the path layer.
 bool HostReachedGlue(HunkSite& site, const HostReachable& host_reachable) {
-  // The reach is asked last: answering it may read the fork's include graph.
-  return site.lang == Language::kCxx && host_reachable.CanBeTrue() && !Anywhere(site, classify::DeviceCodeRe()) &&
-         host_reachable();
+  // Reach before device evidence: the first question reads the fork's include graph (once per analysis),
+  // and most files are not reached, while looking for device code through a hunk's enclosing definition
+  // and body is dear on every kernel hunk (twice the instructions of a 30,000-file analysis the other way).
+  return site.lang == Language::kCxx && host_reachable() && !Anywhere(site, classify::DeviceCodeRe());
 }
 
 Layer RulesLayer(const RulesData& data, std::string_view path, HunkSite& site, FileView& file, Layer path_layer,

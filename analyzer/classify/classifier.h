@@ -17,14 +17,13 @@ Layer ClassifyPath(const Rules& rules, std::string_view path);
 
 // Whether the file (new side) is reached through #include from the extension's binding files other
 // than only through device-code files (classify/include_reach.h). Either known (false: unknown) or asked
-// of a function, which the classifier calls only for a C/C++ hunk that no rule placed and that shows no
-// device code: the include graph behind it is read only when some hunk needs it.
+// of a function, which the classifier calls only for a C/C++ hunk that no rule placed and whose path
+// says kernel: the include graph behind it is read only when some hunk needs it.
 class HostReachable {
  public:
   HostReachable(bool known = false) : known_(known) {}  // NOLINT: a plain answer converts
   explicit HostReachable(std::function<bool()> ask) : ask_(std::move(ask)) {}
   bool operator()() const { return ask_ ? ask_() : known_; }
-  bool CanBeTrue() const { return ask_ || known_; }  // answers without asking
 
  private:
   bool known_ = false;

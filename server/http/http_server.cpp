@@ -94,7 +94,8 @@ void HttpServer::Impl::RenderMetrics(httplib::Response& res) {
     if (read.ok()) forks = std::move(*read);
     if (!read.ok()) spdlog::warn("metrics: per-fork figures unavailable error={}", read.status().message());
   }
-  res.set_content(ctx.metrics.Render(ctx.sync ? ctx.sync->Stats() : SyncStats{}, forks, ctx.responses.Stats()),
+  res.set_content(ctx.metrics.Render(ctx.sync ? ctx.sync->Stats() : SyncStats{}, forks, ctx.responses.Stats(),
+                                     storage::SqliteMemoryBytes()),
                   "text/plain; version=0.0.4");
 }
 

@@ -63,7 +63,7 @@ void Metrics::RecordRefused(const std::string& reason) {
 }
 
 std::string Metrics::Render(const SyncStats& sync, const std::vector<storage::ForkMetrics>& forks,
-                            const ResponseCacheStats& responses) const {
+                            const ResponseCacheStats& responses, int64_t sqlite_bytes) const {
   std::ostringstream out;
   out << "# HELP forkscope_syncs_total Finished syncs by result.\n# TYPE forkscope_syncs_total counter\n"
       << "forkscope_syncs_total{result=\"succeeded\"} " << sync.succeeded << "\n"
@@ -85,6 +85,9 @@ std::string Metrics::Render(const SyncStats& sync, const std::vector<storage::Fo
   Header(out, "forkscope_response_renders_total", "counter",
          "Responses rendered on a cache miss (concurrent readers of one key share one render).");
   out << "forkscope_response_renders_total " << responses.renders << "\n";
+  Header(out, "forkscope_sqlite_memory_bytes", "gauge",
+         "Heap SQLite holds (page caches, schemas, statements), bounded by its 32 MiB soft heap limit.");
+  out << "forkscope_sqlite_memory_bytes " << sqlite_bytes << "\n";
   std::lock_guard<std::mutex> lock(mu_);
   Header(out, "forkscope_http_requests_total", "counter", "HTTP requests by method, route template and status.");
   for (const auto& [key, count] : requests_) {

@@ -1,7 +1,7 @@
 // Process metrics in Prometheus text format: HTTP requests by method, route template and status,
 // request durations, requests refused by reason, the sync service's counters, and per-fork figures
 // (syncs, alerts, jobs, webhook deliveries) read from the store at scrape time, and the rendered-
-// response cache's size and renders. Thread-safe.
+// response cache's size and renders, and SQLite's heap. Thread-safe.
 #pragma once
 
 #include <map>
@@ -24,7 +24,7 @@ class Metrics {
   void RecordRefused(const std::string& reason);
   // The exposition text, including the sync stats and per-fork figures passed in.
   std::string Render(const SyncStats& sync, const std::vector<storage::ForkMetrics>& forks = {},
-                     const ResponseCacheStats& responses = {}) const;
+                     const ResponseCacheStats& responses = {}, int64_t sqlite_bytes = 0) const;
 
  private:
   mutable std::mutex mu_;

@@ -12,8 +12,8 @@ seconds:
     docs/reliability.md (each must get its documented status);
   - every --sync-every seconds both repositories move on (upstream and fork each gain a commit) and
     both forks are synced through the API (a new analysis, drift, carry and alerts each time);
-  - the daemon's resident set (VmRSS) and its response cache size (/metrics) are sampled every
-    --sample-every seconds.
+  - the daemon's resident set (VmRSS), its response cache size and SQLite's heap (/metrics) are
+    sampled every --sample-every seconds.
 
 An error is a transport failure, a timeout, or any status other than the expected one. The figures
 printed: requests and errors by kind, latency p50/p99, syncs finished and failed, and RSS: its level
@@ -65,12 +65,14 @@ def move(repo, n):
 
 
 def cache_bytes(port):
-    """The daemon's rendered-response cache size (forkscope_response_cache_bytes in /metrics); -1 if absent."""
+    """(response cache bytes, SQLite heap bytes) from the daemon's /metrics; -1 where absent."""
     status, text = api(port, "GET", "/metrics", raw=True)
+    found = {}
     for line in (text or "").splitlines():
-        if line.startswith("forkscope_response_cache_bytes "):
-            return int(float(line.split()[1]))
-    return -1
+        name, _, value = line.partition(" ")
+        if name in ("forkscope_response_cache_bytes", "forkscope_sqlite_memory_bytes"):
+            found[name] = int(float(value))
+    return found.get("forkscope_response_cache_bytes", -1), found.get("forkscope_sqlite_memory_bytes", -1)
 
 
 def rss_kib(pid):
@@ -273,9 +275,10 @@ def main():
             if now >= start + args.duration:
                 break
             if now >= next_sample:
-                samples.append((now - start, rss_kib(proc.pid), cache_bytes(port)))
+                cache, sqlite = cache_bytes(port)
+                samples.append((now - start, rss_kib(proc.pid), cache))
                 print(f"  t={now - start:7.1f} s  RSS {samples[-1][1] / 1024:7.1f} MiB  "
-                      f"response cache {samples[-1][2] / 1048576:5.1f} MiB", flush=True)
+                      f"response cache {cache / 1048576:5.1f} MiB  SQLite {sqlite / 1048576:5.1f} MiB", flush=True)
                 next_sample += args.sample_every
             if now >= next_sync:
                 moves += 1
@@ -288,7 +291,7 @@ def main():
             time.sleep(min(next_sample, next_sync, start + args.duration) - time.monotonic()
                        if min(next_sample, next_sync, start + args.duration) > time.monotonic() else 0)
         load.finish()
-        samples.append((time.monotonic() - start, rss_kib(proc.pid), cache_bytes(port)))
+        samples.append((time.monotonic() - start, rss_kib(proc.pid), cache_bytes(port)[0]))
         failed, pending = wait_syncs(port, [t for t in sync_tasks if t], 600)
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=60)

@@ -238,11 +238,12 @@ TEST_CASE("the include graph is read only when a hunk asks whether its file is h
     repo.Write("third_party/gen/h" + std::to_string(i) + ".h", "#pragma once\n");
   repo.Write("python/ext/__init__.py", "import torch\n");
   repo.Commit("upstream");
-  repo.Checkout("kernel-and-python", true);
+  repo.Checkout("vendored-and-python", true);
   repo.Write("python/ext/__init__.py", "import paddle\n");
-  // A C++ change that shows device code never asks (the old reader read the graph for any C++ change).
-  repo.Write("csrc/kernels/extra.cu", "__global__ void extra_kernel(float* out) { out[threadIdx.x] = 0.f; }\n");
-  repo.Commit("python port, one more kernel");
+  // A C++ change whose path is not a kernel's (vendored code: build layer) never asks; the graph used
+  // to be read for any C/C++ change.
+  repo.Write("third_party/vendor/shim.cpp", "int vendor_shim() { return 1; }\n");
+  repo.Commit("python port, a vendored shim");
   repo.Checkout("main");
   repo.Checkout("paddle", true);
   for (const auto& [path, text] : Extension(true)) repo.Write(path, text);
@@ -256,7 +257,7 @@ TEST_CASE("the include graph is read only when a hunk asks whether its file is h
     for (const auto& n : analysis->notices) all += n + "\n";
     return all;
   };
-  CHECK(notices("kernel-and-python").find("include graph capped") == std::string::npos);  // nothing asked
+  CHECK(notices("vendored-and-python").find("include graph capped") == std::string::npos);  // nothing asked
   CHECK(notices("paddle").find("include graph capped at 5000") != std::string::npos);  // host headers asked
 }
 
