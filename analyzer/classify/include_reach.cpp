@@ -91,6 +91,17 @@ const RE2& BindingEntryRe() {
   return re;
 }
 
+namespace {
+
+// A cheap look for the binding macros' names before the regex confirms one (most files name none).
+bool MayBind(std::string_view text) {
+  for (const std::string_view token : {"PYBIND11_MODULE", "TORCH_LIBRARY", "PD_BUILD_", "NB_MODULE", "PyInit_"})
+    if (text.find(token) != std::string_view::npos) return true;
+  return false;
+}
+
+}  // namespace
+
 IncludeReach ComputeIncludeReach(const std::vector<std::pair<std::string, std::string>>& files) {
   IncludeReach reach;
   std::unordered_map<std::string_view, size_t> index;
@@ -111,20 +122,16 @@ IncludeReach ComputeIncludeReach(const std::vector<std::pair<std::string, std::s
     }
     return std::nullopt;
   };
-  std::vector<std::vector<size_t>> edges(n);
-  std::vector<bool> device(n);
+  auto text_of = [&files](size_t i) {
+    return std::string_view(files[i].second).substr(0, std::min(files[i].second.size(), kMaxIncludeGraphBytes));
+  };
+  // The roots first: a tree has a few binding files (none: nothing is reached), and only the files the
+  // walk reaches from them have their includes read — not every header of a 5,000-file tree.
   std::deque<size_t> queue;
   std::vector<bool> seen(n);
   for (size_t i = 0; i < n; ++i) {
-    const std::string_view text =
-        std::string_view(files[i].second).substr(0, std::min(files[i].second.size(), kMaxIncludeGraphBytes));
-    device[i] = RE2::PartialMatch(text, DeviceFileRe());
-    for (const auto target : IncludesOf(text)) {
-      const std::optional<size_t> to = resolve(files[i].first, target);
-      if (to && *to != i) edges[i].push_back(*to);
-    }
-    reach.edges += edges[i].size();
-    if (!device[i] && RE2::PartialMatch(text, BindingEntryRe())) {
+    const std::string_view text = text_of(i);
+    if (MayBind(text) && RE2::PartialMatch(text, BindingEntryRe()) && !RE2::PartialMatch(text, DeviceFileRe())) {
       reach.roots.insert(files[i].first);
       seen[i] = true;
       queue.push_back(i);
@@ -133,12 +140,17 @@ IncludeReach ComputeIncludeReach(const std::vector<std::pair<std::string, std::s
   while (!queue.empty()) {
     const size_t at = queue.front();
     queue.pop_front();
-    if (device[at]) continue;  // a device-code file passes nothing on
-    for (const size_t to : edges[at]) {
-      if (seen[to]) continue;
-      seen[to] = true;
-      reach.host.insert(files[to].first);
-      queue.push_back(to);
+    const std::string_view text = text_of(at);
+    // A device-code file passes nothing on (a root holds none).
+    if (!reach.roots.count(files[at].first) && RE2::PartialMatch(text, DeviceFileRe())) continue;
+    for (const auto target : IncludesOf(text)) {
+      const std::optional<size_t> to = resolve(files[at].first, target);
+      if (!to || *to == at) continue;
+      ++reach.edges;
+      if (seen[*to]) continue;
+      seen[*to] = true;
+      reach.host.insert(files[*to].first);
+      queue.push_back(*to);
     }
   }
   return reach;

@@ -42,7 +42,7 @@ struct IncludeReach {
   std::unordered_set<std::string> host;  // paths reached from a binding file through host-only files
   std::unordered_set<std::string> roots; // the binding files themselves (without device code)
   size_t files = 0;                      // files in the graph
-  size_t edges = 0;                      // resolved includes
+  size_t edges = 0;                      // resolved includes of the files the walk read
 };
 
 // files: (path, text) of the tree's C/C++/CUDA files. Quoted and angled includes are resolved against
