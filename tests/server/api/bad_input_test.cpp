@@ -210,6 +210,12 @@ TEST_CASE("daemon: /metrics labels routes by template and counts syncs per fork"
   CHECK(metrics.find("forkscope_fork_last_sync_success_timestamp_seconds{fork=\"fastops\"} 0\n") == std::string::npos);
   CHECK(metrics.find("# TYPE forkscope_fork_alerts_open gauge") != std::string::npos);
   CHECK(metrics.find("# TYPE forkscope_fork_webhook_deliveries gauge") != std::string::npos);
+  // SQLite's heap: the store has been read and written, so some, and within its soft limit's order.
+  const auto at = metrics.find("\nforkscope_sqlite_memory_bytes ");
+  REQUIRE(at != std::string::npos);
+  const long long sqlite_bytes = std::stoll(metrics.substr(at + 31));
+  CHECK(sqlite_bytes > 0);
+  CHECK(sqlite_bytes < (64LL << 20));
 }
 
 }  // namespace forkscope::testing
