@@ -21,4 +21,15 @@ void BoundHeapRetention() {
 #endif
 }
 
+HeapStats ReadHeapStats() {
+  HeapStats stats;
+#if defined(__GLIBC__)
+  const struct mallinfo2 info = mallinfo2();
+  stats.in_use = info.uordblks;
+  stats.free = info.fordblks;
+  stats.mmapped = info.hblkhd;
+#endif
+  return stats;
+}
+
 }  // namespace forkscope::base

@@ -4,6 +4,8 @@
 // worker has run (docs/reliability.md, the soak). Thread-safe.
 #pragma once
 
+#include <cstddef>
+
 namespace forkscope::base {
 
 // Returns freed heap memory of every arena to the system (glibc's malloc_trim; a no-op elsewhere).
@@ -15,5 +17,15 @@ void ReleaseFreedMemory();
 // and JSON buffers of large forks then stay in the arenas, fragmented). Call once, before threads start.
 // In the soak (docs/reliability.md) it took the daemon's RSS after 200 s from ~460 MiB to ~200 MiB.
 void BoundHeapRetention();
+
+// The malloc heap as glibc counts it (mallinfo2), for /metrics: what live objects hold, what is free but
+// kept in the arenas (fragmentation, or memory a trim would return), and what is mapped on its own.
+// All zero elsewhere.
+struct HeapStats {
+  size_t in_use = 0;   // bytes of live allocations in the arenas
+  size_t free = 0;     // bytes free but kept in the arenas
+  size_t mmapped = 0;  // bytes of allocations mapped on their own (256 KiB and more)
+};
+HeapStats ReadHeapStats();
 
 }  // namespace forkscope::base

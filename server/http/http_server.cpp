@@ -95,7 +95,7 @@ void HttpServer::Impl::RenderMetrics(httplib::Response& res) {
     if (!read.ok()) spdlog::warn("metrics: per-fork figures unavailable error={}", read.status().message());
   }
   res.set_content(ctx.metrics.Render(ctx.sync ? ctx.sync->Stats() : SyncStats{}, forks, ctx.responses.Stats(),
-                                     storage::SqliteMemoryBytes()),
+                                     storage::SqliteMemoryBytes(), base::ReadHeapStats()),
                   "text/plain; version=0.0.4");
 }
 

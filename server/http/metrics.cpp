@@ -63,7 +63,8 @@ void Metrics::RecordRefused(const std::string& reason) {
 }
 
 std::string Metrics::Render(const SyncStats& sync, const std::vector<storage::ForkMetrics>& forks,
-                            const ResponseCacheStats& responses, int64_t sqlite_bytes) const {
+                            const ResponseCacheStats& responses, int64_t sqlite_bytes,
+                            const base::HeapStats& heap) const {
   std::ostringstream out;
   out << "# HELP forkscope_syncs_total Finished syncs by result.\n# TYPE forkscope_syncs_total counter\n"
       << "forkscope_syncs_total{result=\"succeeded\"} " << sync.succeeded << "\n"
@@ -88,6 +89,11 @@ std::string Metrics::Render(const SyncStats& sync, const std::vector<storage::Fo
   Header(out, "forkscope_sqlite_memory_bytes", "gauge",
          "Heap SQLite holds (page caches, schemas, statements), bounded by its 32 MiB soft heap limit.");
   out << "forkscope_sqlite_memory_bytes " << sqlite_bytes << "\n";
+  Header(out, "forkscope_heap_bytes", "gauge",
+         "The malloc heap (glibc mallinfo2): live allocations, free memory kept in the arenas, own mappings.");
+  out << "forkscope_heap_bytes{kind=\"in_use\"} " << heap.in_use << "\n"
+      << "forkscope_heap_bytes{kind=\"free\"} " << heap.free << "\n"
+      << "forkscope_heap_bytes{kind=\"mmapped\"} " << heap.mmapped << "\n";
   std::lock_guard<std::mutex> lock(mu_);
   Header(out, "forkscope_http_requests_total", "counter", "HTTP requests by method, route template and status.");
   for (const auto& [key, count] : requests_) {

@@ -1,7 +1,7 @@
 // Process metrics in Prometheus text format: HTTP requests by method, route template and status,
 // request durations, requests refused by reason, the sync service's counters, and per-fork figures
 // (syncs, alerts, jobs, webhook deliveries) read from the store at scrape time, and the rendered-
-// response cache's size and renders, and SQLite's heap. Thread-safe.
+// response cache's size and renders, SQLite's heap and the malloc heap. Thread-safe.
 #pragma once
 
 #include <map>
@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/memory.h"
 #include "server/http/response_cache.h"
 #include "server/services/sync_service.h"
 #include "storage/fork_metrics.h"
@@ -24,7 +25,8 @@ class Metrics {
   void RecordRefused(const std::string& reason);
   // The exposition text, including the sync stats and per-fork figures passed in.
   std::string Render(const SyncStats& sync, const std::vector<storage::ForkMetrics>& forks = {},
-                     const ResponseCacheStats& responses = {}, int64_t sqlite_bytes = 0) const;
+                     const ResponseCacheStats& responses = {}, int64_t sqlite_bytes = 0,
+                     const base::HeapStats& heap = {}) const;
 
  private:
   mutable std::mutex mu_;

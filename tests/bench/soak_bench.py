@@ -12,8 +12,8 @@ seconds:
     docs/reliability.md (each must get its documented status);
   - every --sync-every seconds both repositories move on (upstream and fork each gain a commit) and
     both forks are synced through the API (a new analysis, drift, carry and alerts each time);
-  - the daemon's resident set (VmRSS), its response cache size and SQLite's heap (/metrics) are
-    sampled every --sample-every seconds.
+  - the daemon's resident set (VmRSS), its response cache size, SQLite's heap and the malloc heap
+    (in use, free in the arenas; /metrics) are sampled every --sample-every seconds.
 
 An error is a transport failure, a timeout, or any status other than the expected one. The figures
 printed: requests and errors by kind, latency p50/p99, syncs finished and failed, and RSS: its level
@@ -65,14 +65,18 @@ def move(repo, n):
 
 
 def cache_bytes(port):
-    """(response cache bytes, SQLite heap bytes) from the daemon's /metrics; -1 where absent."""
+    """From the daemon's /metrics: (response cache bytes, SQLite heap bytes, malloc heap in use, malloc
+    heap free in the arenas); -1 where absent."""
     status, text = api(port, "GET", "/metrics", raw=True)
     found = {}
     for line in (text or "").splitlines():
-        name, _, value = line.partition(" ")
-        if name in ("forkscope_response_cache_bytes", "forkscope_sqlite_memory_bytes"):
+        name, _, value = line.rpartition(" ")
+        if name in ("forkscope_response_cache_bytes", "forkscope_sqlite_memory_bytes",
+                    'forkscope_heap_bytes{kind="in_use"}', 'forkscope_heap_bytes{kind="free"}'):
             found[name] = int(float(value))
-    return found.get("forkscope_response_cache_bytes", -1), found.get("forkscope_sqlite_memory_bytes", -1)
+    return tuple(found.get(k, -1) for k in ("forkscope_response_cache_bytes", "forkscope_sqlite_memory_bytes",
+                                             'forkscope_heap_bytes{kind="in_use"}',
+                                             'forkscope_heap_bytes{kind="free"}'))
 
 
 def rss_kib(pid):
@@ -275,10 +279,11 @@ def main():
             if now >= start + args.duration:
                 break
             if now >= next_sample:
-                cache, sqlite = cache_bytes(port)
+                cache, sqlite, in_use, free = cache_bytes(port)
                 samples.append((now - start, rss_kib(proc.pid), cache))
                 print(f"  t={now - start:7.1f} s  RSS {samples[-1][1] / 1024:7.1f} MiB  "
-                      f"response cache {cache / 1048576:5.1f} MiB  SQLite {sqlite / 1048576:5.1f} MiB", flush=True)
+                      f"response cache {cache / 1048576:5.1f} MiB  SQLite {sqlite / 1048576:5.1f} MiB  "
+                      f"heap in use {in_use / 1048576:6.1f} MiB, free {free / 1048576:6.1f} MiB", flush=True)
                 next_sample += args.sample_every
             if now >= next_sync:
                 moves += 1

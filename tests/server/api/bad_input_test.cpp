@@ -216,6 +216,11 @@ TEST_CASE("daemon: /metrics labels routes by template and counts syncs per fork"
   const long long sqlite_bytes = std::stoll(metrics.substr(at + 31));
   CHECK(sqlite_bytes > 0);
   CHECK(sqlite_bytes < (64LL << 20));
+  // The malloc heap: live allocations are never zero in a daemon that has served requests.
+  const auto in_use = metrics.find("\nforkscope_heap_bytes{kind=\"in_use\"} ");
+  REQUIRE(in_use != std::string::npos);
+  CHECK(std::stoll(metrics.substr(in_use + 37)) > 0);
+  CHECK(metrics.find("\nforkscope_heap_bytes{kind=\"free\"} ") != std::string::npos);
 }
 
 }  // namespace forkscope::testing
