@@ -11,6 +11,7 @@
 #include "analyzer/classify/classifier.h"
 #include "analyzer/model/model.h"
 #include "analyzer/classify/rules.h"
+#include "tests/support/rules.h"
 
 namespace forkscope::analyzer::testing {
 
@@ -52,15 +53,7 @@ inline FileChange MakeFile(std::string path, std::vector<Hunk> hunks, FileStatus
   return file;
 }
 
-inline const Rules& DefaultRules() {
-  static const Rules rules = [] {
-    auto loaded = Rules::Load(FORKSCOPE_SOURCE_DIR "/analyzer/rules/default_rules.json");
-    INFO(loaded.status().ToString());
-    REQUIRE(loaded.ok());
-    return *loaded;
-  }();
-  return rules;
-}
+using forkscope::testing::DefaultRules;
 
 // Classifies a file against the default rules with the given sources.
 inline FileChange Classified(FileChange file, std::string_view new_text = {}, std::string_view old_text = {}) {

@@ -11,6 +11,7 @@
 #include "storage/compat_gap_store.h"
 #include "storage/db.h"
 #include "tests/support/pattern_corpus.h"
+#include "tests/support/rules.h"
 
 namespace forkscope::storage {
 namespace {
@@ -22,14 +23,7 @@ base::Clock& FixedNow() {
   return clock;
 }
 
-const analyzer::Rules& DefaultRules() {
-  static const analyzer::Rules rules = [] {
-    auto loaded = analyzer::Rules::Load(FORKSCOPE_SOURCE_DIR "/analyzer/rules/default_rules.json");
-    REQUIRE(loaded.ok());
-    return *loaded;
-  }();
-  return rules;
-}
+using forkscope::testing::DefaultRules;
 
 // The four forks synced into a fresh database.
 struct Corpus {

@@ -14,6 +14,7 @@
 #include "analyzer/git/mirror.h"
 #include "analyzer/git/network.h"
 #include "tests/support/fixtures.h"
+#include "tests/support/rules.h"
 
 namespace forkscope::analyzer::carry_test {
 
@@ -53,15 +54,7 @@ inline std::string Kernel(const std::string& scale = "    out[i] = in[i] * s;") 
   return s;
 }
 
-inline const Rules& DefaultRules() {
-  static Rules rules = [] {
-    auto r = Rules::LoadDefault();
-    INFO(r.status().ToString());
-    REQUIRE(r.ok());
-    return *r;
-  }();
-  return rules;
-}
+using forkscope::testing::DefaultRules;
 
 // What `git rebase` made: the tree when it finished, else the fork commit it stopped at and the paths
 // it left unmerged.

@@ -10,6 +10,7 @@
 
 #include "analyzer/classify/classifier.h"
 #include "tests/support/corpus.h"
+#include "tests/support/rules.h"
 
 namespace forkscope::analyzer {
 namespace {
@@ -17,14 +18,7 @@ namespace {
 using testing::GitRepo;
 using testing::TempDir;
 
-const Rules& DefaultRules() {
-  static Rules rules = [] {
-    auto r = Rules::LoadDefault();
-    REQUIRE(r.ok());
-    return *r;
-  }();
-  return rules;
-}
+using forkscope::testing::DefaultRules;
 
 AnalyzeRequest Request(const TempDir& tmp, const std::string& fork, const std::string& upstream) {
   AnalyzeRequest req;

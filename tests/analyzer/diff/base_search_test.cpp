@@ -12,6 +12,7 @@
 #include "analyzer/git/base_score.h"
 #include "analyzer/render/report.h"
 #include "tests/support/fixtures.h"
+#include "tests/support/rules.h"
 
 namespace forkscope::analyzer {
 namespace {
@@ -140,14 +141,7 @@ GitRepo ReimportedPort(const GitRepo& up, const std::string& sha, const Upstream
   return fork;
 }
 
-const Rules& DefaultRules() {
-  static Rules rules = [] {
-    auto r = Rules::LoadDefault();
-    REQUIRE(r.ok());
-    return *r;
-  }();
-  return rules;
-}
+using forkscope::testing::DefaultRules;
 
 Result<Analysis> AnalyzeAuto(const TempDir& tmp, const GitRepo& fork, const GitRepo& up) {
   AnalyzeRequest req;

@@ -10,6 +10,7 @@
 #include "analyzer/classify/gate.h"
 #include "analyzer/diff/analysis.h"
 #include "tests/support/scatter_port.h"
+#include "tests/support/rules.h"
 
 namespace forkscope::analyzer {
 namespace {
@@ -17,14 +18,7 @@ namespace {
 using testing::GitRepo;
 using testing::TempDir;
 
-const Rules& DefaultRules() {
-  static Rules rules = [] {
-    auto r = Rules::LoadDefault();
-    REQUIRE(r.ok());
-    return *r;
-  }();
-  return rules;
-}
+using forkscope::testing::DefaultRules;
 
 Analysis Check(const GitRepo& fork) {
   auto pair = ResolveLocal(fork.path(), "HEAD", "upstream/main");

@@ -9,6 +9,7 @@
 
 #include "analyzer/classify/rules.h"
 #include "tests/support/fixtures.h"
+#include "tests/support/rules.h"
 
 namespace forkscope::analyzer {
 namespace {
@@ -63,15 +64,7 @@ const std::string kScale = "    out[i] = in[i] * s;";
 const std::string kScaleFork = "    out[i] = __fmul_rn(in[i], s);";
 const std::string kLaunch = "  scale_kernel<<<(n + 255) / 256, 256>>>(out, in, s, n);";
 
-const Rules& DefaultRules() {
-  static Rules rules = [] {
-    auto r = Rules::LoadDefault();
-    INFO(r.status().ToString());
-    REQUIRE(r.ok());
-    return *r;
-  }();
-  return rules;
-}
+using forkscope::testing::DefaultRules;
 
 // Upstream at its first commit and a fork (branch paddle) that patched four files on top of it.
 struct Pair {

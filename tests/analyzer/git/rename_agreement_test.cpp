@@ -12,6 +12,7 @@
 #include "analyzer/diff/analysis.h"
 #include "tests/support/fixtures.h"
 #include "tests/support/raw_diff.h"
+#include "tests/support/rules.h"
 
 namespace forkscope::analyzer {
 namespace {
@@ -39,14 +40,7 @@ void Symlink(const GitRepo& repo, const std::string& target, const std::string& 
   REQUIRE(r.status == 0);
 }
 
-const Rules& DefaultRules() {
-  static Rules rules = [] {
-    auto r = Rules::LoadDefault();
-    REQUIRE(r.ok());
-    return *r;
-  }();
-  return rules;
-}
+using forkscope::testing::DefaultRules;
 
 Analysis Analyze(const GitRepo& repo, const std::string& base, const std::string& head,
                  const git::DiffOptions& options = {}) {

@@ -14,6 +14,7 @@
 #include "analyzer/diff/analysis.h"
 #include "tests/support/fixtures.h"
 #include "tests/support/raw_diff.h"
+#include "tests/support/rules.h"
 
 namespace forkscope::analyzer {
 namespace {
@@ -121,14 +122,7 @@ std::string CommitTree(GitRepo& repo, const std::map<std::string, std::string>& 
   return repo.Commit(message);
 }
 
-const Rules& DefaultRules() {
-  static Rules rules = [] {
-    auto r = Rules::LoadDefault();
-    REQUIRE(r.ok());
-    return *r;
-  }();
-  return rules;
-}
+using forkscope::testing::DefaultRules;
 
 std::vector<std::string> AnalysisLines(const std::string& repo_dir, const std::string& head,
                                        const std::string& upstream) {

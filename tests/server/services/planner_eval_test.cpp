@@ -16,6 +16,7 @@
 #include "storage/pattern_store.h"
 #include "tests/support/corpus.h"
 #include "tests/support/pattern_corpus.h"
+#include "tests/support/rules.h"
 
 namespace forkscope::testing {
 namespace {
@@ -25,15 +26,6 @@ using analyzer::Layer;
 base::Clock& FixedNow() {
   static base::FakeClock clock(1700000000);
   return clock;
-}
-
-const analyzer::Rules& DefaultRules() {
-  static const analyzer::Rules rules = [] {
-    auto loaded = analyzer::Rules::Load(FORKSCOPE_SOURCE_DIR "/analyzer/rules/default_rules.json");
-    REQUIRE(loaded.ok());
-    return *loaded;
-  }();
-  return rules;
 }
 
 // The layers a migration plan speaks about; docs and the like ("other") are not predicted.
