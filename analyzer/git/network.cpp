@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "analyzer/git/compact.h"
 #include "analyzer/git/fetch_internal.h"
 #include "analyzer/git/handles.h"
 #include "base/text.h"
@@ -139,6 +140,9 @@ Result<NetworkSyncResult> SyncNetwork(const std::string& upstream_location, cons
         FetchSide(repo.get(), r.view.path, fork_location, r.view.refs.fork, {}, options.mirror, &r.fork));
   spdlog::debug("network sync path={} fork={} upstream_objects={} fork_objects={}", r.view.path, r.view.refs.fork,
                 r.upstream.received_objects, r.fork.received_objects);
+  // Each fetch left a pack: past the limit they become one. A failure leaves the old packs, all valid.
+  if (auto compact = CompactPacks(r.view.path); !compact.ok())
+    spdlog::warn("network packs not consolidated path={} error={}", r.view.path, compact.status().message());
   return r;
 }
 

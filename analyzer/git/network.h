@@ -49,7 +49,8 @@ struct NetworkSyncResult {
 // Brings upstream's refs, then the fork's, up to date in the network (creating it when missing), under
 // the network's lock: the fork's fetch negotiates against upstream's objects. Each side uses its own
 // URL and credentials. A side's first fetch from a local path or file:// URL hard-links the source's
-// object files first (same filesystem only), so it transfers nothing.
+// object files first (same filesystem only), so it transfers nothing. A network left with more than
+// kNetworkPackLimit packs has them consolidated into one (compact.h).
 Result<NetworkSyncResult> SyncNetwork(const std::string& upstream_location, const std::string& fork_location,
                                       const std::string& fork_name, const NetworkSyncOptions& options);
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "analyzer/diff/analysis.h"
+#include "analyzer/git/compact.h"
 #include "analyzer/git/mirror.h"
 #include "analyzer/git/network.h"
 #include "tests/support/corpus.h"
@@ -150,6 +151,55 @@ TEST_CASE("network: two forks of one upstream share objects, refs isolated per f
     CHECK(GitIn(net, "rev-parse refs/upstream/heads/main") == up.Head());
     CHECK(*git::NetworkForks(net) == std::set<std::string>{"native"});
     CHECK(git::DropForkRefs(net, "../upstream").code() == StatusCode::kInvalidArgument);
+  }
+}
+
+TEST_CASE("network: packs piled up by fetches are consolidated into one, every ref and object kept",
+          "[analyzer][git][network][compact]") {
+  TempDir tmp;
+  GitRepo up = BuildUpstream(tmp.Sub("upstream"));
+  up.Git("tag -a v1 -m 'release one'");  // an annotated tag: a tag object only a ref reaches
+  GitRepo fork = BuildCompatFork(up.path(), tmp.Sub("fork"));
+  const std::string data = tmp.Sub("data");
+  auto first = git::SyncNetwork(up.path(), fork.path(), "f", Options(data));
+  REQUIRE(first.ok());
+  const std::string net = first->view.path;
+  // Each round's fetches write a pack of their own.
+  const size_t at_start = git::CountPacks(net);
+  for (int round = 0; round < 5; ++round) {
+    up.Write("up_" + std::to_string(round) + ".txt", "round " + std::to_string(round) + "\n");
+    up.Commit("upstream round " + std::to_string(round));
+    fork.Write("fork_" + std::to_string(round) + ".txt", "round " + std::to_string(round) + "\n");
+    fork.Commit("fork round " + std::to_string(round));
+    REQUIRE(git::SyncNetwork(up.path(), fork.path(), "f", Options(data)).ok());
+  }
+  const size_t piled = git::CountPacks(net);
+  CHECK(piled >= at_start + 5);
+  const std::string refs_before = GitIn(net, "for-each-ref --format='%(objectname) %(refname)'");
+  const std::string objects_before = GitIn(net, "rev-list --objects --all | sort");
+
+  SECTION("below the limit nothing is done") {
+    auto none = git::CompactPacks(net, piled);
+    REQUIRE(none.ok());
+    CHECK(none->packs_removed == 0);
+    CHECK(git::CountPacks(net) == piled);
+  }
+  SECTION("past it, one pack with everything the refs reach") {
+    auto done = git::CompactPacks(net, 3);
+    INFO(done.status().ToString());
+    REQUIRE(done.ok());
+    CHECK(done->packs_before == piled);
+    CHECK(done->packs_removed == piled);
+    CHECK(git::CountPacks(net) == 1);
+    GitIn(net, "fsck --connectivity-only --no-dangling");
+    CHECK(GitIn(net, "for-each-ref --format='%(objectname) %(refname)'") == refs_before);
+    CHECK(GitIn(net, "rev-list --objects --all | sort") == objects_before);
+    CHECK(GitIn(net, "cat-file -t refs/upstream/tags/v1") == "tag");
+    // The network goes on syncing and analysing from the one pack.
+    fork.Write("after.txt", "after\n");
+    const std::string head = fork.Commit("after the consolidation");
+    REQUIRE(git::SyncNetwork(up.path(), fork.path(), "f", Options(data)).ok());
+    CHECK(GitIn(net, "rev-parse refs/forks/f/heads/paddle") == head);
   }
 }
 

@@ -1,0 +1,103 @@
+#include "analyzer/git/compact.h"
+
+#include <git2.h>
+#include <spdlog/spdlog.h>
+
+#include <filesystem>
+#include <system_error>
+#include <vector>
+
+#include "analyzer/git/global.h"
+#include "analyzer/git/handles.h"
+
+namespace forkscope::analyzer::git {
+namespace fs = std::filesystem;
+namespace {
+
+using PackbuilderPtr = Handle<git_packbuilder, git_packbuilder_free>;
+using RefIterPtr = Handle<git_reference_iterator, git_reference_iterator_free>;
+
+// The packs of dir: (stem, kept) for each pack-*.pack.
+std::vector<std::pair<fs::path, bool>> Packs(const fs::path& dir) {
+  std::vector<std::pair<fs::path, bool>> packs;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const fs::path& p = it->path();
+    if (p.extension() != ".pack") continue;
+    fs::path stem = p;
+    stem.replace_extension();
+    packs.emplace_back(stem, fs::exists(fs::path(stem).concat(".keep"), ec));
+  }
+  return packs;
+}
+
+// Every object the repository's refs reach, into pb: commits (and their trees) through one walk of all
+// the commits the refs name; a ref to anything else (an annotated tag, a tree) with what it references.
+Status InsertReachable(git_repository* repo, git_packbuilder* pb) {
+  git_revwalk* walk_raw = nullptr;
+  FS_RETURN_IF_ERROR(FromGit(git_revwalk_new(&walk_raw, repo), "revision walk"));
+  RevwalkPtr walk(walk_raw);
+  git_reference_iterator* it_raw = nullptr;
+  FS_RETURN_IF_ERROR(FromGit(git_reference_iterator_new(&it_raw, repo), "list refs"));
+  RefIterPtr it(it_raw);
+  git_reference* ref_raw = nullptr;
+  int rc = 0;
+  while ((rc = git_reference_next(&ref_raw, it.get())) == 0) {
+    ReferencePtr ref(ref_raw);
+    if (git_reference_type(ref.get()) != GIT_REFERENCE_DIRECT) continue;  // HEAD: its target is a ref too
+    const git_oid* oid = git_reference_target(ref.get());
+    git_object* obj_raw = nullptr;
+    if (git_object_lookup(&obj_raw, repo, oid, GIT_OBJECT_ANY) != 0) {
+      // A ref to an object this repository lacks (a broken ref): packing around it would drop nothing
+      // the ref could give back, but say so.
+      spdlog::warn("compact: ref {} names a missing object {}", git_reference_name(ref.get()), OidHex(*oid));
+      continue;
+    }
+    ObjectPtr obj(obj_raw);
+    if (git_object_type(obj.get()) == GIT_OBJECT_COMMIT)
+      FS_RETURN_IF_ERROR(FromGit(git_revwalk_push(walk.get(), oid), "walk from " + OidHex(*oid)));
+    else
+      FS_RETURN_IF_ERROR(FromGit(git_packbuilder_insert_recur(pb, oid, nullptr), "pack " + OidHex(*oid)));
+  }
+  if (rc != GIT_ITEROVER) return FromGit(rc, "list refs");
+  return FromGit(git_packbuilder_insert_walk(pb, walk.get()), "pack the history");
+}
+
+}  // namespace
+
+size_t CountPacks(const std::string& repo_path) { return Packs(fs::path(repo_path) / "objects" / "pack").size(); }
+
+Result<CompactStats> CompactPacks(const std::string& repo_path, size_t pack_limit) {
+  const fs::path dir = fs::path(repo_path) / "objects" / "pack";
+  CompactStats stats;
+  std::vector<fs::path> old;
+  for (const auto& [stem, kept] : Packs(dir))
+    if (!kept) old.push_back(stem);
+  stats.packs_before = old.size();
+  if (old.size() <= pack_limit) return stats;
+  GlobalInit();
+  git_repository* repo_raw = nullptr;
+  FS_RETURN_IF_ERROR(FromGit(git_repository_open_bare(&repo_raw, repo_path.c_str()), "open " + repo_path));
+  RepoPtr repo(repo_raw);
+  git_packbuilder* pb_raw = nullptr;
+  FS_RETURN_IF_ERROR(FromGit(git_packbuilder_new(&pb_raw, repo.get()), "pack builder"));
+  PackbuilderPtr pb(pb_raw);
+  git_packbuilder_set_threads(pb.get(), 1);
+  FS_RETURN_IF_ERROR(InsertReachable(repo.get(), pb.get()));
+  FS_RETURN_IF_ERROR(FromGit(git_packbuilder_write(pb.get(), dir.c_str(), 0, nullptr, nullptr), "write the pack"));
+  stats.objects = git_packbuilder_object_count(pb.get());
+  // The new pack is complete (its index written last) before any old one goes; a reader that has an
+  // old one open keeps reading it, and libgit2 rescans the folder when it misses an object.
+  const fs::path kept = dir / (std::string("pack-") + git_packbuilder_name(pb.get()));
+  for (const fs::path& stem : old) {
+    if (stem == kept) continue;
+    std::error_code ec;
+    for (const char* ext : {".idx", ".rev", ".pack"}) fs::remove(fs::path(stem).concat(ext), ec);
+    ++stats.packs_removed;
+  }
+  spdlog::info("network packs consolidated path={} packs={} objects={}", repo_path, stats.packs_before,
+               stats.objects);
+  return stats;
+}
+
+}  // namespace forkscope::analyzer::git
