@@ -4,6 +4,8 @@
 #include <spdlog/spdlog.h>
 
 #include <filesystem>
+#include <fstream>
+#include <set>
 #include <system_error>
 #include <vector>
 
@@ -29,6 +31,35 @@ std::vector<std::pair<fs::path, bool>> Packs(const fs::path& dir) {
     packs.emplace_back(stem, fs::exists(fs::path(stem).concat(".keep"), ec));
   }
   return packs;
+}
+
+constexpr const char* kRetiredList = "forkscope-retired";
+
+std::set<fs::path> ReadRetired(const fs::path& dir) {
+  std::set<fs::path> retired;
+  std::ifstream in(dir / kRetiredList);
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty() && line.find('/') == std::string::npos) retired.insert(dir / line);
+  return retired;
+}
+
+void RemovePack(const fs::path& stem) {
+  std::error_code ec;
+  // The index first: a pack without one is invisible to readers scanning the folder.
+  for (const char* ext : {".idx", ".rev", ".pack"}) fs::remove(fs::path(stem).concat(ext), ec);
+}
+
+// Removes the retired packs when the list is older than grace; returns how many went.
+size_t RemoveRetired(const fs::path& dir, std::chrono::seconds grace) {
+  std::error_code ec;
+  const fs::path list = dir / kRetiredList;
+  const auto written = fs::last_write_time(list, ec);
+  if (ec) return 0;  // none retired
+  if (fs::file_time_type::clock::now() - written < grace) return 0;
+  const std::set<fs::path> retired = ReadRetired(dir);
+  for (const fs::path& stem : retired) RemovePack(stem);
+  fs::remove(list, ec);
+  return retired.size();
 }
 
 // Every object the repository's refs reach, into pb: commits (and their trees) through one walk of all
@@ -67,14 +98,16 @@ Status InsertReachable(git_repository* repo, git_packbuilder* pb) {
 
 size_t CountPacks(const std::string& repo_path) { return Packs(fs::path(repo_path) / "objects" / "pack").size(); }
 
-Result<CompactStats> CompactPacks(const std::string& repo_path, size_t pack_limit) {
+Result<CompactStats> CompactPacks(const std::string& repo_path, size_t pack_limit, std::chrono::seconds grace) {
   const fs::path dir = fs::path(repo_path) / "objects" / "pack";
   CompactStats stats;
-  std::vector<fs::path> old;
+  stats.packs_removed = RemoveRetired(dir, grace);
+  const std::set<fs::path> retired = ReadRetired(dir);
+  std::vector<fs::path> live;
   for (const auto& [stem, kept] : Packs(dir))
-    if (!kept) old.push_back(stem);
-  stats.packs_before = old.size();
-  if (old.size() <= pack_limit) return stats;
+    if (!kept && !retired.count(stem)) live.push_back(stem);
+  stats.packs_before = live.size();
+  if (live.size() <= pack_limit) return stats;
   GlobalInit();
   git_repository* repo_raw = nullptr;
   FS_RETURN_IF_ERROR(FromGit(git_repository_open_bare(&repo_raw, repo_path.c_str()), "open " + repo_path));
@@ -86,17 +119,20 @@ Result<CompactStats> CompactPacks(const std::string& repo_path, size_t pack_limi
   FS_RETURN_IF_ERROR(InsertReachable(repo.get(), pb.get()));
   FS_RETURN_IF_ERROR(FromGit(git_packbuilder_write(pb.get(), dir.c_str(), 0, nullptr, nullptr), "write the pack"));
   stats.objects = git_packbuilder_object_count(pb.get());
-  // The new pack is complete (its index written last) before any old one goes; a reader that has an
-  // old one open keeps reading it, and libgit2 rescans the folder when it misses an object.
-  const fs::path kept = dir / (std::string("pack-") + git_packbuilder_name(pb.get()));
-  for (const fs::path& stem : old) {
-    if (stem == kept) continue;
-    std::error_code ec;
-    for (const char* ext : {".idx", ".rev", ".pack"}) fs::remove(fs::path(stem).concat(ext), ec);
-    ++stats.packs_removed;
+  // The new pack is complete (its index written last); the old ones are listed for removal after the
+  // grace, with those still waiting from before.
+  const fs::path fresh = dir / (std::string("pack-") + git_packbuilder_name(pb.get()));
+  std::ofstream out(dir / kRetiredList, std::ios::trunc);
+  for (const fs::path& stem : retired) out << stem.filename().string() << "\n";
+  for (const fs::path& stem : live) {
+    if (stem == fresh) continue;
+    out << stem.filename().string() << "\n";
+    ++stats.packs_retired;
   }
-  spdlog::info("network packs consolidated path={} packs={} objects={}", repo_path, stats.packs_before,
-               stats.objects);
+  out.close();
+  if (!out) return Unavailable("cannot write " + (dir / kRetiredList).string());
+  spdlog::info("network packs consolidated path={} packs={} objects={} retired={}", repo_path, stats.packs_before,
+               stats.objects, stats.packs_retired);
   return stats;
 }
 

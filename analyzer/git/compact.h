@@ -2,10 +2,13 @@
 // own and nothing else ever merges them: a daemon syncing a fork every few minutes piles up thousands,
 // each object lookup searches more of them, and libgit2 keeps per-pack state for each one it opens.
 // Past a limit, the packs are consolidated into one (git's `gc.autoPackLimit` idea; git repack -a -d):
-// every object the refs reach goes into a new pack, then the old packs are removed. Loose objects and
-// packs with a .keep file are left alone. Call under the network's lock.
+// every object the refs reach goes into a new pack, and the old packs are retired: listed in
+// objects/pack/forkscope-retired, and removed by a later call once the grace has passed, so a reader
+// that opened the repository before (analyses read a network without its lock) still finds every pack
+// it knows of. Loose objects and packs with a .keep file are left alone. Call under the network's lock.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <string>
 
@@ -15,17 +18,22 @@ namespace forkscope::analyzer::git {
 
 // A network with more packs than this is consolidated after a sync's fetches.
 inline constexpr size_t kNetworkPackLimit = 32;
+// How long retired packs stay for readers that opened the network before they were retired.
+inline constexpr std::chrono::seconds kRetiredPackGrace{600};
 
 struct CompactStats {
-  size_t packs_before = 0;  // packs without a .keep file
-  size_t packs_removed = 0; // 0: the limit was not passed, nothing done
-  size_t objects = 0;       // objects in the new pack
+  size_t packs_before = 0;    // live packs (not .keep, not retired)
+  size_t packs_retired = 0;   // 0: the limit was not passed, no new pack
+  size_t objects = 0;         // objects in the new pack
+  size_t packs_removed = 0;   // retired packs removed now (their grace over)
 };
 
-// Consolidates the packs of the bare repository at repo_path when it has more than pack_limit of them.
-Result<CompactStats> CompactPacks(const std::string& repo_path, size_t pack_limit = kNetworkPackLimit);
+// Removes the packs retired longer than grace ago; then, when the bare repository at repo_path has more
+// than pack_limit live packs, writes one pack of everything its refs reach and retires the others.
+Result<CompactStats> CompactPacks(const std::string& repo_path, size_t pack_limit = kNetworkPackLimit,
+                                  std::chrono::seconds grace = kRetiredPackGrace);
 
-// The packs of the repository at repo_path (objects/pack/*.pack), .keep ones included.
+// The pack files of the repository at repo_path (objects/pack/*.pack), kept and retired ones included.
 size_t CountPacks(const std::string& repo_path);
 
 }  // namespace forkscope::analyzer::git

@@ -181,15 +181,23 @@ TEST_CASE("network: packs piled up by fetches are consolidated into one, every r
   SECTION("below the limit nothing is done") {
     auto none = git::CompactPacks(net, piled);
     REQUIRE(none.ok());
-    CHECK(none->packs_removed == 0);
+    CHECK(none->packs_retired == 0);
     CHECK(git::CountPacks(net) == piled);
   }
-  SECTION("past it, one pack with everything the refs reach") {
-    auto done = git::CompactPacks(net, 3);
+  SECTION("past it, one pack with everything the refs reach; the old ones go after the grace") {
+    auto done = git::CompactPacks(net, 3, std::chrono::seconds(3600));
     INFO(done.status().ToString());
     REQUIRE(done.ok());
     CHECK(done->packs_before == piled);
-    CHECK(done->packs_removed == piled);
+    CHECK(done->packs_retired == piled);
+    CHECK(git::CountPacks(net) == piled + 1);  // retired packs stay for readers opened before
+    auto within_grace = git::CompactPacks(net, 3, std::chrono::seconds(3600));
+    REQUIRE(within_grace.ok());
+    CHECK(within_grace->packs_before == 1);  // the retired ones no longer count
+    CHECK(within_grace->packs_removed == 0);
+    auto after_grace = git::CompactPacks(net, 3, std::chrono::seconds(0));
+    REQUIRE(after_grace.ok());
+    CHECK(after_grace->packs_removed == piled);
     CHECK(git::CountPacks(net) == 1);
     GitIn(net, "fsck --connectivity-only --no-dangling");
     CHECK(GitIn(net, "for-each-ref --format='%(objectname) %(refname)'") == refs_before);
