@@ -123,7 +123,8 @@ Result<CompactStats> CompactPacks(const std::string& repo_path, size_t pack_limi
   // grace, with those still waiting from before.
   const fs::path fresh = dir / (std::string("pack-") + git_packbuilder_name(pb.get()));
   std::ofstream out(dir / kRetiredList, std::ios::trunc);
-  for (const fs::path& stem : retired) out << stem.filename().string() << "\n";
+  for (const fs::path& stem : retired)
+    if (stem != fresh) out << stem.filename().string() << "\n";  // never retire the pack just written
   for (const fs::path& stem : live) {
     if (stem == fresh) continue;
     out << stem.filename().string() << "\n";
