@@ -64,7 +64,7 @@ def move(repo, n):
                    check=True)
 
 
-def cache_bytes(port):
+def memory_sample(port):
     """From the daemon's /metrics: (response cache bytes, SQLite heap bytes, malloc heap in use, malloc
     heap free in the arenas); -1 where absent."""
     status, text = api(port, "GET", "/metrics", raw=True)
@@ -279,7 +279,7 @@ def main():
             if now >= start + args.duration:
                 break
             if now >= next_sample:
-                cache, sqlite, in_use, free = cache_bytes(port)
+                cache, sqlite, in_use, free = memory_sample(port)
                 samples.append((now - start, rss_kib(proc.pid), cache))
                 print(f"  t={now - start:7.1f} s  RSS {samples[-1][1] / 1024:7.1f} MiB  "
                       f"response cache {cache / 1048576:5.1f} MiB  SQLite {sqlite / 1048576:5.1f} MiB  "
@@ -296,7 +296,7 @@ def main():
             time.sleep(min(next_sample, next_sync, start + args.duration) - time.monotonic()
                        if min(next_sample, next_sync, start + args.duration) > time.monotonic() else 0)
         load.finish()
-        samples.append((time.monotonic() - start, rss_kib(proc.pid), cache_bytes(port)[0]))
+        samples.append((time.monotonic() - start, rss_kib(proc.pid), memory_sample(port)[0]))
         failed, pending = wait_syncs(port, [t for t in sync_tasks if t], 600)
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=60)

@@ -1,5 +1,6 @@
 #include "tests/support/daemon.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 #include <signal.h>
@@ -100,6 +101,17 @@ ApiResponse Call(httplib::Client& client, const std::string& method, const std::
 }
 
 nlohmann::json JsonBody(const ApiResponse& response) { return nlohmann::json::parse(response.body, nullptr, false); }
+
+std::optional<double> MetricValue(const std::string& metrics, const std::string& sample) {
+  const std::string line_start = sample + " ";
+  for (size_t at = 0; at < metrics.size();) {
+    const size_t end = std::min(metrics.find('\n', at), metrics.size());
+    if (metrics.compare(at, line_start.size(), line_start) == 0)
+      return std::stod(metrics.substr(at + line_start.size(), end - at - line_start.size()));
+    at = end + 1;
+  }
+  return std::nullopt;
+}
 
 nlohmann::json GetJsonUntil(httplib::Client& client, const std::string& path, const std::string& path_template,
                             const std::function<bool(const nlohmann::json&)>& done, std::chrono::milliseconds timeout) {

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,10 @@ ApiResponse Call(httplib::Client& client, const std::string& method, const std::
 
 // The response body as JSON (a discarded value when it is not JSON).
 nlohmann::json JsonBody(const ApiResponse& response);
+
+// The value of one sample in /metrics text (name with its labels, as printed: `forkscope_heap_bytes{kind="free"}`);
+// std::nullopt when the sample is absent.
+std::optional<double> MetricValue(const std::string& metrics, const std::string& sample);
 
 // GETs path until done(its JSON body) holds (REQUIREd within timeout), each response CHECKed against the
 // OpenAPI description; returns the last body. For states another process reaches: a task, a job.

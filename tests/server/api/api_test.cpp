@@ -402,11 +402,11 @@ TEST_CASE("daemon: a file list is rendered once per analysis and filter, named b
   auto renders = [&] {
     auto m = c->Get("/metrics");
     REQUIRE(m);
-    auto at = m->body.find("\nforkscope_response_renders_total ");
-    REQUIRE(at != std::string::npos);
-    return std::stol(m->body.substr(at + 34));
+    auto value = MetricValue(m->body, "forkscope_response_renders_total");
+    REQUIRE(value);
+    return *value;
   };
-  const long before = renders();
+  const double before = renders();
   std::vector<std::future<int>> readers;
   for (int i = 0; i < 24; ++i)
     readers.push_back(std::async(std::launch::async, [&d, i] {

@@ -211,16 +211,15 @@ TEST_CASE("daemon: /metrics labels routes by template and counts syncs per fork"
   CHECK(metrics.find("# TYPE forkscope_fork_alerts_open gauge") != std::string::npos);
   CHECK(metrics.find("# TYPE forkscope_fork_webhook_deliveries gauge") != std::string::npos);
   // SQLite's heap: the store has been read and written, so some, and within its soft limit's order.
-  const auto at = metrics.find("\nforkscope_sqlite_memory_bytes ");
-  REQUIRE(at != std::string::npos);
-  const long long sqlite_bytes = std::stoll(metrics.substr(at + 31));
-  CHECK(sqlite_bytes > 0);
-  CHECK(sqlite_bytes < (64LL << 20));
+  const auto sqlite_bytes = MetricValue(metrics, "forkscope_sqlite_memory_bytes");
+  REQUIRE(sqlite_bytes);
+  CHECK(*sqlite_bytes > 0);
+  CHECK(*sqlite_bytes < double(64 << 20));
   // The malloc heap: live allocations are never zero in a daemon that has served requests.
-  const auto in_use = metrics.find("\nforkscope_heap_bytes{kind=\"in_use\"} ");
-  REQUIRE(in_use != std::string::npos);
-  CHECK(std::stoll(metrics.substr(in_use + 37)) > 0);
-  CHECK(metrics.find("\nforkscope_heap_bytes{kind=\"free\"} ") != std::string::npos);
+  const auto in_use = MetricValue(metrics, "forkscope_heap_bytes{kind=\"in_use\"}");
+  REQUIRE(in_use);
+  CHECK(*in_use > 0);
+  CHECK(MetricValue(metrics, "forkscope_heap_bytes{kind=\"free\"}"));
 }
 
 }  // namespace forkscope::testing
