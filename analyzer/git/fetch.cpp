@@ -68,20 +68,6 @@ void RecordDefaultBranch(git_repository* repo, git_remote* remote, const RemoteF
   git_buf_dispose(&buf);
 }
 
-Result<RemotePtr> RemoteFor(git_repository* repo, const RemoteFetch& f) {
-  git_remote* raw = nullptr;
-  if (f.remote_name.empty()) {
-    FS_RETURN_IF_ERROR(FromGit(git_remote_create_anonymous(&raw, repo, f.url.c_str()), "remote"));
-    return RemotePtr(raw);
-  }
-  FS_RETURN_IF_ERROR(FromGit(git_remote_lookup(&raw, repo, f.remote_name.c_str()), "mirror remote"));
-  RemotePtr remote(raw);
-  if (std::string(git_remote_url(remote.get())) == f.url) return remote;
-  FS_RETURN_IF_ERROR(FromGit(git_remote_set_url(repo, f.remote_name.c_str(), f.url.c_str()), "set mirror url"));
-  FS_RETURN_IF_ERROR(FromGit(git_remote_lookup(&raw, repo, f.remote_name.c_str()), "mirror remote"));
-  return RemotePtr(raw);
-}
-
 bool IsHex(const std::string& s) { return s.find_first_not_of("0123456789abcdef") == std::string::npos; }
 
 // Links src into dst unless dst exists. False when linking is refused (another filesystem, no right).
@@ -95,8 +81,26 @@ bool LinkOne(const fs::path& src, const fs::path& dst, int& linked) {
 
 }  // namespace
 
+Result<RemotePtr> AnonymousRemote(git_repository* repo, const std::string& url, const std::string& what) {
+  git_remote_create_options opts = GIT_REMOTE_CREATE_OPTIONS_INIT;
+  opts.repository = repo;
+  opts.flags = GIT_REMOTE_CREATE_SKIP_INSTEADOF;
+  git_remote* raw = nullptr;
+  FS_RETURN_IF_ERROR(FromGit(git_remote_create_with_opts(&raw, url.c_str(), &opts), what));
+  return RemotePtr(raw);
+}
+
+std::string ConfiguredRemoteUrl(git_repository* repo, const std::string& name) {
+  git_config* raw = nullptr;
+  if (git_repository_config_snapshot(&raw, repo) < 0) return "";
+  ConfigPtr config(raw);
+  const char* url = nullptr;
+  const std::string key = "remote." + name + ".url";
+  return git_config_get_string(&url, config.get(), key.c_str()) == 0 && url ? url : "";
+}
+
 Status FetchRemote(git_repository* repo, const RemoteFetch& f, const MirrorOptions& options, FetchStats* stats) {
-  FS_ASSIGN_OR_RETURN(RemotePtr remote, RemoteFor(repo, f));
+  FS_ASSIGN_OR_RETURN(RemotePtr remote, AnonymousRemote(repo, f.url, "remote"));
   CallbackPayload payload{&options, base::RedactUrl(base::WithUserinfo(f.url, f.userinfo)), {}};
   payload.auth.userinfo = f.userinfo;
   payload.auth.origin = OriginOf(f.url);
@@ -107,11 +111,11 @@ Status FetchRemote(git_repository* repo, const RemoteFetch& f, const MirrorOptio
   opts.prune = GIT_FETCH_PRUNE;
   // Tags come through the refspecs only: auto-followed tags would land under refs/tags/ of the whole
   // repository, outside the namespace the refspecs name.
-  opts.download_tags = f.refspecs.empty() ? GIT_REMOTE_DOWNLOAD_TAGS_ALL : GIT_REMOTE_DOWNLOAD_TAGS_NONE;
+  opts.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
   std::vector<char*> specs;
   for (const auto& s : f.refspecs) specs.push_back(const_cast<char*>(s.c_str()));
   git_strarray arr{specs.data(), specs.size()};
-  FS_RETURN_IF_ERROR(FromGit(git_remote_fetch(remote.get(), specs.empty() ? nullptr : &arr, &opts, "forkscope fetch"),
+  FS_RETURN_IF_ERROR(FromGit(git_remote_fetch(remote.get(), &arr, &opts, "forkscope fetch"),
                              "fetch " + payload.url));
   if (stats) {
     const git_indexer_progress* s = git_remote_stats(remote.get());

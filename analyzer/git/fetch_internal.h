@@ -16,16 +16,27 @@ namespace forkscope::analyzer::git {
 struct RemoteFetch {
   std::string url;
   std::string userinfo;
-  std::vector<std::string> refspecs;  // "+refs/heads/*:<prefix>heads/*" ...; empty = the remote's own
-  std::string remote_name;            // "" = an anonymous remote (nothing written to the config)
+  std::vector<std::string> refspecs;  // "+refs/heads/*:<prefix>heads/*" ...
   // Where the remote's default branch is recorded: a symbolic ref (e.g. "refs/upstream/HEAD", or
   // "HEAD" for a plain mirror) pointed at heads_prefix + <branch>. "" = not recorded.
   std::string head_ref;
   std::string heads_prefix = "refs/heads/";
 };
 
-// Fetches (pruned, no tag auto-follow) and fills stats from libgit2's transfer counters.
+// Fetches (pruned, no tag auto-follow) through an AnonymousRemote and fills stats from libgit2's
+// transfer counters.
 Status FetchRemote(git_repository* repo, const RemoteFetch& fetch, const MirrorOptions& options, FetchStats* stats);
+
+// An in-memory remote for url (nothing written to the config) that reads no url.<base>.insteadOf
+// rules. Every git_remote_lookup and git_remote_create_anonymous of libgit2 1.5 looks those rules up by
+// matching each config entry against a regex, and leaks the match data (20 KiB) of each entry that does
+// not match: a daemon syncing two forks a minute grew by about 1 MiB a minute (docs/reliability.md).
+// So forkscope never calls either.
+// what prefixes an error.
+Result<RemotePtr> AnonymousRemote(git_repository* repo, const std::string& url, const std::string& what);
+
+// remote.<name>.url of the repository's config; "" when unset. (Read without git_remote_lookup, above.)
+std::string ConfiguredRemoteUrl(git_repository* repo, const std::string& name);
 
 // The git directory of a local source ("/path", "/path/.git", "file:///path"); "" when location is
 // no local repository.

@@ -35,6 +35,7 @@ using IndexPtr = Handle<git_index, git_index_free>;
 using StatsPtr = Handle<git_diff_stats, git_diff_stats_free>;
 using SignaturePtr = Handle<git_signature, git_signature_free>;
 using ConflictIterPtr = Handle<git_index_conflict_iterator, git_index_conflict_iterator_free>;
+using ConfigPtr = Handle<git_config, git_config_free>;
 
 // Converts a libgit2 return code into a Status with the thread's last error message, prefixed by what.
 Status FromGit(int rc, const std::string& what);

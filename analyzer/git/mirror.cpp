@@ -35,10 +35,13 @@ Status Fetch(const std::string& url, const std::string& userinfo, const std::str
   git_repository* raw = nullptr;
   FS_RETURN_IF_ERROR(FromGit(git_repository_open_bare(&raw, path.c_str()), "open mirror " + path));
   RepoPtr repo(raw);
+  // origin's URL follows the source, so the mirror stays one the git CLI can fetch.
+  if (ConfiguredRemoteUrl(repo.get(), "origin") != url)
+    FS_RETURN_IF_ERROR(FromGit(git_remote_set_url(repo.get(), "origin", url.c_str()), "set mirror url"));
   RemoteFetch f;
   f.url = url;
   f.userinfo = userinfo;
-  f.remote_name = "origin";
+  f.refspecs = {kMirrorRefspecHeads, kMirrorRefspecTags};
   f.head_ref = "HEAD";
   return FetchRemote(repo.get(), f, options, stats);
 }
@@ -53,10 +56,13 @@ Status Clone(const std::string& url, const std::string& userinfo, const std::str
   git_repository* raw = nullptr;
   FS_RETURN_IF_ERROR(FromGit(git_repository_init_ext(&raw, path.c_str(), &io), "init mirror " + path));
   RepoPtr repo(raw);
+  git_remote_create_options ro = GIT_REMOTE_CREATE_OPTIONS_INIT;
+  ro.repository = repo.get();
+  ro.name = "origin";
+  ro.fetchspec = kMirrorRefspecHeads;
+  ro.flags = GIT_REMOTE_CREATE_SKIP_INSTEADOF;  // see AnonymousRemote
   git_remote* rraw = nullptr;
-  FS_RETURN_IF_ERROR(FromGit(git_remote_create_with_fetchspec(&rraw, repo.get(), "origin", url.c_str(),
-                                                              kMirrorRefspecHeads),
-                             "mirror remote"));
+  FS_RETURN_IF_ERROR(FromGit(git_remote_create_with_opts(&rraw, url.c_str(), &ro), "mirror remote"));
   RemotePtr remote(rraw);
   FS_RETURN_IF_ERROR(FromGit(git_remote_add_fetch(repo.get(), "origin", kMirrorRefspecTags), "mirror refspec"));
   // A local source on this filesystem: its object files are linked, and the fetch only writes refs.

@@ -1,6 +1,7 @@
 #include "analyzer/git/push.h"
 
 #include "analyzer/git/credentials.h"
+#include "analyzer/git/fetch_internal.h"
 #include "analyzer/git/handles.h"
 #include "analyzer/git/mirror.h"
 #include "base/url.h"
@@ -60,9 +61,7 @@ Status PushCommit(const PushRequest& r) {
 
   const auto [url, userinfo] = base::SplitCredentials(r.url);
   const std::string shown = RedactUrl(r.url);
-  git_remote* rraw = nullptr;
-  FS_RETURN_IF_ERROR(FromGit(git_remote_create_anonymous(&rraw, repo.get(), url.c_str()), "remote " + shown));
-  RemotePtr remote(rraw);
+  FS_ASSIGN_OR_RETURN(RemotePtr remote, AnonymousRemote(repo.get(), url, "remote " + shown));
   PushPayload payload;
   payload.auth.userinfo = userinfo;
   payload.auth.origin = OriginOf(url);

@@ -7,6 +7,7 @@
 #include <system_error>
 
 #include "analyzer/git/checkout_internal.h"
+#include "analyzer/git/fetch_internal.h"
 #include "analyzer/git/handles.h"
 #include "analyzer/git/mirror.h"
 
@@ -15,7 +16,6 @@ namespace fs = std::filesystem;
 namespace checkout_internal {
 namespace {
 
-using ConfigPtr = Handle<git_config, git_config_free>;
 
 // .gitmodules of the written tree: submodule path -> configured url ("" when the entry has none).
 Result<std::map<std::string, std::string>> ReadGitmodules(const std::string& dest) {
@@ -47,12 +47,8 @@ Result<std::map<std::string, std::string>> ReadGitmodules(const std::string& des
 // The URL relative submodule urls resolve against: the caller's, else the superproject's origin.
 std::string BaseUrl(git_repository* repo, const std::string& repo_path, const CheckoutOptions& options) {
   if (!options.superproject_url.empty()) return options.superproject_url;
-  git_remote* raw = nullptr;
-  if (git_remote_lookup(&raw, repo, "origin") == 0) {
-    RemotePtr remote(raw);
-    if (const char* url = git_remote_url(remote.get())) return url;
-  }
-  return repo_path;
+  const std::string origin = ConfiguredRemoteUrl(repo, "origin");
+  return origin.empty() ? repo_path : origin;
 }
 
 bool HasCommit(const std::string& mirror, const git_oid& commit) {
