@@ -1,128 +1,13 @@
-// Schema v4 (alerts, the webhook outbox, fork health) and AlertStore: the alert lifecycle. Every
-// change runs in one IMMEDIATE transaction together with the deliveries it enqueues.
+// AlertStore: the alert lifecycle (its tables, alerts, the webhook outbox and fork health: schema
+// version 4, storage/migrations.cpp). Every change runs in one IMMEDIATE transaction together with the
+// deliveries it enqueues.
 #include "storage/alert_store.h"
 
 #include <algorithm>
 
 #include "storage/db.h"
-#include "storage/schema_parts.h"
 
 namespace forkscope::storage {
-
-const std::string_view kSchemaV4Alerts = R"sql(
-/*
-** Schema version 4: alerts, the webhook outbox and fork health (server/alerts.h, server/webhooks.h).
-** Conventions as in version 1.
-**
-** alerts -- one alert: a rule's condition holding for a fork, from the time it opened until it cleared.
-**   id               alert id (AUTOINCREMENT: an id handed to a client is never reused).
-**   fork_id          forks.id; ON DELETE CASCADE (a fork's alerts and their deliveries go with it).
-**   rule             'behind', 'merge-base-age', 'predicted-conflict', 'upstream-touched',
-**                    'sync-failing', 'job-failing'.
-**   state            'open', 'acked' or 'resolved'. At most one row per (fork_id, rule) is open or acked:
-**                    the partial unique index alerts_active enforces it.
-**   severity         'info', 'warning' or 'critical'.
-**   message          one line for people, from the latest measurement while the condition held.
-**   value            the latest measured value (commits, days, paths, commits, failures).
-**   threshold        the rule's threshold at that measurement.
-**   notified_value   the value last announced (opened / worsened), or the quiet baseline's value; only a
-**                    value larger by the rule's step announces again.
-**   notified_count   announcements made: 1 for opening (0 for a quiet baseline), +1 for each worsening.
-**   opened_at        when it opened; updated_at when it was last measured or changed.
-**   resolved_at      when the condition cleared; NULL while open or acked.
-**   acked_by         who acknowledged it ('' when not acked); acked_at when (NULL when not acked).
-**
-** deliveries -- the webhook outbox: one row per (alert event, webhook target).
-**   id               random 128-bit hex; sent as the X-Forkscope-Delivery header and inside the body,
-**                    so a receiver can de-duplicate.
-**   alert_id         alerts.id; ON DELETE CASCADE.
-**   event            what the alert did: 'opened', 'worsened', 'resolved', 'acked'.
-**   target           the webhook's name in the config; kind its body format: 'generic', 'slack', 'feishu'.
-**   body             the exact JSON sent on every attempt. The signature is computed over it at send time
-**                    with the target's secret from the config: secrets never reach the database.
-**   state            'pending' until acknowledged with a 2xx ('delivered') or given up after the last
-**                    allowed attempt ('failed').
-**   attempts         attempts made so far.
-**   last_status      HTTP status of the last attempt; 0 before the first or when no response came back.
-**   last_error       why the last attempt failed; '' otherwise.
-**   next_attempt_at  when a pending delivery is due; NULL once delivered or failed.
-**   created_at       when enqueued (in the transaction of the alert change).
-**   delivered_at     when a 2xx acknowledged it; NULL until then.
-**
-** delivery_attempts -- the delivery log: one row per attempt.
-**   id, delivery_id  deliveries.id; ON DELETE CASCADE.
-**   at               when the attempt finished.
-**   status           HTTP status; 0 when no response came back (refused, timed out, TLS failure).
-**   error            why it failed; '' for a 2xx.
-**
-** fork_health -- per fork, the streaks the sync-failing and job-failing rules count.
-**   fork_id          forks.id, the key; ON DELETE CASCADE.
-**   sync_failures    failed syncs in a row; a successful sync resets it to 0.
-**   last_sync_error  the message of the last failure ('' after a success).
-**   last_sync_at     time of the last sync outcome, success or failure; last_success_at of the last success.
-**   failing          1 while sync_failures has reached the fork's failures_before_alert.
-**   job_failures     consecutive fork heads whose GPU job failed (a repeat on the same head counts once).
-**   last_job_sha     head of the last GPU job result; last_job_passed whether it passed (1/0).
-*/
-CREATE TABLE alerts (
-  id             INTEGER PRIMARY KEY AUTOINCREMENT,
-  fork_id        INTEGER NOT NULL REFERENCES forks(id) ON DELETE CASCADE,
-  rule           TEXT NOT NULL,
-  state          TEXT NOT NULL CHECK (state IN ('open', 'acked', 'resolved')),
-  severity       TEXT NOT NULL CHECK (severity IN ('info', 'warning', 'critical')),
-  message        TEXT NOT NULL DEFAULT '',
-  value          INTEGER NOT NULL DEFAULT 0,
-  threshold      INTEGER NOT NULL DEFAULT 0,
-  notified_value INTEGER NOT NULL DEFAULT 0,
-  notified_count INTEGER NOT NULL DEFAULT 0,
-  opened_at      INTEGER NOT NULL,
-  updated_at     INTEGER NOT NULL,
-  resolved_at    INTEGER,
-  acked_by       TEXT NOT NULL DEFAULT '',
-  acked_at       INTEGER
-);
-CREATE UNIQUE INDEX alerts_active ON alerts(fork_id, rule) WHERE state IN ('open', 'acked');
-CREATE INDEX alerts_state ON alerts(state);
-
-CREATE TABLE deliveries (
-  id              TEXT PRIMARY KEY,
-  alert_id        INTEGER NOT NULL REFERENCES alerts(id) ON DELETE CASCADE,
-  event           TEXT NOT NULL CHECK (event IN ('opened', 'worsened', 'resolved', 'acked')),
-  target          TEXT NOT NULL,
-  kind            TEXT NOT NULL,
-  body            TEXT NOT NULL,
-  state           TEXT NOT NULL CHECK (state IN ('pending', 'delivered', 'failed')),
-  attempts        INTEGER NOT NULL DEFAULT 0,
-  last_status     INTEGER NOT NULL DEFAULT 0,
-  last_error      TEXT NOT NULL DEFAULT '',
-  next_attempt_at INTEGER,
-  created_at      INTEGER NOT NULL,
-  delivered_at    INTEGER
-);
-CREATE INDEX deliveries_due ON deliveries(state, next_attempt_at);
-CREATE INDEX deliveries_alert ON deliveries(alert_id);
-
-CREATE TABLE delivery_attempts (
-  id          INTEGER PRIMARY KEY,
-  delivery_id TEXT NOT NULL REFERENCES deliveries(id) ON DELETE CASCADE,
-  at          INTEGER NOT NULL,
-  status      INTEGER NOT NULL DEFAULT 0,
-  error       TEXT NOT NULL DEFAULT ''
-);
-CREATE INDEX delivery_attempts_delivery ON delivery_attempts(delivery_id);
-
-CREATE TABLE fork_health (
-  fork_id         INTEGER PRIMARY KEY REFERENCES forks(id) ON DELETE CASCADE,
-  sync_failures   INTEGER NOT NULL DEFAULT 0,
-  last_sync_error TEXT NOT NULL DEFAULT '',
-  last_sync_at    INTEGER NOT NULL DEFAULT 0,
-  last_success_at INTEGER NOT NULL DEFAULT 0,
-  failing         INTEGER NOT NULL DEFAULT 0,
-  job_failures    INTEGER NOT NULL DEFAULT 0,
-  last_job_sha    TEXT NOT NULL DEFAULT '',
-  last_job_passed INTEGER NOT NULL DEFAULT 1
-);
-)sql";
 
 namespace {
 

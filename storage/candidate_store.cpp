@@ -1,5 +1,5 @@
 // CandidateStore: the candidates table of schema version 9, with the publish outcome of version 13
-// (documented in storage/schema.cpp).
+// (documented in storage/migrations.cpp).
 #include "storage/candidate_store.h"
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// Sync candidates in SQLite (schema v9 and v13, documented in storage/schema.cpp): each carry of a registered
+// Sync candidates in SQLite (schema v9 and v13, documented in storage/migrations.cpp): each carry of a registered
 // fork's head onto an upstream commit, with its state on the way to "ready" and the carry JSON that
 // proves it. The key (fork, fork sha, target, strategy) is unique, so the same carry is never stored
 // twice. The lifecycle is enforced here: conflict is final; clean -> validating | unvalidated;

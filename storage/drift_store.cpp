@@ -1,4 +1,4 @@
-// DriftStore and schema version 3 (the drift history). Reports are written whole as the drift JSON
+// DriftStore: the drift history (its tables: schema version 3, storage/migrations.cpp). Reports are written whole as the drift JSON
 // (analyzer/drift_json.h) beside the scalar columns the listings sort and summarise by.
 #include "storage/drift_store.h"
 
@@ -7,54 +7,8 @@
 
 #include "analyzer/render/drift_json.h"
 #include "storage/db.h"
-#include "storage/schema_parts.h"
 
 namespace forkscope::storage {
-
-const std::string_view kSchemaV3Drift = R"sql(
-/*
-** Schema version 3: drift history.
-**
-** drift_reports -- every drift report of a registered fork, one row per computation (after each
-** sync), so a fork's drift can be followed over time. A fork's latest report is its row with the
-** highest id: ids are AUTOINCREMENT and only grow, so "latest" never depends on the clock. Saving
-** prunes a fork's oldest rows beyond a per-fork limit (storage/drift_store.h).
-**   id                 report id.
-**   fork_id            forks.id; ON DELETE CASCADE (a fork's history goes with it).
-**   computed_at        when the report was computed (unix seconds).
-**   fork_sha           the fork head measured.
-**   upstream_sha       the upstream head it was measured against.
-**   merge_base         the base the drift is measured from (the merge-base; for an unrelated fork
-**                      the given or searched base of its analysis).
-**   merge_base_time    committer time of merge_base (unix seconds).
-**   ahead, behind      fork commits upstream lacks, upstream commits the fork lacks.
-**   age_centi          merge-base age in days at computed_at, x 100 (reports round it to 0.01, so
-**                      this is exact).
-**   touching           upstream commits since the merge-base touching files the fork patched.
-**   conflicts          paths predicted to conflict when carrying the fork onto upstream_sha.
-**   redundant          fork hunks upstream now contains.
-**   risk_centi         the report's risk score x 100 (exact, as age_centi).
-**   report             the whole report as the drift JSON (docs/drift.md), UTF-8.
-*/
-CREATE TABLE drift_reports (
-  id              INTEGER PRIMARY KEY AUTOINCREMENT,
-  fork_id         INTEGER NOT NULL REFERENCES forks(id) ON DELETE CASCADE,
-  computed_at     INTEGER NOT NULL,
-  fork_sha        TEXT NOT NULL,
-  upstream_sha    TEXT NOT NULL,
-  merge_base      TEXT NOT NULL,
-  merge_base_time INTEGER NOT NULL DEFAULT 0,
-  ahead           INTEGER NOT NULL DEFAULT 0,
-  behind          INTEGER NOT NULL DEFAULT 0,
-  age_centi       INTEGER NOT NULL DEFAULT 0,
-  touching        INTEGER NOT NULL DEFAULT 0,
-  conflicts       INTEGER NOT NULL DEFAULT 0,
-  redundant       INTEGER NOT NULL DEFAULT 0,
-  risk_centi      INTEGER NOT NULL DEFAULT 0,
-  report          TEXT NOT NULL
-);
-CREATE INDEX drift_reports_fork ON drift_reports(fork_id, id);
-)sql";
 
 namespace {
 

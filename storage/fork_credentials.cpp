@@ -1,64 +1,15 @@
-// Credentials of fork URLs, kept apart from the URLs (schema version 10): the forks table holds each
-// http(s) URL with "***" in place of its userinfo, fork_credentials the userinfo itself, and only
-// ForkFetchUrls puts them together again, in memory, for a fetch.
+// Credentials of fork URLs, kept apart from the URLs (schema version 10, storage/migrations.cpp): the
+// forks table holds each http(s) URL with "***" in place of its userinfo, fork_credentials the userinfo
+// itself, and only ForkFetchUrls puts them together again, in memory, for a fetch.
 #include <string>
 #include <string_view>
 
 #include "base/url.h"
 #include "storage/db.h"
-#include "storage/schema_parts.h"
 #include "storage/store.h"
 #include "storage/store_impl.h"
 
 namespace forkscope::storage {
-
-// The userinfo and the redacted URL of an http(s) URL column, as SQL (for the rows written before
-// version 10). rest(c) is the URL after "://"; its first '@' before any '/' ends the userinfo.
-#define FS_REST(c) "substr(" c ", instr(" c ", '://') + 3)"
-#define FS_HAS_USERINFO(c)                                                                         \
-  "((lower(" c ") LIKE 'http://%' OR lower(" c ") LIKE 'https://%') AND instr(" FS_REST(c) ", '@') > 0 " \
-  "AND (instr(" FS_REST(c) ", '/') = 0 OR instr(" FS_REST(c) ", '@') < instr(" FS_REST(c) ", '/')))"
-#define FS_USERINFO(c) "substr(" FS_REST(c) ", 1, instr(" FS_REST(c) ", '@') - 1)"
-#define FS_REDACTED(c) \
-  "substr(" c ", 1, instr(" c ", '://') + 2) || '***' || substr(" FS_REST(c) ", instr(" FS_REST(c) ", '@'))"
-
-const std::string_view kSchemaV10Credentials = R"sql(
-/*
-** forkscope database, schema version 10: credentials out of URLs.
-**
-** A repository URL's userinfo ("user:token" in https://user:token@host/x.git) is a secret. Since version
-** 10 forks.fork_url and forks.upstream_url keep an http(s) URL's userinfo as '***'
-** (https://***@host/x.git), which is what the API shows, and analyses store their URLs the same way.
-**
-** fork_credentials -- the userinfo of a fork's http(s) URLs. Read only to fetch (it is put back into the
-** URL in memory); never served, logged or copied into another table.
-**   fork_id     forks.id, ON DELETE CASCADE.
-**   side        'fork' (forks.fork_url) or 'upstream' (forks.upstream_url).
-**   userinfo    the credentials as given in the URL (percent-encoding kept).
-**   PRIMARY KEY (fork_id, side).
-** Rows written before version 10 are converted here: their userinfo moves to fork_credentials and their
-** URLs, and those of analyses, are redacted.
-*/
-CREATE TABLE fork_credentials (
-  fork_id  INTEGER NOT NULL REFERENCES forks(id) ON DELETE CASCADE,
-  side     TEXT NOT NULL CHECK (side IN ('fork', 'upstream')),
-  userinfo TEXT NOT NULL,
-  PRIMARY KEY (fork_id, side)
-);
-)sql"
-    "INSERT INTO fork_credentials (fork_id, side, userinfo) SELECT id, 'fork', " FS_USERINFO("fork_url")
-    " FROM forks WHERE " FS_HAS_USERINFO("fork_url") " AND " FS_USERINFO("fork_url") " <> '***';\n"
-    "INSERT INTO fork_credentials (fork_id, side, userinfo) SELECT id, 'upstream', " FS_USERINFO("upstream_url")
-    " FROM forks WHERE " FS_HAS_USERINFO("upstream_url") " AND " FS_USERINFO("upstream_url") " <> '***';\n"
-    "UPDATE forks SET fork_url = " FS_REDACTED("fork_url") " WHERE " FS_HAS_USERINFO("fork_url") ";\n"
-    "UPDATE forks SET upstream_url = " FS_REDACTED("upstream_url") " WHERE " FS_HAS_USERINFO("upstream_url") ";\n"
-    "UPDATE analyses SET fork_url = " FS_REDACTED("fork_url") " WHERE " FS_HAS_USERINFO("fork_url") ";\n"
-    "UPDATE analyses SET upstream_url = " FS_REDACTED("upstream_url") " WHERE " FS_HAS_USERINFO("upstream_url") ";\n";
-
-#undef FS_REDACTED
-#undef FS_USERINFO
-#undef FS_HAS_USERINFO
-#undef FS_REST
 
 Result<Store::Impl::UrlWrite> Store::Impl::PrepareUrl(std::string_view field, const std::string& given,
                                                       const std::string& stored) {

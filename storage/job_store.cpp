@@ -4,81 +4,8 @@
 #include <array>
 
 #include "storage/db.h"
-#include "storage/schema_parts.h"
 
 namespace forkscope::storage {
-
-const std::string_view kSchemaV5Jobs = R"sql(
-/*
-** Schema version 5: GPU build jobs (storage/job_store.cpp).
-**
-** jobs -- one run of a recipe on one exact commit, through one executor.
-**   id           "j" + 12 hex digits; the key of the jobs API and of the log directory.
-**   fork         the registered fork's name; '' for jobs of `forkscope job run`. Not a foreign key:
-**                a job's record outlives the fork's registration.
-**   repo         the repository the commit was checked out from (a bare mirror path).
-**   sha          the commit, 40 hex digits.
-**   recipe       the recipe's name.
-**   recipe_spec  JSON text: the recipe as it was when the job was created (its stages with run, env,
-**                workdir, timeout_s, gpu, min_cuda, gpus, ...), so a restart resumes the same recipe.
-**   executor     'local' or 'slurm'.
-**   state        'queued', 'running', 'passed', 'failed', 'timed_out', 'cancelled', 'skipped', 'lost'.
-**   reason       why the job is not passed, one line; ''.
-**   runner       JSON text: the runner it ran on {name, executor, gpus:[{index, name, memory_mb,
-**                driver, cuda}], cuda, driver, available}; '{}' before it starts.
-**   work_dir     directory holding the work tree (tree/), the stage logs (<stage>.log) and traces.
-**   created_at, started_at, finished_at   unix seconds; 0 = not yet.
-**
-** job_stages -- the stages of a job in recipe order.
-**   job_id       jobs.id, ON DELETE CASCADE.
-**   idx          0-based position in the recipe.
-**   name         'build', 'import', 'smoke' or 'compare'.
-**   state        as jobs.state.
-**   exit_code    the stage command's exit status; NULL when it did not run or was killed.
-**   duration_ms  wall time of the stage.
-**   log_tail     the last lines of its output (the full log is <work_dir>/<name>.log).
-**   reason       why it is not passed ('no GPU runner', 'exit code 2', 'timed out after 60 s', ...).
-**   handle       the executor's id for the stage once started: the Slurm job id, or 'pgid:N' (the
-**                process group) for a local stage; '' before.
-**   result       JSON text: the compare stage's trace diff; '' otherwise.
-**   started_at, finished_at   unix seconds; 0 = not yet.
-*/
-CREATE TABLE jobs (
-  id          TEXT PRIMARY KEY,
-  fork        TEXT NOT NULL DEFAULT '',
-  repo        TEXT NOT NULL,
-  sha         TEXT NOT NULL,
-  recipe      TEXT NOT NULL,
-  recipe_spec TEXT NOT NULL,
-  executor    TEXT NOT NULL CHECK (executor IN ('local', 'slurm')),
-  state       TEXT NOT NULL CHECK (state IN ('queued', 'running', 'passed', 'failed', 'timed_out',
-                                             'cancelled', 'skipped', 'lost')),
-  reason      TEXT NOT NULL DEFAULT '',
-  runner      TEXT NOT NULL DEFAULT '{}',
-  work_dir    TEXT NOT NULL DEFAULT '',
-  created_at  INTEGER NOT NULL,
-  started_at  INTEGER NOT NULL DEFAULT 0,
-  finished_at INTEGER NOT NULL DEFAULT 0
-);
-CREATE INDEX jobs_fork ON jobs(fork, created_at);
-CREATE INDEX jobs_state ON jobs(state);
-CREATE TABLE job_stages (
-  job_id      TEXT NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
-  idx         INTEGER NOT NULL,
-  name        TEXT NOT NULL,
-  state       TEXT NOT NULL CHECK (state IN ('queued', 'running', 'passed', 'failed', 'timed_out',
-                                             'cancelled', 'skipped', 'lost')),
-  exit_code   INTEGER,
-  duration_ms INTEGER NOT NULL DEFAULT 0,
-  log_tail    TEXT NOT NULL DEFAULT '',
-  reason      TEXT NOT NULL DEFAULT '',
-  handle      TEXT NOT NULL DEFAULT '',
-  result      TEXT NOT NULL DEFAULT '',
-  started_at  INTEGER NOT NULL DEFAULT 0,
-  finished_at INTEGER NOT NULL DEFAULT 0,
-  PRIMARY KEY (job_id, idx)
-);
-)sql";
 
 namespace {
 

@@ -1,20 +1,13 @@
-// The database schema as an ordered list of migrations. Migration i (0-based) takes a database from
-// PRAGMA user_version i to i + 1; the first one documents every table and column. Migrations are only
-// ever appended: a released script is never edited.
+// A connection's settings and its database's schema version: a new database is created at the current
+// version in one script, an older one migrated (storage/migrations.h).
 // Thread contract: stateless; Migrate() runs on the caller's connection.
 #pragma once
 
-#include <span>
-#include <string_view>
-
 #include "base/status.h"
 #include "storage/db.h"
+#include "storage/migrations.h"
 
 namespace forkscope::storage {
-
-// The migration scripts, oldest first; their count is the schema version this build writes.
-std::span<const std::string_view> Migrations();
-int LatestSchemaVersion();
 
 // Sets the connection's pragmas: foreign keys on, WAL, busy_timeout 5000 ms, synchronous=NORMAL.
 Status ConfigureConnection(Database& db);
@@ -22,9 +15,11 @@ Status ConfigureConnection(Database& db);
 // The database's PRAGMA user_version.
 Result<int> ReadSchemaVersion(Database& db);
 
-// Applies the pending migrations in one transaction; a current database is only read (PRAGMA
-// user_version), without a write transaction. A database newer than this build (user_version
-// above LatestSchemaVersion()) is refused with FailedPrecondition and left untouched.
+// Brings the database to LatestSchemaVersion() in one transaction: a new one (no schema object at all) by
+// the squashed script the build wrote from the migrations, an older one by its pending migrations. A
+// current database is only read (PRAGMA user_version), without a write transaction. A database newer than
+// this build (user_version above LatestSchemaVersion()) is refused with FailedPrecondition and left
+// untouched.
 Status Migrate(Database& db);
 
 }  // namespace forkscope::storage

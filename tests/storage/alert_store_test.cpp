@@ -5,7 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "storage/db.h"
-#include "storage/schema_parts.h"
+#include "storage/migrations.h"
 #include "tests/storage/fixtures.h"
 
 namespace forkscope::storage {
@@ -85,7 +85,7 @@ TEST_CASE("alert store: one active alert per fork and rule, outbox rows in the s
 
 TEST_CASE("schema v4 documents every column of its tables", "[storage][alerts]") {
   Env env;
-  const std::string schema(kSchemaV4Alerts);
+  const std::string schema(Migrations()[3]);  // version 4
   const std::string comment = schema.substr(0, schema.find("*/"));
   for (const char* table : {"alerts", "deliveries", "delivery_attempts", "fork_health"}) {
     CHECK(comment.find(std::string("** ") + table + " --") != std::string::npos);
