@@ -4,6 +4,7 @@
 // recursively. Progress goes to CheckoutOptions::log.
 #include <filesystem>
 #include <map>
+#include <string_view>
 #include <system_error>
 
 #include "analyzer/git/checkout_internal.h"
@@ -27,14 +28,18 @@ Result<std::map<std::string, std::string>> ReadGitmodules(const std::string& des
   FS_RETURN_IF_ERROR(FromGit(git_config_open_ondisk(&raw, file.c_str()), "read .gitmodules"));
   ConfigPtr config(raw);
   std::map<std::string, std::string> names;  // submodule name -> path
+  // Every entry, filtered here: git_config_foreach_match leaks its regex match data on each entry that
+  // does not match in libgit2 1.5 (AnonymousRemote, fetch_internal.h).
   auto collect = [](const git_config_entry* entry, void* payload) {
-    std::string key = entry->name;  // submodule.<name>.path
-    auto* out = static_cast<std::map<std::string, std::string>*>(payload);
-    (*out)[key.substr(10, key.size() - 10 - 5)] = entry->value;
+    const std::string_view key = entry->name;  // submodule.<name>.path
+    constexpr std::string_view kPrefix = "submodule.", kSuffix = ".path";
+    if (key.size() > kPrefix.size() + kSuffix.size() && key.starts_with(kPrefix) && key.ends_with(kSuffix)) {
+      auto* out = static_cast<std::map<std::string, std::string>*>(payload);
+      (*out)[std::string(key.substr(kPrefix.size(), key.size() - kPrefix.size() - kSuffix.size()))] = entry->value;
+    }
     return 0;
   };
-  FS_RETURN_IF_ERROR(FromGit(git_config_foreach_match(config.get(), R"(^submodule\..+\.path$)", collect, &names),
-                             "read .gitmodules"));
+  FS_RETURN_IF_ERROR(FromGit(git_config_foreach(config.get(), collect, &names), "read .gitmodules"));
   for (const auto& [name, path] : names) {
     git_buf buf = GIT_BUF_INIT;
     std::string key = "submodule." + name + ".url";
