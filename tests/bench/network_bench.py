@@ -7,7 +7,9 @@ diff, classify, store) against the git CLI doing the same git work, side by side
  (b) the same from local paths (git clone hard-links; so does forkscope now);
  (c) a third fork joining an existing network vs cloning it alone (forkscope and git);
  (d) a no-op re-sync vs `git fetch` of both mirrors;
- (e) peak RSS of (a) and (b) on a large generated pair (incompressible blobs, --large-mb).
+ (e) peak RSS of (a) and (b) on a large generated pair (incompressible blobs, --large-mb);
+ (f) on that pair's network: the sync that consolidates its packs (past 32, after a fork commit synced
+     at a time) vs `git repack -a -d` of the same network, time and peak RSS.
 
 The pairs are generated with git fast-import (gen_pair.py and a blob generator here), never committed.
 Usage: network_bench.py FORKSCOPE_BINARY [--files N] [--large-mb M] [--repeat R]
@@ -216,6 +218,49 @@ def bench_pair(a, work, up, fork, name, third=None):
         daemon.stop()
 
 
+def live_packs(network):
+    pack_dir = os.path.join(network, "objects", "pack")
+    retired_list = os.path.join(pack_dir, "forkscope-retired")
+    retired = set(open(retired_list).read().split()) if os.path.exists(retired_list) else set()
+    return [f for f in os.listdir(pack_dir) if f.endswith(".pack") and f[:-5] not in retired and f not in retired]
+
+
+def fork_commit(fork, n):
+    """The fork's paddle branch gains a commit with one small new file (git fast-import, no work tree)."""
+    text = f"step {n}\n".encode()
+    msg = f"step {n}"
+    stream = (b"blob\nmark :1\ndata %d\n" % len(text) + text + b"\n" +
+              (f"commit refs/heads/paddle\ncommitter f <f@f> {1800000000 + n} +0000\ndata {len(msg)}\n{msg}\n"
+               f"from refs/heads/paddle^0\nM 100644 :1 steps/s{n}.txt\n\n").encode())
+    subprocess.run(["git", "-C", fork, "fast-import", "--quiet"], input=stream, check=True)
+
+
+def bench_consolidation(a, work, up, fork, data):
+    """(f): fork commits synced one at a time until the network passes 32 packs; the sync that then
+    consolidates them against git repack -a -d of a copy of the same network, taken just before."""
+    network = next(os.path.join(data, "networks", d) for d in os.listdir(os.path.join(data, "networks"))
+                   if d.endswith(".git"))
+    for n in range(1, 80):
+        packs = len(live_packs(network))
+        fork_commit(fork, n)
+        if packs < 32:
+            timed_rss([forkscope_cmd(a.binary, fork, up, data)])
+            continue
+        copy = os.path.join(work, "repack-copy.git")
+        run(["cp", "-al", network, copy])  # hard links: repack only unlinks what it replaces
+        size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(network) for f in fs) / 2**20
+        t_ours, rss_ours = timed_rss([forkscope_cmd(a.binary, fork, up, data)])
+        after = len(live_packs(network))
+        t_sync, _ = timed_rss([forkscope_cmd(a.binary, fork, up, data)])  # nothing new: what a sync costs alone
+        t_git, rss_git = timed_rss([["git", "-C", copy, "repack", "-a", "-d", "-q"]])
+        print(f"large: network of {size:.0f} MiB, {packs} live packs -> {after} after the sync that passed 32")
+        print(ratio_line("large: consolidating sync vs git repack -a -d", t_ours, t_git))
+        print(ratio_line("large: peak RSS, consolidating sync", rss_ours, rss_git, "MB"))
+        print(f"{'large: the next sync (nothing new)':44s}: forkscope {t_sync:8.3f} s")
+        return
+    sys.exit("the network never passed 32 packs")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("binary")
@@ -238,6 +283,7 @@ def main():
             print(f"large: upstream {size:.0f} MiB on disk (generated in {time.perf_counter() - t:.1f} s)")
             a.repeat = 1
             bench_pair(a, work, up, fork, "large")
+            bench_consolidation(a, work, up, fork, os.path.join(work, "large-data-l0"))
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
