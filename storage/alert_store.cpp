@@ -1,6 +1,6 @@
 // AlertStore: the alert lifecycle (its tables, alerts, the webhook outbox and fork health: schema
-// version 4, storage/migrations.cpp). Every change runs in one IMMEDIATE transaction together with the
-// deliveries it enqueues.
+// version 4, storage/migrations_areas.cpp). Every change runs in one IMMEDIATE transaction together
+// with the deliveries it enqueues.
 #include "storage/alert_store.h"
 
 #include <algorithm>

@@ -1,5 +1,6 @@
-// DriftStore: the drift history (its tables: schema version 3, storage/migrations.cpp). Reports are written whole as the drift JSON
-// (analyzer/drift_json.h) beside the scalar columns the listings sort and summarise by.
+// DriftStore: the drift history (its tables: schema version 3, storage/migrations_areas.cpp). Reports
+// are written whole as the drift JSON (analyzer/drift_json.h) beside the scalar columns the listings
+// sort and summarise by.
 #include "storage/drift_store.h"
 
 #include <cmath>

@@ -1,6 +1,7 @@
-// Credentials of fork URLs, kept apart from the URLs (schema version 10, storage/migrations.cpp): the
-// forks table holds each http(s) URL with "***" in place of its userinfo, fork_credentials the userinfo
-// itself, and only ForkFetchUrls puts them together again, in memory, for a fetch.
+// Credentials of fork URLs, kept apart from the URLs (schema version 10,
+// storage/migrations_areas.cpp): the forks table holds each http(s) URL with "***" in place of its
+// userinfo, fork_credentials the userinfo itself, and only ForkFetchUrls puts them together again, in
+// memory, for a fetch.
 #include <string>
 #include <string_view>
 

@@ -1,4 +1,4 @@
-// Incremental pattern mining (its tables: schema version 6, storage/migrations.cpp):
+// Incremental pattern mining (its tables: schema version 6, storage/migrations_areas.cpp):
 // a SQLite FingerprintCatalogue and PatternStore::Mine. Listing lives in pattern_query.cpp.
 #include "storage/pattern_store.h"
 
