@@ -192,6 +192,7 @@ TEST_CASE("network: packs piled up by fetches are consolidated into one, every r
     CHECK(done->packs_before == piled);
     CHECK(done->packs_retired == piled);
     CHECK(git::CountPacks(net) == piled + 1);  // retired packs stay for readers opened before
+    CHECK(GitIn(net, "config pack.windowMemory") == "33554432");  // each delta-search window held to 32 MiB
     auto within_grace = git::CompactPacks(net, 3, std::chrono::seconds(3600));
     REQUIRE(within_grace.ok());
     CHECK(within_grace->packs_before == 1);  // the retired ones no longer count
