@@ -1,6 +1,7 @@
 #include "analyzer/git/compact.h"
 
 #include <git2.h>
+#include <git2/sys/odb_backend.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -113,6 +114,39 @@ Status InsertReachable(git_repository* repo, git_packbuilder* pb) {
   return FromGit(git_packbuilder_insert_walk(pb, walk.get()), "pack the history");
 }
 
+// Every object of the pack at stem into pb, whether or not a ref reaches it (read through an object
+// database of that pack alone).
+Status InsertPackObjects(const fs::path& stem, git_packbuilder* pb) {
+  git_odb* odb_raw = nullptr;
+  FS_RETURN_IF_ERROR(FromGit(git_odb_new(&odb_raw), "object database"));
+  OdbPtr odb(odb_raw);
+  git_odb_backend* backend = nullptr;
+  const std::string index = fs::path(stem).concat(".idx").string();
+  FS_RETURN_IF_ERROR(FromGit(git_odb_backend_one_pack(&backend, index.c_str()), "open " + index));
+  if (const int rc = git_odb_add_backend(odb.get(), backend, 1); rc < 0) {
+    backend->free(backend);
+    return FromGit(rc, "open " + index);
+  }
+  auto insert = [](const git_oid* id, void* payload) {
+    return git_packbuilder_insert(static_cast<git_packbuilder*>(payload), id, nullptr);
+  };
+  return FromGit(git_odb_foreach(odb.get(), insert, pb), "pack the objects of " + index);
+}
+
+// The live packs to roll into one: all of them, unless the largest holds at least twice what the others
+// hold together (a network's history, beside the packs of the fetches since). Then only the others, as
+// `git repack --geometric=2` does: the consolidation costs what the recent fetches brought, not the
+// whole history again (libgit2 rewrites every object it packs, the history's 1 GiB in a minute and more).
+std::vector<fs::path> PacksToRoll(std::vector<fs::path> live) {
+  std::error_code ec;
+  auto bytes = [&ec](const fs::path& stem) { return fs::file_size(fs::path(stem).concat(".pack"), ec); };
+  std::sort(live.begin(), live.end(), [&](const fs::path& a, const fs::path& b) { return bytes(a) > bytes(b); });
+  uintmax_t others = 0;
+  for (size_t i = 1; i < live.size(); ++i) others += bytes(live[i]);
+  if (!live.empty() && bytes(live[0]) >= 2 * others) live.erase(live.begin());
+  return live;
+}
+
 }  // namespace
 
 size_t CountPacks(const std::string& repo_path) { return Packs(fs::path(repo_path) / "objects" / "pack").size(); }
@@ -136,7 +170,13 @@ Result<CompactStats> CompactPacks(const std::string& repo_path, size_t pack_limi
   FS_RETURN_IF_ERROR(FromGit(git_packbuilder_new(&pb_raw, repo.get()), "pack builder"));
   PackbuilderPtr pb(pb_raw);
   git_packbuilder_set_threads(pb.get(), std::clamp(std::thread::hardware_concurrency(), 1u, kPackThreads));
-  FS_RETURN_IF_ERROR(InsertReachable(repo.get(), pb.get()));
+  const std::vector<fs::path> roll = PacksToRoll(live);
+  stats.whole = roll.size() == live.size();
+  if (stats.whole) {
+    FS_RETURN_IF_ERROR(InsertReachable(repo.get(), pb.get()));
+  } else {
+    for (const fs::path& stem : roll) FS_RETURN_IF_ERROR(InsertPackObjects(stem, pb.get()));
+  }
   FS_RETURN_IF_ERROR(FromGit(git_packbuilder_write(pb.get(), dir.c_str(), 0, nullptr, nullptr), "write the pack"));
   stats.objects = git_packbuilder_object_count(pb.get());
   // The new pack is complete (its index written last); the old ones are listed for removal after the
@@ -145,15 +185,15 @@ Result<CompactStats> CompactPacks(const std::string& repo_path, size_t pack_limi
   std::ofstream out(dir / kRetiredList, std::ios::trunc);
   for (const fs::path& stem : retired)
     if (stem != fresh) out << stem.filename().string() << "\n";  // never retire the pack just written
-  for (const fs::path& stem : live) {
+  for (const fs::path& stem : roll) {
     if (stem == fresh) continue;
     out << stem.filename().string() << "\n";
     ++stats.packs_retired;
   }
   out.close();
   if (!out) return Unavailable("cannot write " + (dir / kRetiredList).string());
-  spdlog::info("network packs consolidated path={} packs={} objects={} retired={}", repo_path, stats.packs_before,
-               stats.objects, stats.packs_retired);
+  spdlog::info("network packs consolidated path={} packs={} objects={} retired={} whole={}", repo_path,
+               stats.packs_before, stats.objects, stats.packs_retired, stats.whole);
   return stats;
 }
 

@@ -2,7 +2,9 @@
 // own and nothing else ever merges them: a daemon syncing a fork every few minutes piles up thousands,
 // each object lookup searches more of them, and libgit2 keeps per-pack state for each one it opens.
 // Past a limit, the packs are consolidated into one (git's `gc.autoPackLimit` idea; git repack -a -d):
-// every object the refs reach goes into a new pack, and the old packs are retired: listed in
+// every object the refs reach goes into a new pack — or, when the largest pack holds at least twice
+// what the others hold together, every object of the others (git repack --geometric=2), so the history
+// is not rewritten each time — and the packs rolled into it are retired: listed in
 // objects/pack/forkscope-retired, and removed by a later call once the grace has passed, so a reader
 // that opened the repository before (analyses read a network without its lock) still finds every pack
 // it knows of. Loose objects and packs with a .keep file are left alone. Call under the network's lock.
@@ -24,12 +26,14 @@ inline constexpr std::chrono::seconds kRetiredPackGrace{600};
 struct CompactStats {
   size_t packs_before = 0;    // live packs (not .keep, not retired)
   size_t packs_retired = 0;   // 0: the limit was not passed, no new pack
+  bool whole = false;         // every reachable object repacked (false: the largest pack kept as it is)
   size_t objects = 0;         // objects in the new pack
   size_t packs_removed = 0;   // retired packs removed now (their grace over)
 };
 
 // Removes the packs retired longer than grace ago; then, when the bare repository at repo_path has more
-// than pack_limit live packs, writes one pack of everything its refs reach and retires the others.
+// than pack_limit live packs, writes one pack of everything its refs reach and retires the others — or,
+// when the largest holds twice what the others do, one pack of the others' objects, retiring them.
 Result<CompactStats> CompactPacks(const std::string& repo_path, size_t pack_limit = kNetworkPackLimit,
                                   std::chrono::seconds grace = kRetiredPackGrace);
 

@@ -9,7 +9,8 @@ diff, classify, store) against the git CLI doing the same git work, side by side
  (d) a no-op re-sync vs `git fetch` of both mirrors;
  (e) peak RSS of (a) and (b) on a large generated pair (incompressible blobs, --large-mb);
  (f) on that pair's network: the sync that consolidates its packs (past 32, after a fork commit synced
-     at a time) vs `git repack -a -d` of the same network, time and peak RSS.
+     at a time) vs `git repack -a -d` of the same network, time and peak RSS; then a later one, which
+     keeps the history's pack and rolls up only the fetches since.
 
 The pairs are generated with git fast-import (gen_pair.py and a blob generator here), never committed.
 Usage: network_bench.py FORKSCOPE_BINARY [--files N] [--large-mb M] [--repeat R]
@@ -235,30 +236,45 @@ def fork_commit(fork, n):
     subprocess.run(["git", "-C", fork, "fast-import", "--quiet"], input=stream, check=True)
 
 
+def sync_to_consolidation(a, fork, up, data, network, first):
+    """Fork commits (numbered from first) synced one at a time until the network holds 32 live packs;
+    returns the next commit's number."""
+    n = first
+    while len(live_packs(network)) < 32:
+        if n > first + 80:
+            sys.exit("the network never reached 32 packs")
+        fork_commit(fork, n)
+        timed_rss([forkscope_cmd(a.binary, fork, up, data)])
+        n += 1
+    return n
+
+
 def bench_consolidation(a, work, up, fork, data):
-    """(f): fork commits synced one at a time until the network passes 32 packs; the sync that then
-    consolidates them against git repack -a -d of a copy of the same network, taken just before."""
+    """(f): the sync that consolidates the network's packs (past 32) against git repack -a -d of a copy
+    of the same network taken just before; then a later consolidation, once the history is in one pack
+    and only the fetches since are rolled up."""
     network = next(os.path.join(data, "networks", d) for d in os.listdir(os.path.join(data, "networks"))
                    if d.endswith(".git"))
-    for n in range(1, 80):
-        packs = len(live_packs(network))
-        fork_commit(fork, n)
-        if packs < 32:
-            timed_rss([forkscope_cmd(a.binary, fork, up, data)])
-            continue
-        copy = os.path.join(work, "repack-copy.git")
-        run(["cp", "-al", network, copy])  # hard links: repack only unlinks what it replaces
-        size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(network) for f in fs) / 2**20
-        t_ours, rss_ours = timed_rss([forkscope_cmd(a.binary, fork, up, data)])
-        after = len(live_packs(network))
-        t_sync, _ = timed_rss([forkscope_cmd(a.binary, fork, up, data)])  # nothing new: what a sync costs alone
-        t_git, rss_git = timed_rss([["git", "-C", copy, "repack", "-a", "-d", "-q"]])
-        print(f"large: network of {size:.0f} MiB, {packs} live packs -> {after} after the sync that passed 32")
-        print(ratio_line("large: consolidating sync vs git repack -a -d", t_ours, t_git))
-        print(ratio_line("large: peak RSS, consolidating sync", rss_ours, rss_git, "MB"))
-        print(f"{'large: the next sync (nothing new)':44s}: forkscope {t_sync:8.3f} s")
-        return
-    sys.exit("the network never passed 32 packs")
+    n = sync_to_consolidation(a, fork, up, data, network, 1)
+    copy = os.path.join(work, "repack-copy.git")
+    run(["cp", "-al", network, copy])  # hard links: repack only unlinks what it replaces
+    size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(network) for f in fs) / 2**20
+    packs = len(live_packs(network))
+    fork_commit(fork, n)
+    t_ours, rss_ours = timed_rss([forkscope_cmd(a.binary, fork, up, data)])
+    after = len(live_packs(network))
+    t_sync, _ = timed_rss([forkscope_cmd(a.binary, fork, up, data)])  # nothing new: what a sync costs alone
+    t_git, rss_git = timed_rss([["git", "-C", copy, "repack", "-a", "-d", "-q"]])
+    print(f"large: network of {size:.0f} MiB, {packs} live packs -> {after} after the sync that passed 32")
+    print(ratio_line("large: consolidating sync vs git repack -a -d", t_ours, t_git))
+    print(ratio_line("large: peak RSS, consolidating sync", rss_ours, rss_git, "MB"))
+    print(f"{'large: the next sync (nothing new)':44s}: forkscope {t_sync:8.3f} s")
+    n = sync_to_consolidation(a, fork, up, data, network, n + 1)
+    packs = len(live_packs(network))
+    fork_commit(fork, n)
+    t_later, rss_later = timed_rss([forkscope_cmd(a.binary, fork, up, data)])
+    print(f"large: a later consolidation ({packs} live packs -> {len(live_packs(network))}, the history's pack kept)"
+          f": forkscope {t_later:8.3f} s, peak RSS {rss_later:.1f} MB")
 
 
 def main():

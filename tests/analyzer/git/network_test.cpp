@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <random>
 #include <sstream>
 #include <thread>
 #include <vector>
@@ -190,6 +191,7 @@ TEST_CASE("network: packs piled up by fetches are consolidated into one, every r
     INFO(done.status().ToString());
     REQUIRE(done.ok());
     CHECK(done->packs_before == piled);
+    CHECK(done->whole);  // no pack holds twice what the others do: everything the refs reach, repacked
     CHECK(done->packs_retired == piled);
     CHECK(git::CountPacks(net) == piled + 1);  // retired packs stay for readers opened before
     CHECK(GitIn(net, "config pack.windowMemory") == "33554432");  // each delta-search window held to 32 MiB
@@ -211,6 +213,51 @@ TEST_CASE("network: packs piled up by fetches are consolidated into one, every r
     REQUIRE(git::SyncNetwork(up.path(), fork.path(), "f", Options(data)).ok());
     CHECK(GitIn(net, "rev-parse refs/forks/f/heads/paddle") == head);
   }
+}
+
+TEST_CASE("network: beside a pack holding most of the history, only the packs of later fetches are rolled into one",
+          "[analyzer][git][network][compact]") {
+  TempDir tmp;
+  GitRepo up = BuildUpstream(tmp.Sub("upstream"));
+  // A history far larger than what the fetches after it bring: 200 files of incompressible text, packed.
+  std::mt19937 rng(7);
+  for (int i = 0; i < 200; ++i) {
+    std::string text;
+    for (int j = 0; j < 2048; ++j) text += "0123456789abcdef"[rng() % 16];
+    up.Write("data/f" + std::to_string(i) + ".txt", text + "\n");
+  }
+  up.Commit("history");
+  up.Git("repack -adq");
+  GitRepo fork = BuildCompatFork(up.path(), tmp.Sub("fork"));
+  const std::string data = tmp.Sub("data");
+  auto first = git::SyncNetwork(up.path(), fork.path(), "f", Options(data));
+  REQUIRE(first.ok());
+  const std::string net = first->view.path;
+  const size_t at_start = git::CountPacks(net);
+  for (int round = 0; round < 5; ++round) {
+    up.Write("up_" + std::to_string(round) + ".txt", "round " + std::to_string(round) + "\n");
+    up.Commit("upstream round " + std::to_string(round));
+    fork.Write("fork_" + std::to_string(round) + ".txt", "round " + std::to_string(round) + "\n");
+    fork.Commit("fork round " + std::to_string(round));
+    REQUIRE(git::SyncNetwork(up.path(), fork.path(), "f", Options(data)).ok());
+  }
+  const size_t piled = git::CountPacks(net);
+  REQUIRE(piled >= at_start + 5);
+  const std::string refs_before = GitIn(net, "for-each-ref --format='%(objectname) %(refname)'");
+  const std::string objects_before = GitIn(net, "rev-list --objects --all | sort");
+
+  auto done = git::CompactPacks(net, 3, std::chrono::seconds(3600));
+  INFO(done.status().ToString());
+  REQUIRE(done.ok());
+  CHECK_FALSE(done->whole);
+  CHECK(done->packs_retired == piled - 1);  // every pack but the history's
+  auto removed = git::CompactPacks(net, 3, std::chrono::seconds(0));
+  REQUIRE(removed.ok());
+  CHECK(removed->packs_removed == piled - 1);
+  CHECK(git::CountPacks(net) == 2);  // the history's pack as it was, and the new one
+  GitIn(net, "fsck --connectivity-only --no-dangling");
+  CHECK(GitIn(net, "for-each-ref --format='%(objectname) %(refname)'") == refs_before);
+  CHECK(GitIn(net, "rev-list --objects --all | sort") == objects_before);
 }
 
 TEST_CASE("network: names that cannot name refs are refused, unnamed forks get a URL namespace",
