@@ -156,18 +156,18 @@ TEST_CASE("network: two forks of one upstream share objects, refs isolated per f
   }
 }
 
-TEST_CASE("network: packs piled up by fetches are consolidated into one, every ref and object kept",
-          "[analyzer][git][network][compact]") {
-  TempDir tmp;
-  GitRepo up = BuildUpstream(tmp.Sub("upstream"));
-  up.Git("tag -a v1 -m 'release one'");  // an annotated tag: a tag object only a ref reaches
-  GitRepo fork = BuildCompatFork(up.path(), tmp.Sub("fork"));
-  const std::string data = tmp.Sub("data");
+// What a consolidation must keep: every ref with its target, every object the refs reach.
+std::string RefsAndObjects(const std::string& net) {
+  return GitIn(net, "for-each-ref --format='%(objectname) %(refname)'") + "\n" +
+         GitIn(net, "rev-list --objects --all | sort");
+}
+
+// Syncs fork and up into a network, then five rounds of a commit on each side synced: each round's
+// fetches write a pack of their own. Returns the network's path.
+std::string NetworkWithPiledPacks(GitRepo& up, GitRepo& fork, const std::string& data) {
   auto first = git::SyncNetwork(up.path(), fork.path(), "f", Options(data));
   REQUIRE(first.ok());
-  const std::string net = first->view.path;
-  // Each round's fetches write a pack of their own.
-  const size_t at_start = git::CountPacks(net);
+  const size_t at_start = git::CountPacks(first->view.path);
   for (int round = 0; round < 5; ++round) {
     up.Write("up_" + std::to_string(round) + ".txt", "round " + std::to_string(round) + "\n");
     up.Commit("upstream round " + std::to_string(round));
@@ -175,10 +175,20 @@ TEST_CASE("network: packs piled up by fetches are consolidated into one, every r
     fork.Commit("fork round " + std::to_string(round));
     REQUIRE(git::SyncNetwork(up.path(), fork.path(), "f", Options(data)).ok());
   }
+  REQUIRE(git::CountPacks(first->view.path) >= at_start + 5);
+  return first->view.path;
+}
+
+TEST_CASE("network: packs piled up by fetches are consolidated into one, every ref and object kept",
+          "[analyzer][git][network][compact]") {
+  TempDir tmp;
+  GitRepo up = BuildUpstream(tmp.Sub("upstream"));
+  up.Git("tag -a v1 -m 'release one'");  // an annotated tag: a tag object only a ref reaches
+  GitRepo fork = BuildCompatFork(up.path(), tmp.Sub("fork"));
+  const std::string data = tmp.Sub("data");
+  const std::string net = NetworkWithPiledPacks(up, fork, data);
   const size_t piled = git::CountPacks(net);
-  CHECK(piled >= at_start + 5);
-  const std::string refs_before = GitIn(net, "for-each-ref --format='%(objectname) %(refname)'");
-  const std::string objects_before = GitIn(net, "rev-list --objects --all | sort");
+  const std::string before = RefsAndObjects(net);
 
   SECTION("below the limit nothing is done") {
     auto none = git::CompactPacks(net, piled);
@@ -204,8 +214,7 @@ TEST_CASE("network: packs piled up by fetches are consolidated into one, every r
     CHECK(after_grace->packs_removed == piled);
     CHECK(git::CountPacks(net) == 1);
     GitIn(net, "fsck --connectivity-only --no-dangling");
-    CHECK(GitIn(net, "for-each-ref --format='%(objectname) %(refname)'") == refs_before);
-    CHECK(GitIn(net, "rev-list --objects --all | sort") == objects_before);
+    CHECK(RefsAndObjects(net) == before);
     CHECK(GitIn(net, "cat-file -t refs/upstream/tags/v1") == "tag");
     // The network goes on syncing and analysing from the one pack.
     fork.Write("after.txt", "after\n");
@@ -230,21 +239,9 @@ TEST_CASE("network: beside a pack holding most of the history, only the packs of
   up.Git("repack -adq");
   GitRepo fork = BuildCompatFork(up.path(), tmp.Sub("fork"));
   const std::string data = tmp.Sub("data");
-  auto first = git::SyncNetwork(up.path(), fork.path(), "f", Options(data));
-  REQUIRE(first.ok());
-  const std::string net = first->view.path;
-  const size_t at_start = git::CountPacks(net);
-  for (int round = 0; round < 5; ++round) {
-    up.Write("up_" + std::to_string(round) + ".txt", "round " + std::to_string(round) + "\n");
-    up.Commit("upstream round " + std::to_string(round));
-    fork.Write("fork_" + std::to_string(round) + ".txt", "round " + std::to_string(round) + "\n");
-    fork.Commit("fork round " + std::to_string(round));
-    REQUIRE(git::SyncNetwork(up.path(), fork.path(), "f", Options(data)).ok());
-  }
+  const std::string net = NetworkWithPiledPacks(up, fork, data);
   const size_t piled = git::CountPacks(net);
-  REQUIRE(piled >= at_start + 5);
-  const std::string refs_before = GitIn(net, "for-each-ref --format='%(objectname) %(refname)'");
-  const std::string objects_before = GitIn(net, "rev-list --objects --all | sort");
+  const std::string before = RefsAndObjects(net);
 
   auto done = git::CompactPacks(net, 3, std::chrono::seconds(3600));
   INFO(done.status().ToString());
@@ -256,8 +253,7 @@ TEST_CASE("network: beside a pack holding most of the history, only the packs of
   CHECK(removed->packs_removed == piled - 1);
   CHECK(git::CountPacks(net) == 2);  // the history's pack as it was, and the new one
   GitIn(net, "fsck --connectivity-only --no-dangling");
-  CHECK(GitIn(net, "for-each-ref --format='%(objectname) %(refname)'") == refs_before);
-  CHECK(GitIn(net, "rev-list --objects --all | sort") == objects_before);
+  CHECK(RefsAndObjects(net) == before);
 }
 
 TEST_CASE("network: names that cannot name refs are refused, unnamed forks get a URL namespace",
