@@ -138,12 +138,20 @@ Status InsertPackObjects(const fs::path& stem, git_packbuilder* pb) {
 // `git repack --geometric=2` does: the consolidation costs what the recent fetches brought, not the
 // whole history again (libgit2 rewrites every object it packs, the history's 1 GiB in a minute and more).
 std::vector<fs::path> PacksToRoll(std::vector<fs::path> live) {
+  if (live.empty()) return live;
   std::error_code ec;
-  auto bytes = [&ec](const fs::path& stem) { return fs::file_size(fs::path(stem).concat(".pack"), ec); };
-  std::sort(live.begin(), live.end(), [&](const fs::path& a, const fs::path& b) { return bytes(a) > bytes(b); });
-  uintmax_t others = 0;
-  for (size_t i = 1; i < live.size(); ++i) others += bytes(live[i]);
-  if (!live.empty() && bytes(live[0]) >= 2 * others) live.erase(live.begin());
+  uintmax_t total = 0, largest = 0;
+  size_t at = 0;
+  for (size_t i = 0; i < live.size(); ++i) {
+    const uintmax_t bytes = fs::file_size(fs::path(live[i]).concat(".pack"), ec);
+    if (ec) return live;  // a pack that cannot be measured: roll everything
+    total += bytes;
+    if (bytes > largest) {
+      largest = bytes;
+      at = i;
+    }
+  }
+  if (largest >= 2 * (total - largest)) live.erase(live.begin() + static_cast<std::ptrdiff_t>(at));
   return live;
 }
 
