@@ -24,8 +24,8 @@ using RefIterPtr = Handle<git_reference_iterator, git_reference_iterator_free>;
 
 // libgit2's packbuilder cannot reuse packed objects as git repack does: it inflates every object,
 // searches a delta for it against a window of 10 others and deflates it again. The delta search, most
-// of the time, runs on up to kPackThreads threads (on a 2-core machine two threads took a 256 MiB
-// network from 20 s to 11 s, the same peak RSS), and each thread's window is held to kWindowMemory
+// of the time, runs on up to kPackThreads threads (network_bench.py (f), 2 cores: a whole 1 GiB network
+// in 100 s, 162 s on one thread, the same peak RSS), and each thread's window is held to kWindowMemory
 // however large the objects are (pack.windowMemory, which libgit2 reads only from the config).
 constexpr unsigned kPackThreads = 4;
 constexpr int64_t kWindowMemory = int64_t{32} << 20;
