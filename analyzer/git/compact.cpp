@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -133,6 +134,42 @@ Status InsertPackObjects(const fs::path& stem, git_packbuilder* pb) {
   return FromGit(git_odb_foreach(odb.get(), insert, pb), "pack the objects of " + index);
 }
 
+// Relays libgit2's pack builder and indexer callbacks to a ProgressFn as one phase: the delta search is
+// the first half, writing the pack the second. A false from it is remembered and handed back to libgit2
+// at its next callback that can stop: adding objects and writing can; 1.5's delta search ignores it.
+class ProgressRelay {
+ public:
+  ProgressRelay(const ProgressFn& progress, const std::string& repo_path) : progress_(progress) {
+    p_.url = repo_path;
+    p_.phase = TransferPhase::kConsolidating;
+  }
+  bool cancelled() const { return cancelled_; }
+
+  static int Building(int stage, uint32_t current, uint32_t total, void* payload) {
+    auto* self = static_cast<ProgressRelay*>(payload);
+    if (stage == GIT_PACKBUILDER_DELTAFICATION) return self->Report(current, uint64_t{2} * total);
+    return self->Report(0, 0);  // adding objects: how many there will be is not known yet
+  }
+  static int Writing(const git_indexer_progress* stats, void* payload) {
+    auto* self = static_cast<ProgressRelay*>(payload);
+    return self->Report(uint64_t{stats->total_objects} + stats->indexed_objects, uint64_t{2} * stats->total_objects);
+  }
+
+ private:
+  int Report(uint64_t done, uint64_t total) {
+    if (progress_ && !cancelled_) {
+      p_.received_objects = static_cast<unsigned>(std::min<uint64_t>(done, UINT32_MAX));
+      p_.total_objects = static_cast<unsigned>(std::min<uint64_t>(total, UINT32_MAX));
+      cancelled_ = !progress_(p_);
+    }
+    return cancelled_ ? GIT_EUSER : 0;
+  }
+
+  const ProgressFn& progress_;
+  TransferProgress p_;
+  bool cancelled_ = false;
+};
+
 // The live packs to roll into one: all of them, unless the largest holds at least twice what the others
 // hold together (a network's history, beside the packs of the fetches since). Then only the others, as
 // `git repack --geometric=2` does: the consolidation costs what the recent fetches brought, not the
@@ -159,7 +196,8 @@ std::vector<fs::path> PacksToRoll(std::vector<fs::path> live) {
 
 size_t CountPacks(const std::string& repo_path) { return Packs(fs::path(repo_path) / "objects" / "pack").size(); }
 
-Result<CompactStats> CompactPacks(const std::string& repo_path, size_t pack_limit, std::chrono::seconds grace) {
+Result<CompactStats> CompactPacks(const std::string& repo_path, size_t pack_limit, std::chrono::seconds grace,
+                                  const ProgressFn& progress) {
   const fs::path dir = fs::path(repo_path) / "objects" / "pack";
   CompactStats stats;
   stats.packs_removed = RemoveRetired(dir, grace);
@@ -178,14 +216,21 @@ Result<CompactStats> CompactPacks(const std::string& repo_path, size_t pack_limi
   FS_RETURN_IF_ERROR(FromGit(git_packbuilder_new(&pb_raw, repo.get()), "pack builder"));
   PackbuilderPtr pb(pb_raw);
   git_packbuilder_set_threads(pb.get(), std::clamp(std::thread::hardware_concurrency(), 1u, kPackThreads));
+  ProgressRelay relay(progress, repo_path);
+  FS_RETURN_IF_ERROR(FromGit(git_packbuilder_set_callbacks(pb.get(), ProgressRelay::Building, &relay), "progress"));
+  // A step that failed because progress asked to stop is a cancel; nothing is written or retired then.
+  auto step = [&](Status s) {
+    return !s.ok() && relay.cancelled() ? Cancelled("consolidation of " + repo_path + " cancelled") : s;
+  };
   const std::vector<fs::path> roll = PacksToRoll(live);
   stats.whole = roll.size() == live.size();
   if (stats.whole) {
-    FS_RETURN_IF_ERROR(InsertReachable(repo.get(), pb.get()));
+    FS_RETURN_IF_ERROR(step(InsertReachable(repo.get(), pb.get())));
   } else {
-    for (const fs::path& stem : roll) FS_RETURN_IF_ERROR(InsertPackObjects(stem, pb.get()));
+    for (const fs::path& stem : roll) FS_RETURN_IF_ERROR(step(InsertPackObjects(stem, pb.get())));
   }
-  FS_RETURN_IF_ERROR(FromGit(git_packbuilder_write(pb.get(), dir.c_str(), 0, nullptr, nullptr), "write the pack"));
+  FS_RETURN_IF_ERROR(step(FromGit(
+      git_packbuilder_write(pb.get(), dir.c_str(), 0, ProgressRelay::Writing, &relay), "write the pack")));
   stats.objects = git_packbuilder_object_count(pb.get());
   // The new pack is complete (its index written last); the old ones are listed for removal after the
   // grace, with those still waiting from before.

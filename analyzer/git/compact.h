@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <string>
 
+#include "analyzer/git/mirror.h"
 #include "base/status.h"
 
 namespace forkscope::analyzer::git {
@@ -34,8 +35,11 @@ struct CompactStats {
 // Removes the packs retired longer than grace ago; then, when the bare repository at repo_path has more
 // than pack_limit live packs, writes one pack of everything its refs reach and retires the others — or,
 // when the largest holds twice what the others do, one pack of the others' objects, retiring them.
+// progress (may be empty) hears phase kConsolidating: the delta search is the first half, writing the
+// pack the second. It returning false cancels (kCancelled): no pack is written and none retired. libgit2
+// 1.5 cannot stop its delta search, so a cancel there takes effect when the search ends, before writing.
 Result<CompactStats> CompactPacks(const std::string& repo_path, size_t pack_limit = kNetworkPackLimit,
-                                  std::chrono::seconds grace = kRetiredPackGrace);
+                                  std::chrono::seconds grace = kRetiredPackGrace, const ProgressFn& progress = {});
 
 // The pack files of the repository at repo_path (objects/pack/*.pack), kept and retired ones included.
 size_t CountPacks(const std::string& repo_path);

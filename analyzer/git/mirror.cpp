@@ -77,6 +77,7 @@ const char* PhaseName(TransferPhase phase) {
     case TransferPhase::kReceiving: return "receiving objects";
     case TransferPhase::kResolving: return "resolving deltas";
     case TransferPhase::kCheckingOut: return "checking out";
+    case TransferPhase::kConsolidating: return "consolidating packs";
   }
   return "";
 }
@@ -90,7 +91,7 @@ int TransferProgress::PhasePercent() const {
 }
 
 int TransferProgress::Percent() const {
-  if (phase == TransferPhase::kCheckingOut) return PhasePercent();
+  if (phase == TransferPhase::kCheckingOut || phase == TransferPhase::kConsolidating) return PhasePercent();
   if (total_objects == 0) return 0;
   // Receiving counts for 80%, resolving deltas for the rest. libgit2 counts the deltas only once every
   // object is in, so a received pack is at 80% until every object is indexed: never 100% then 80%.

@@ -12,12 +12,13 @@
 namespace forkscope::analyzer::git {
 
 // The phases of a transfer, in the order they run.
-enum class TransferPhase { kReceiving, kResolving, kCheckingOut };
-// "receiving objects", "resolving deltas", "checking out".
+enum class TransferPhase { kReceiving, kResolving, kCheckingOut, kConsolidating };
+// "receiving objects", "resolving deltas", "checking out", "consolidating packs".
 const char* PhaseName(TransferPhase phase);
 
 // Transfer progress of a clone or fetch (or of a checkout: phase kCheckingOut, done/total in
-// received_objects/total_objects).
+// received_objects/total_objects; or of a network's pack consolidation: phase kConsolidating, url the
+// network's path, the same two counters).
 struct TransferProgress {
   std::string url;
   unsigned total_objects = 0;

@@ -140,8 +140,11 @@ Result<NetworkSyncResult> SyncNetwork(const std::string& upstream_location, cons
         FetchSide(repo.get(), r.view.path, fork_location, r.view.refs.fork, {}, options.mirror, &r.fork));
   spdlog::debug("network sync path={} fork={} upstream_objects={} fork_objects={}", r.view.path, r.view.refs.fork,
                 r.upstream.received_objects, r.fork.received_objects);
-  // Each fetch left a pack: past the limit they become one. A failure leaves the old packs, all valid.
-  if (auto compact = CompactPacks(r.view.path); !compact.ok())
+  // Each fetch left a pack: past the limit they become one. A failure leaves the old packs, all valid;
+  // a cancel (progress said stop, as it does for the fetches) ends the sync like a cancelled fetch.
+  auto compact = CompactPacks(r.view.path, kNetworkPackLimit, kRetiredPackGrace, options.mirror.progress);
+  if (compact.status().code() == StatusCode::kCancelled) return compact.status();
+  if (!compact.ok())
     spdlog::warn("network packs not consolidated path={} error={}", r.view.path, compact.status().message());
   return r;
 }

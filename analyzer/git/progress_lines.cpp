@@ -17,6 +17,9 @@ std::string ProgressLines::Next(const TransferProgress& p) {
   if (p.phase == TransferPhase::kCheckingOut)
     std::snprintf(line, sizeof line, "checkout of=%s phase=\"%s\" progress=%d%% files=%u/%u", p.url.c_str(),
                   PhaseName(p.phase), step * 10, p.received_objects, p.total_objects);
+  else if (p.phase == TransferPhase::kConsolidating)
+    std::snprintf(line, sizeof line, "consolidate network=%s phase=\"%s\" progress=%d%% objects=%u/%u", p.url.c_str(),
+                  PhaseName(p.phase), step * 10, p.received_objects, p.total_objects);
   else if (p.phase == TransferPhase::kResolving)
     std::snprintf(line, sizeof line, "fetch url=%s phase=\"%s\" progress=%d%% deltas=%u/%u", p.url.c_str(),
                   PhaseName(p.phase), step * 10, p.indexed_deltas, p.total_deltas);

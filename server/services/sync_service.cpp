@@ -298,16 +298,19 @@ void SyncService::RunJob(storage::Store& store, Job& job) {
   UpdateTask(t);
   std::string fork_url = job.request.fork_location;
   int last_reported = -1;
-  // Upstream is fetched first (0-40%), then the fork (40-80%); the figure never goes back.
+  // Upstream is fetched first (0-40%), then the fork (40-80%); the figure never goes back. A network
+  // whose packs are consolidated after the fetches shows that stage at 80%.
   job.request.progress = [this, &t, &fork_url, &last_reported](const analyzer::git::TransferProgress& p) {
-    bool fork_side = p.url == analyzer::git::RedactUrl(fork_url);
-    int pct = std::max(last_reported, (fork_side ? 40 : 0) + p.Percent() * 40 / 100);
+    const bool packing = p.phase == analyzer::git::TransferPhase::kConsolidating;
+    const bool fork_side = p.url == analyzer::git::RedactUrl(fork_url);
+    const int pct = std::max(last_reported, packing ? 80 : (fork_side ? 40 : 0) + p.Percent() * 40 / 100);
+    const char* stage = packing ? "consolidate packs" : fork_side ? "fetch fork" : "fetch upstream";
     std::lock_guard<std::mutex> lock(mu_);
     if (abandoned_.count(t.id)) return false;
-    if (pct / 5 != last_reported / 5) {
+    if (pct / 5 != last_reported / 5 || t.stage != stage) {
       last_reported = pct;
       t.progress = pct;
-      t.stage = fork_side ? "fetch fork" : "fetch upstream";
+      t.stage = stage;
       unfinished_[t.id] = t;
     }
     return !stopping_.load();

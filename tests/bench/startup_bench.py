@@ -10,6 +10,11 @@ For each pair it prints the git CLI time and, with their ratios to it:
 Every figure is the median of --repeat runs (the fastest in brackets: on a shared machine interference
 only adds time). --callgrind adds instruction counts (valgrind), which do not move with machine load.
 
+The floor comes first: two programs that only load shared libraries and return (startup_floor.cpp, built
+beside the binary under tests/): libgit2 alone, and every fixed dependency forkscope links as a shared
+library (libgit2, cpp-httplib, spdlog); then `forkscope --version`. Each pair's report ends with the floor's
+ratio to git: a one-shot command cannot come under it.
+
 Pairs: the labelled corpus's real migrations (tests/corpus/.rebuilt/repos, made by tests/corpus/rebuild.py;
 skipped with a note when absent) and two generated pairs (gen_pair.py): a library-sized one and the
 analysis benchmark's 30,000-file one.
@@ -72,7 +77,32 @@ def measure(binary, pair, work, template_db, repeat, callgrind):
     return row
 
 
-def report(pair, row, repeat):
+def floor_programs(binary):
+    """(label, command) of the start-up floor's programs that exist beside binary, then --version."""
+    tests = os.path.join(os.path.dirname(binary), "tests")
+    found = [(label, [os.path.join(tests, name)]) for label, name in
+             (("load libgit2, return         ", "startup_floor_libgit2"),
+              ("load the fixed deps, return  ", "startup_floor_fixed"))
+             if os.path.exists(os.path.join(tests, name))]
+    if len(found) < 2:
+        print(f"note: the floor programs are missing under {tests} (built with the tests); floor rows skipped")
+    return found + [("forkscope --version          ", [binary, "--version"])]
+
+
+def measure_floor(programs, work, repeat, callgrind):
+    """{label: (median seconds, fastest, instructions or None)}, printed as it goes."""
+    print(f"start-up floor: programs that load shared libraries and return, median of {repeat * 4} [fastest]")
+    floor = {}
+    for label, cmd in programs:
+        times = [timed(cmd)[0] for _ in range(repeat * 4)]
+        ins = instructions(cmd, work) if callgrind else None
+        floor[label] = (median(times), min(times), ins)
+        extra = f"   {ins / 1e6:6.1f} M instructions" if ins else ""
+        print(f"   {label}: {1000 * median(times):7.1f} ms  [{1000 * min(times):6.1f}]{extra}")
+    return floor
+
+
+def report(pair, row, repeat, floor):
     g = median(row["git"])
     print(f"-- {pair.name}")
     print(f"   git merge-base + git diff -M --numstat : {1000 * g:7.1f} ms  [{1000 * min(row['git']):6.1f}]")
@@ -85,6 +115,8 @@ def report(pair, row, repeat):
         ig = row["i_git"]
         print(f"   instructions: git {ig / 1e6:6.1f} M, cold {row['i_cold'] / 1e6:6.1f} M ({row['i_cold'] / ig:4.2f}x), "
               f"cached {row['i_cached'] / 1e6:6.1f} M ({row['i_cached'] / ig:4.2f}x)")
+    for label, (t, fastest, _) in floor.items():
+        print(f"   floor: {label.strip():27s}: ratio {t / g:5.2f}x  (fastest {fastest / min(row['git']):5.2f}x)")
 
 
 def main():
@@ -108,11 +140,12 @@ def main():
             repo = os.path.join(work, name + ".git")
             generate_pair(repo, files, changed)
             pairs.append(Pair(name, repo, repo))
+        floor = measure_floor(floor_programs(binary), work, a.repeat, a.callgrind)
         template_db = empty_current_db(binary, work)
         print(f"forkscope analyze --no-fetch (mirrors present) vs git merge-base + git diff -M --numstat; "
               f"median of {a.repeat} [fastest]")
         for pair in pairs:
-            report(pair, measure(binary, pair, work, template_db, a.repeat, a.callgrind), a.repeat)
+            report(pair, measure(binary, pair, work, template_db, a.repeat, a.callgrind), a.repeat, floor)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -256,6 +256,121 @@ TEST_CASE("network: beside a pack holding most of the history, only the packs of
   CHECK(RefsAndObjects(net) == before);
 }
 
+namespace {
+
+// Files of objects/pack that are not a pack's (.pack, .idx, .rev, .keep) or the retired list: a
+// consolidation that stopped half-way must leave none (libgit2 writes its pack to a temporary first).
+std::vector<std::string> StrayPackFiles(const std::string& network) {
+  std::vector<std::string> stray;
+  for (const auto& e : std::filesystem::directory_iterator(std::filesystem::path(network) / "objects" / "pack")) {
+    const std::string ext = e.path().extension().string();
+    if (ext != ".pack" && ext != ".idx" && ext != ".rev" && ext != ".keep") stray.push_back(e.path().filename());
+  }
+  return stray;
+}
+
+}  // namespace
+
+TEST_CASE("network: a consolidation reports its progress and stops when asked, leaving the packs as they were",
+          "[analyzer][git][network][compact]") {
+  TempDir tmp;
+  GitRepo up = BuildUpstream(tmp.Sub("upstream"));
+  GitRepo fork = BuildCompatFork(up.path(), tmp.Sub("fork"));
+  const std::string data = tmp.Sub("data");
+  const std::string net = NetworkWithPiledPacks(up, fork, data);
+  const size_t piled = git::CountPacks(net);
+  const std::string before = RefsAndObjects(net);
+  auto unchanged = [&] {
+    CHECK(git::CountPacks(net) == piled);
+    CHECK_FALSE(std::filesystem::exists(std::filesystem::path(net) / "objects" / "pack" / "forkscope-retired"));
+    CHECK(StrayPackFiles(net).empty());
+    CHECK(RefsAndObjects(net) == before);
+  };
+  std::vector<git::TransferProgress> seen;
+
+  SECTION("progress: one phase, named, from 0 to 100%, never going back; the writing half included") {
+    auto done = git::CompactPacks(net, 3, std::chrono::seconds(3600), [&](const git::TransferProgress& p) {
+      seen.push_back(p);
+      return true;
+    });
+    REQUIRE(done.ok());
+    REQUIRE(done->packs_retired == piled);
+    REQUIRE_FALSE(seen.empty());
+    int last = -1;
+    bool writing = false;
+    for (const auto& p : seen) {
+      CHECK(p.phase == git::TransferPhase::kConsolidating);
+      CHECK(p.url == net);
+      CHECK(p.Percent() >= last);
+      last = p.Percent();
+      writing = writing || (p.total_objects > 0 && p.received_objects > p.total_objects / 2);
+    }
+    CHECK(writing);
+    CHECK(last == 100);
+    CHECK(std::string(git::PhaseName(git::TransferPhase::kConsolidating)) == "consolidating packs");
+  }
+  SECTION("stopped at its first report: nothing written, nothing retired; a later one runs") {
+    auto stopped = git::CompactPacks(net, 3, std::chrono::seconds(3600), [&](const git::TransferProgress& p) {
+      seen.push_back(p);
+      return false;
+    });
+    CHECK(stopped.status().code() == StatusCode::kCancelled);
+    CHECK(seen.size() == 1);  // not asked again once it said stop
+    unchanged();
+    auto later = git::CompactPacks(net, 3, std::chrono::seconds(3600));
+    REQUIRE(later.ok());
+    CHECK(later->packs_retired == piled);
+  }
+  SECTION("stopped while the pack is written: the half-written pack is gone") {
+    auto stopped = git::CompactPacks(net, 3, std::chrono::seconds(3600), [&](const git::TransferProgress& p) {
+      seen.push_back(p);
+      return !(p.total_objects > 0 && p.received_objects > p.total_objects / 2);
+    });
+    CHECK(stopped.status().code() == StatusCode::kCancelled);
+    REQUIRE_FALSE(seen.empty());
+    CHECK(seen.back().received_objects > seen.back().total_objects / 2);
+    unchanged();
+  }
+}
+
+TEST_CASE("network: a sync that passes the pack limit shows the consolidation and is cancelled by its progress",
+          "[analyzer][git][network][compact]") {
+  TempDir tmp;
+  GitRepo up = BuildUpstream(tmp.Sub("upstream"));
+  GitRepo fork = BuildCompatFork(up.path(), tmp.Sub("fork"));
+  const std::string data = tmp.Sub("data");
+  const std::string net = NetworkWithPiledPacks(up, fork, data);
+  // Past the limit: one more pack per object, the way a long run of small fetches leaves them.
+  const size_t extra = git::kNetworkPackLimit + 1 - git::CountPacks(net);
+  GitIn(net, "rev-list --objects --all | head -n " + std::to_string(extra) +
+                 " | while read id rest; do echo $id | git -C " + ShellQuote(net) +
+                 " pack-objects -q objects/pack/pack >/dev/null; done");
+  const size_t piled = git::CountPacks(net);
+  REQUIRE(piled > git::kNetworkPackLimit);
+  fork.Write("late.txt", "late\n");
+  const std::string head = fork.Commit("a commit the sync fetches before it consolidates");
+
+  std::vector<git::TransferProgress> seen;
+  git::NetworkSyncOptions stop_packing = Options(data);
+  stop_packing.mirror.progress = [&](const git::TransferProgress& p) {
+    seen.push_back(p);
+    return p.phase != git::TransferPhase::kConsolidating;
+  };
+  auto cancelled = git::SyncNetwork(up.path(), fork.path(), "f", stop_packing);
+  CHECK(cancelled.status().code() == StatusCode::kCancelled);
+  REQUIRE_FALSE(seen.empty());
+  CHECK(seen.back().phase == git::TransferPhase::kConsolidating);
+  CHECK(seen.back().url == net);
+  CHECK(GitIn(net, "rev-parse refs/forks/f/heads/paddle") == head);  // the fetches before it stand
+  CHECK(StrayPackFiles(net).empty());
+  CHECK_FALSE(std::filesystem::exists(std::filesystem::path(net) / "objects" / "pack" / "forkscope-retired"));
+
+  auto synced = git::SyncNetwork(up.path(), fork.path(), "f", Options(data));
+  REQUIRE(synced.ok());
+  CHECK(std::filesystem::exists(std::filesystem::path(net) / "objects" / "pack" / "forkscope-retired"));
+  GitIn(net, "fsck --connectivity-only --no-dangling");
+}
+
 TEST_CASE("network: names that cannot name refs are refused, unnamed forks get a URL namespace",
           "[analyzer][git][network]") {
   for (const char* bad : {"", "a/b", "..", "a..b", "x.lock", "-x", ".x", "a b", "a*"}) {

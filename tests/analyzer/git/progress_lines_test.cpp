@@ -55,6 +55,14 @@ TEST_CASE("progress lines: one per 10% per phase, phases named, monotonic", "[an
   checkout.received_objects = 5;
   checkout.total_objects = 10;
   CHECK(lines.Next(checkout) == "checkout of=/net@abc phase=\"checking out\" progress=50% files=5/10");
+  TransferProgress packing;
+  packing.url = "/data/networks/up.git";
+  packing.phase = TransferPhase::kConsolidating;
+  packing.received_objects = 1200;  // the delta search over 1,000 objects done, 200 written
+  packing.total_objects = 2000;
+  CHECK(packing.Percent() == 60);
+  CHECK(lines.Next(packing) ==
+        "consolidate network=/data/networks/up.git phase=\"consolidating packs\" progress=60% objects=1200/2000");
 }
 
 TEST_CASE("transfer percent never goes back when deltas are counted", "[analyzer][git][progress]") {
