@@ -200,6 +200,9 @@ Result<DiffFile> MakeDiffFile(git_repository* repo, const TreeChange& change, co
   BlobPtr old_blob = added ? BlobPtr() : LookupBlob(repo, change.old_id);
   BlobPtr new_blob = deleted ? BlobPtr() : LookupBlob(repo, change.new_id);
   git_diff_options dopts = GIT_DIFF_OPTIONS_INIT;
+  // git's default since 2.14 (diff.indentHeuristic): where an insertion could sit at several places
+  // between repeated lines, the hunk is cut where git cuts it, so hunks and their lines match git's.
+  dopts.flags = GIT_DIFF_INDENT_HEURISTIC;
   dopts.context_lines = static_cast<uint32_t>(options.context_lines);
   dopts.interhunk_lines = 0;
   const char* old_path = added ? change.new_path.c_str() : change.old_path.c_str();

@@ -107,6 +107,11 @@ TEST_CASE("path rules put each file into one layer", "[analyzer][classifier]") {
       {"csrc/batch_decode_jit_pybind.cu", Layer::kCppCompat},
       {"csrc/flash_api.cpp", Layer::kCppCompat},
       {"csrc/pytorch_extension_utils.h", Layer::kCppCompat},
+      {"cpp/pybind/geometry/geometry.cpp", Layer::kCppCompat},  // a binding folder's C++
+      {"src/bindings/module.h", Layer::kCppCompat},
+      {"cpp/pybind/_build_config.py.in", Layer::kBuild},  // not C++: a template the build configures
+      {"include/lib/version.h.in", Layer::kBuild},
+      {"lib/pybind/__init__.py", Layer::kPython},
       {"flashinfer/decode.py", Layer::kPython},
       {"tests/test_decode.py", Layer::kPython},
       {"tests/conftest.py", Layer::kPython},

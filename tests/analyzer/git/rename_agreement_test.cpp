@@ -5,6 +5,7 @@
 // compares PairRepo::Diff and the full analysis with git line for line.
 #include <catch2/catch.hpp>
 
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -289,6 +290,56 @@ TEST_CASE("the rename limit skips inexact renames as git's -l does", "[analyzer]
     CHECK(Has(lines, "R100 old/same.py -> new/same.py"));
     CHECK(Has(lines, "A new/g0.py"));
   }
+}
+
+TEST_CASE("an insertion that could sit at two places is cut where git cuts it (the indent heuristic)",
+          "[analyzer][git][renames]") {
+  TempDir tmp;
+  GitRepo repo(tmp.Sub("repo"));
+  repo.Write("conv.py",
+             "def to_numpy(tensor):\n"
+             "    if 'torch' in mods and isinstance(tensor, torch.Tensor):\n"
+             "        if tensor.device.type == 'cuda':\n"
+             "            tensor = tensor.cpu()\n"
+             "\n"
+             "        return tensor.numpy()\n"
+             "    else:\n"
+             "        return tensor.numpy()\n");
+  std::string base = repo.Commit("base");
+  // A branch added after the first `return`: as two lines after it, or (git's choice, the blank line
+  // before it) as the same two lines one line up.
+  repo.Write("conv.py",
+             "def to_numpy(tensor):\n"
+             "    if 'torch' in mods and isinstance(tensor, torch.Tensor):\n"
+             "        if tensor.device.type == 'cuda':\n"
+             "            tensor = tensor.cpu()\n"
+             "\n"
+             "        return tensor.numpy()\n"
+             "    elif 'paddle' in mods and isinstance(tensor, paddle.Tensor):\n"
+             "        return tensor.numpy()\n"
+             "    else:\n"
+             "        return tensor.numpy()\n");
+  std::string head = repo.Commit("paddle branch");
+  auto git_diff = testing::RunCommand("git -C " + testing::ShellQuote(repo.path()) + " diff -U3 " + base + " " + head);
+  REQUIRE(git_diff.status == 0);
+  std::string expected;  // git's hunk headers and their lines
+  std::istringstream in(git_diff.out);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("@@", 0) == 0) expected += line.substr(0, line.find(" @@", 2) + 3) + "\n";
+    else if (!line.empty() && (line[0] == ' ' || line[0] == '+' || line[0] == '-') && line.rfind("+++", 0) != 0 &&
+             line.rfind("---", 0) != 0)
+      expected += line + "\n";
+  }
+  REQUIRE(expected.find("+        return tensor.numpy()\n+    elif 'paddle'") != std::string::npos);
+  const Analysis a = Analyze(repo, base, head);
+  REQUIRE(a.files.size() == 1);
+  std::string got;
+  for (const Hunk& h : a.files[0].hunks) {
+    got += "@@ -" + std::to_string(h.old_start) + "," + std::to_string(h.old_lines) + " +" +
+           std::to_string(h.new_start) + "," + std::to_string(h.new_lines) + " @@\n";
+    for (const DiffLine& l : h.lines) got += std::string(1, l.origin) + l.text + "\n";
+  }
+  CHECK(got == expected);
 }
 
 }  // namespace
