@@ -436,7 +436,7 @@ Status RulesParser::Style(const json& doc, RulesData& data) const {
   static const char* const kRegexes[] = {"compat_added", "paddle_added", "torch_cxx",     "paddle_cxx",
                                          "native_cxx",   "torch_import", "paddle_package"};
   std::set<std::string> keys(std::begin(kRegexes), std::end(kRegexes));
-  keys.insert({"harness", "mixed_percent", "mixed_hunks"});
+  keys.insert({"harness", "environment", "mixed_percent", "mixed_hunks"});
   FS_RETURN_IF_ERROR(CheckKeys(*it, "style", keys));
   StyleRules& style = data.style;
   LazyRegex* const fields[] = {&style.compat_added, &style.paddle_added, &style.torch_cxx,
@@ -446,6 +446,8 @@ Status RulesParser::Style(const json& doc, RulesData& data) const {
     FS_RETURN_IF_ERROR(OptionalRegex(*it, "style", kRegexes[i], *fields[i]));
   if (auto harness = it->find("harness"); harness != it->end())
     FS_RETURN_IF_ERROR(Globs(*harness, "style.harness", style.harness));
+  if (auto environment = it->find("environment"); environment != it->end())
+    FS_RETURN_IF_ERROR(Globs(*environment, "style.environment", style.environment));
   return StyleCutoffs(*it, style);
 }
 

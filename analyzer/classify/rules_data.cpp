@@ -148,6 +148,7 @@ void ForEachRegex(const RulesData& d, F&& count) {
                               &st.torch_import, &st.paddle_package})
     count(*re);
   globs(st.harness);
+  globs(st.environment);
 }
 
 }  // namespace

@@ -152,6 +152,7 @@ struct StyleRules {
   LazyRegex torch_import;  // a Python torch import: a file that drops it was rewritten
   LazyRegex paddle_package;  // a moved directory's new name that says Paddle (paddle_x/)
   std::vector<Glob> harness;          // tests, examples, benchmarks: evidence used only when alone
+  std::vector<Glob> environment;      // CI and containers: where a run happens, not what is migrated
   int mixed_percent = 25;             // the smaller style's share of the weight that makes "mixed"
   int mixed_hunks = 2;                // ... and the fewest hunks it must come from
 };

@@ -152,12 +152,16 @@ void AddMoves(const StyleRules& style, const std::vector<TreeMove>& moves, std::
   }
 }
 
-// Whether any code hunk mentions Paddle at all (without a style signal: counted as compat).
+// Whether any code hunk mentions Paddle at all (without a style signal: counted as compat). CI and
+// container files do not count: a fork that runs upstream's torch code in a Paddle image, or compares
+// it with a Paddle framework, has migrated nothing.
 bool MentionsPaddle(const StyleRules& style, const Analysis& analysis) {
-  for (const auto& file : analysis.files)
+  for (const auto& file : analysis.files) {
+    if (AnyGlob(style.environment, file.path)) continue;
     for (const auto& hunk : file.hunks)
       if (hunk.layer != Layer::kOther && style.paddle_added && AnyLine(hunk, LineSide::kAdded, *style.paddle_added))
         return true;
+  }
   return false;
 }
 

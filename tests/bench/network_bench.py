@@ -250,9 +250,10 @@ def sync_to_consolidation(a, fork, up, data, network, first):
 
 
 def bench_consolidation(a, work, up, fork, data):
-    """(f): the sync that consolidates the network's packs (past 32) against git repack -a -d of a copy
-    of the same network taken just before; then a later consolidation, once the history is in one pack
-    and only the fetches since are rolled up."""
+    """(f): the sync that consolidates the network's packs (past 32) against git repack of a copy of the
+    same network taken just before (-a -d for a whole consolidation, --geometric=2 -d when the history's
+    pack is kept); then a later consolidation, once the history is in one pack and only the fetches since
+    are rolled up."""
     network = next(os.path.join(data, "networks", d) for d in os.listdir(os.path.join(data, "networks"))
                    if d.endswith(".git"))
     n = sync_to_consolidation(a, fork, up, data, network, 1)
@@ -264,9 +265,12 @@ def bench_consolidation(a, work, up, fork, data):
     t_ours, rss_ours = timed_rss([forkscope_cmd(a.binary, fork, up, data)])
     after = len(live_packs(network))
     t_sync, _ = timed_rss([forkscope_cmd(a.binary, fork, up, data)])  # nothing new: what a sync costs alone
-    t_git, rss_git = timed_rss([["git", "-C", copy, "repack", "-a", "-d", "-q"]])
+    # One pack left: a whole consolidation, against git repack -a -d; more: the largest kept (geometric),
+    # against git repack --geometric=2 -d.
+    how = ["-a", "-d"] if after == 1 else ["--geometric=2", "-d"]
+    t_git, rss_git = timed_rss([["git", "-C", copy, "repack", *how, "-q"]])
     print(f"large: network of {size:.0f} MiB, {packs} live packs -> {after} after the sync that passed 32")
-    print(ratio_line("large: consolidating sync vs git repack -a -d", t_ours, t_git))
+    print(ratio_line(f"large: consolidating sync vs git repack {' '.join(how)}", t_ours, t_git))
     print(ratio_line("large: peak RSS, consolidating sync", rss_ours, rss_git, "MB"))
     print(f"{'large: the next sync (nothing new)':44s}: forkscope {t_sync:8.3f} s")
     n = sync_to_consolidation(a, fork, up, data, network, n + 1)

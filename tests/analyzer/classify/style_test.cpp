@@ -246,5 +246,30 @@ TEST_CASE("no evidence and no Paddle: none, with empty evidence", "[analyzer][li
   CHECK_FALSE(MigrationStyleFromName("hybrid").has_value());
 }
 
+TEST_CASE("Paddle only in CI and containers is no migration; in package code it is", "[analyzer][lint][style]") {
+  // A fork that keeps upstream's torch code and runs it in a Paddle image, beside a framework
+  // it is compared with: nothing migrated.
+  FileChange torch_code = Classified(MakeFile("megalib/norm.py", {MakeHunk(10, 10,
+                                                                           "     def forward(self, x):\n"
+                                                                           "+        if self.exact:\n"
+                                                                           "+            x = x.double()\n"
+                                                                           "         return torch.rms_norm(x)")}));
+  FileChange workflow = Classified(MakeFile(".github/workflows/align.yml",
+                                            {MakeHunk(0, 1,
+                                                      "+jobs:\n"
+                                                      "+  align:\n"
+                                                      "+    container: ccr.example/paddlepaddle/paddle:cuda13-dev\n"
+                                                      "+    steps:\n"
+                                                      "+      - run: pip install paddlefleet && python -c 'import paddle'")},
+                                            FileStatus::kAdded));
+  FileChange dockerfile = Classified(MakeFile("docker/Dockerfile.ci", {MakeHunk(1, 1, "+FROM paddlepaddle/paddle:3.0")}));
+  CHECK(Lint({torch_code, workflow, dockerfile}).style == MigrationStyle::kNone);
+  // The same Paddle mention in the package's own code (or its build inputs) is evidence.
+  FileChange package = Classified(MakeFile("megalib/backend.py", {MakeHunk(1, 1, "+import paddle")}));
+  CHECK(Lint({torch_code, workflow, package}).style == MigrationStyle::kCompat);
+  FileChange requirements = Classified(MakeFile("requirements.txt", {MakeHunk(1, 1, "-torch>=2.1\n+paddlepaddle-gpu>=3.0")}));
+  CHECK(Lint({torch_code, workflow, requirements}).style == MigrationStyle::kCompat);
+}
+
 }  // namespace
 }  // namespace forkscope::analyzer
