@@ -44,6 +44,13 @@ bool IsCxxSkippable(std::string_view trimmed) {
 
 bool IsPySkippable(std::string_view trimmed) { return trimmed.empty() || trimmed[0] == '#'; }
 
+// The closing line of a bracketed construct spread over lines: `) -> Tensor:` ending a black-style
+// multi-line def signature, `)` or `]` ending a call or literal. It sits at the indentation of the line
+// that opened it, so it neither opens a block nor ends one.
+bool ClosesBracket(std::string_view trimmed) {
+  return !trimmed.empty() && (trimmed[0] == ')' || trimmed[0] == ']' || trimmed[0] == '}');
+}
+
 // Where the scan for the enclosing context starts: a 0-based line of the old or new text.
 struct Anchor {
   bool new_side = true;
@@ -249,7 +256,7 @@ Enclosing PythonEnclosing(const std::vector<std::string_view>& lines, const Anch
     if (is_anchor && !anchor.inclusive) continue;
     if (!is_anchor && min_indent == 0) return {};  // nothing above can be less indented
     const std::string_view trimmed = Trim(lines[i]);
-    if (IsPySkippable(trimmed)) continue;
+    if (IsPySkippable(trimmed) || (!is_anchor && ClosesBracket(trimmed))) continue;
     const int line_indent = Indent(lines[i]);
     if (!is_anchor && line_indent >= min_indent) continue;
     if (IsPyDef(trimmed)) return Enclosing{PyHeaderText(lines, i), &lines, i, -1};
@@ -283,14 +290,15 @@ size_t CxxBodyEnd(const std::vector<std::string_view>& lines, size_t header) {
   return limit;
 }
 
-// One past the last line indented deeper than the def (blank and comment lines do not end it).
+// One past the last line indented deeper than the def (blank and comment lines, and the closing line
+// of a multi-line signature, do not end it).
 size_t PythonBodyEnd(const std::vector<std::string_view>& lines, size_t header) {
   const int indent = Indent(lines[header]);
   const size_t limit = std::min(lines.size(), header + kMaxBodyLines);
   size_t end = header + 1;
   for (size_t k = header + 1; k < limit; ++k) {
     const std::string_view trimmed = Trim(lines[k]);
-    if (IsPySkippable(trimmed)) continue;
+    if (IsPySkippable(trimmed) || ClosesBracket(trimmed)) continue;
     if (Indent(lines[k]) <= indent) break;
     end = k + 1;
   }

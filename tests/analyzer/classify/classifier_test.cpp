@@ -281,6 +281,46 @@ TEST_CASE("a Python file with a Triton kernel and its wrapper", "[analyzer][clas
   }
 }
 
+TEST_CASE("CuTe-DSL device code: inside a black-style multi-line def, and @dsl_user_op helpers",
+          "[analyzer][classifier]") {
+  constexpr std::string_view kNew =
+      "import cutlass.cute as cute\n"
+      "from cutlass.cutlass_dsl import dsl_user_op\n"
+      "\n"
+      "\n"
+      "class ScoreRecompute:\n"
+      "    @cute.jit\n"
+      "    def epilogue(\n"
+      "        self,\n"
+      "        acc: cute.Tensor,\n"
+      "        scale: Float32,\n"
+      "    ) -> None:\n"
+      "        for i in range(4):\n"
+      "            val = acc[i] * scale\n"
+      "            val = val if val < Float32(120.0) else Float32(120.0)\n"
+      "            acc[i] = cute.math.exp2(val)\n"
+      "\n"
+      "\n"
+      "@dsl_user_op\n"
+      "def sigmoid_precise(x, *, loc=None, ip=None):\n"
+      "    return Float32(1.0) / (Float32(1.0) + cute.math.exp(-x, fastmath=False))\n";
+  Hunk clamp = MakeHunk(13, 13,
+                        "             val = acc[i] * scale\n"
+                        "+            val = val if val < Float32(120.0) else Float32(120.0)\n"
+                        "             acc[i] = cute.math.exp2(val)");
+  Hunk sigmoid = MakeHunk(19, 19,
+                          " def sigmoid_precise(x, *, loc=None, ip=None):\n"
+                          "-    return Float32(1.0) / (Float32(1.0) + cute.math.exp(-x))\n"
+                          "+    return Float32(1.0) / (Float32(1.0) + cute.math.exp(-x, fastmath=False))");
+  FileChange file = Classified(MakeFile("lib/attention/score.py", {clamp, sigmoid}), kNew);
+  // The signature's closing `) -> None:` sits at the def's indentation: the walk up passes it.
+  CHECK(file.hunks[0].context == "@cute.jit def epilogue(");
+  CHECK(file.hunks[0].layer == Layer::kKernel);
+  CHECK(file.hunks[1].context == "@dsl_user_op def sigmoid_precise(x, *, loc=None, ip=None):");
+  CHECK(file.hunks[1].layer == Layer::kKernel);
+  CHECK(file.layer == Layer::kKernel);
+}
+
 TEST_CASE("the enclosing context: fallbacks and edge cases", "[analyzer][classifier]") {
   SECTION("no source: git's hunk header is the context") {
     FileChange file = Classified(
