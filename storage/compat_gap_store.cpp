@@ -217,7 +217,7 @@ Result<std::string> CompatGapStore::ForkLabel(std::optional<int64_t> fork_id, co
   return row ? stmt.ColumnText(0) : fork_url;
 }
 
-Result<int> CompatGapStore::ApplyAnnotations(const analyzer::RulesData& rules, std::optional<int64_t> fork_id,
+Result<int> CompatGapStore::ApplyAnnotations(const analyzer::Rules& rules, std::optional<int64_t> fork_id,
                                              analyzer::Analysis& analysis) {
   if (analysis.compat_gaps.empty()) return 0;
   FS_ASSIGN_OR_RETURN(std::string fork, ForkLabel(fork_id, analysis.fork.url));

@@ -82,7 +82,7 @@ class CompatGapStore {
   // Makes the fork's annotations count for the lint of an analysis in memory, before it is saved (a
   // stored analysis is never rewritten: an analysis id always has the same content) or when one is
   // answered from the store: analyzer::ApplyGapAnnotations. Returns the number of violations dropped.
-  Result<int> ApplyAnnotations(const analyzer::RulesData& rules, std::optional<int64_t> fork_id,
+  Result<int> ApplyAnnotations(const analyzer::Rules& rules, std::optional<int64_t> fork_id,
                                analyzer::Analysis& analysis);
 
  private:

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "analyzer/model/model.h"
+#include "analyzer/classify/rules.h"
 #include "analyzer/classify/rules_data.h"
 
 namespace forkscope::analyzer {
@@ -47,8 +48,9 @@ struct GapAnnotation {
 // Makes annotations count for the lint: drops the compat-gap-no-removal violations — from
 // analysis.violations and from each hunk's violations — of fork's gaps that an annotation gives a
 // removal condition. The gaps themselves keep what the marker comments say (the registry merges the
-// annotations when it lists). Returns the number of violations dropped.
-int ApplyGapAnnotations(const RulesData& rules, const std::string& fork, const std::vector<GapAnnotation>& annotations,
+// annotations when it lists). Returns the number of violations dropped. The rules are read (and so,
+// for the shipped default, parsed) only when an annotation applies.
+int ApplyGapAnnotations(const Rules& rules, const std::string& fork, const std::vector<GapAnnotation>& annotations,
                         Analysis& analysis);
 
 }  // namespace forkscope::analyzer

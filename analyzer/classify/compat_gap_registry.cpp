@@ -61,7 +61,7 @@ std::string CompatGapId(const std::string& fork, const std::string& path, const 
   return "g" + base::Fnv1a64Hex(fork + '\n' + path + '\n' + api_key).substr(0, 12);
 }
 
-int ApplyGapAnnotations(const RulesData& rules, const std::string& fork, const std::vector<GapAnnotation>& annotations,
+int ApplyGapAnnotations(const Rules& rules, const std::string& fork, const std::vector<GapAnnotation>& annotations,
                         Analysis& analysis) {
   std::vector<std::pair<std::string, int>> resolved;  // path, line of gaps an annotation gives a removal condition
   for (const auto& gap : analysis.compat_gaps) {
@@ -70,7 +70,7 @@ int ApplyGapAnnotations(const RulesData& rules, const std::string& fork, const s
       if (a.id == id && !a.removal.empty()) resolved.emplace_back(gap.path, gap.line);
   }
   if (resolved.empty()) return 0;
-  const std::set<std::string> rule_ids = NoRemovalRules(rules);
+  const std::set<std::string> rule_ids = NoRemovalRules(rules.data());
   auto& v = analysis.violations;
   const size_t before = v.size();
   v.erase(std::remove_if(v.begin(), v.end(),

@@ -3,6 +3,8 @@
 #include "analyzer/classify/rules.h"
 #include "base/text.h"
 
+#include <spdlog/spdlog.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -468,23 +470,58 @@ Status RulesParser::Parse(const json& doc, RulesData& data) {
 
 }  // namespace
 
-Result<Rules> Rules::FromJson(const std::string& text, const std::string& origin) {
+struct Rules::State {
+  std::string origin;
+  std::string version;
+  std::once_flag parsed;
+  std::shared_ptr<const RulesData> data;  // set by FromJson, or (the shipped default) by the first data()
+};
+
+namespace {
+
+// Parses text into rules; check_now compiles every regex here (see RulesParser).
+Result<std::shared_ptr<const RulesData>> ParseRules(std::string_view text, const std::string& origin,
+                                                    const std::string& version, bool check_now) {
   json doc = json::parse(text, nullptr, false);
   if (doc.is_discarded()) return InvalidArgument(origin + ": not valid JSON");
   auto data = std::make_shared<RulesData>();
   data->origin = origin;
-  data->version = base::Fnv1a64Hex(text).substr(0, 12);
-  // The shipped default (compiled into the binary) was checked by the tests: its regexes wait for
-  // their first use. Any other text is checked now, so a bad regex fails the load.
-  RulesParser parser(origin, text != DefaultRulesText());
+  data->version = version;
+  RulesParser parser(origin, check_now);
   try {
     FS_RETURN_IF_ERROR(parser.Parse(doc, *data));
   } catch (const std::exception& e) {  // nlohmann type errors on malformed values: still a bad file
     return InvalidArgument(origin + ": " + e.what());
   }
+  return std::shared_ptr<const RulesData>(std::move(data));
+}
+
+}  // namespace
+
+Result<Rules> Rules::FromJson(const std::string& text, const std::string& origin) {
   Rules rules;
-  rules.data_ = std::move(data);
+  rules.state_ = std::make_shared<State>();
+  rules.state_->origin = origin;
+  rules.state_->version = base::Fnv1a64Hex(text).substr(0, 12);
+  // The shipped default (compiled into the binary) was checked by the tests: it is parsed on first use
+  // and its regexes on theirs. Any other text is parsed and checked now, so a bad file fails the load.
+  if (text == DefaultRulesText()) return rules;
+  FS_ASSIGN_OR_RETURN(rules.state_->data, ParseRules(text, origin, rules.state_->version, true));
   return rules;
+}
+
+const RulesData& Rules::data() const {
+  std::call_once(state_->parsed, [this] {
+    if (state_->data) return;
+    auto parsed = ParseRules(DefaultRulesText(), state_->origin, state_->version, false);
+    // Unreachable: rules_test loads the shipped text, and this binary holds the text it was built with.
+    if (!parsed.ok()) {
+      spdlog::critical("the built-in rules do not parse: {}", parsed.status().ToString());
+      std::abort();
+    }
+    state_->data = std::move(*parsed);
+  });
+  return *state_->data;
 }
 
 Result<Rules> Rules::Load(const std::string& path) {
@@ -496,6 +533,6 @@ Result<Rules> Rules::Load(const std::string& path) {
   return FromJson(text.str(), path);
 }
 
-const std::string& Rules::version() const { return data_->version; }
+const std::string& Rules::version() const { return state_->version; }
 
 }  // namespace forkscope::analyzer

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "analyzer/model/model.h"
@@ -26,10 +27,14 @@ class Rules {
 
   // A short stable hash of the rules content: part of the analysis cache key.
   const std::string& version() const;
-  const RulesData& data() const { return *data_; }
+  // The parsed rules. Any text but the shipped default was parsed (and checked) by FromJson; the
+  // shipped default, which the tests check, is parsed here on first use, once per process, from any
+  // thread — a one-shot command answered from the cache needs only version().
+  const RulesData& data() const;
 
  private:
-  std::shared_ptr<const RulesData> data_;
+  struct State;
+  std::shared_ptr<State> state_;
 };
 
 }  // namespace forkscope::analyzer

@@ -109,7 +109,7 @@ Result<analyzer::Analysis> CheckedAnalysis(ServerContext& ctx, const storage::Ta
     ShowAnalysisAsFork(*fork, a);
     fork_id = fork->id;
   }
-  FS_RETURN_IF_ERROR(storage::CompatGapStore(store, ctx.clock).ApplyAnnotations(ctx.rules.data(), fork_id, a).status());
+  FS_RETURN_IF_ERROR(storage::CompatGapStore(store, ctx.clock).ApplyAnnotations(ctx.rules, fork_id, a).status());
   return a;
 }
 

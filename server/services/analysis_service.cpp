@@ -42,13 +42,13 @@ Result<AnalysisOutcome> RunAnalysis(const analyzer::AnalyzeRequest& request, con
     cached.behind = h.behind;
     cached.cached = true;
     // A stored analysis is never rewritten; annotations made since count in what is returned.
-    FS_RETURN_IF_ERROR(storage::CompatGapStore(store, base::SystemClock()).ApplyAnnotations(rules.data(), fork_id, cached).status());
+    FS_RETURN_IF_ERROR(storage::CompatGapStore(store, base::SystemClock()).ApplyAnnotations(rules, fork_id, cached).status());
     if (fork_id) FS_RETURN_IF_ERROR(store.SetLatestAnalysis(*fork_id, *cached_id));
     return AnalysisOutcome{std::move(cached), *cached_id, pair.fork_mirror, pair.upstream_mirror, pair.refs};
   }
   FS_ASSIGN_OR_RETURN(analyzer::Analysis analysis, analyzer::AnalyzeResolved(pair, rules, request.diff));
   // Compat-gap annotations stored through the API count like marker comments (see compat_gap_store.h).
-  FS_RETURN_IF_ERROR(storage::CompatGapStore(store, base::SystemClock()).ApplyAnnotations(rules.data(), fork_id, analysis).status());
+  FS_RETURN_IF_ERROR(storage::CompatGapStore(store, base::SystemClock()).ApplyAnnotations(rules, fork_id, analysis).status());
   // Another sync of the same commits (a fork sharing them) may have stored it meanwhile: keep that one.
   FS_ASSIGN_OR_RETURN(storage::SavedAnalysis saved, store.SaveAnalysisIfAbsent(key, analysis, fork_id));
   analysis.cached = saved.existed;

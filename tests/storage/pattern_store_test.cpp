@@ -281,7 +281,7 @@ TEST_CASE("the compat-gap registry: records, the no-removal lint, ranking across
     // ...but answered again from the store, the annotation counts in what is returned.
     analyzer::Analysis again = *stored;
     again.fork.url = c.Pair("sparsekit").fork;
-    CHECK(gaps.ApplyAnnotations(DefaultRules().data(), std::nullopt, again).value() == 1);
+    CHECK(gaps.ApplyAnnotations(DefaultRules(), std::nullopt, again).value() == 1);
 
     // A new fork commit: a new analysis of the same gap (another line) takes the annotation too.
     forkscope::testing::GitRepo fork(c.Pair("sparsekit").fork);

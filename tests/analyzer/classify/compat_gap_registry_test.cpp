@@ -67,22 +67,22 @@ TEST_CASE("an annotation with a removal condition clears the no-removal violatio
 
   SECTION("another fork's annotation does not apply") {
     GapAnnotation other{CompatGapId("sparsekit", "csrc/bindings.cpp", "record_stream"), "", "when fixed"};
-    CHECK(ApplyGapAnnotations(DefaultRules().data(), "fastops", {other}, a) == 0);
+    CHECK(ApplyGapAnnotations(DefaultRules(), "fastops", {other}, a) == 0);
     CHECK(a.violations.size() == 1);
   }
   SECTION("an annotation without a removal condition leaves the violation") {
     GapAnnotation scope{id, "copy_async only"};
-    CHECK(ApplyGapAnnotations(DefaultRules().data(), "fastops", {scope}, a) == 0);
+    CHECK(ApplyGapAnnotations(DefaultRules(), "fastops", {scope}, a) == 0);
     CHECK(a.violations.size() == 1);
   }
   SECTION("a removal condition clears it from the analysis and from the hunk, the gap keeps its markers") {
     GapAnnotation removal{id, "", "Paddle implements Tensor::record_stream"};
-    CHECK(ApplyGapAnnotations(DefaultRules().data(), "fastops", {removal}, a) == 1);
+    CHECK(ApplyGapAnnotations(DefaultRules(), "fastops", {removal}, a) == 1);
     CHECK(a.violations.empty());
     CHECK(Count(a.files[0].hunks[0].violations, "compat-gap-no-removal") == 0);
     CHECK(a.compat_gaps[0].removal.empty());  // the registry merges annotations; analyses hold what the code says
     CHECK(a.compat_gaps[0].reproduction == "python repro_record_stream.py");
-    CHECK(ApplyGapAnnotations(DefaultRules().data(), "fastops", {removal}, a) == 0);  // idempotent
+    CHECK(ApplyGapAnnotations(DefaultRules(), "fastops", {removal}, a) == 0);  // idempotent
   }
 }
 

@@ -9,7 +9,10 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
+#include <vector>
 
+#include "analyzer/classify/default_rules_text.h"
 #include "analyzer/classify/rules_data.h"
 #include "tests/analyzer/classifier_fixture.h"
 
@@ -104,6 +107,37 @@ TEST_CASE("the rules version is a stable FNV-1a hash of the text", "[analyzer][r
   auto c = Rules::FromJson(text + " ", "c.json");
   REQUIRE(c.ok());
   CHECK(c->version() != a->version());
+}
+
+TEST_CASE("the shipped text is parsed on first use, once, from any thread; any other text at load",
+          "[analyzer][rules]") {
+  const std::string shipped(DefaultRulesText());
+  auto lazy = Rules::FromJson(shipped, "shipped.json");
+  REQUIRE(lazy.ok());
+  CHECK(lazy->version() == base::Fnv1a64Hex(shipped).substr(0, 12));  // known before any parse
+  // The same rules with one more space: not the shipped text, so parsed (and checked) by FromJson.
+  auto eager = Rules::FromJson(shipped + " ", "edited.json");
+  REQUIRE(eager.ok());
+  std::vector<const RulesData*> seen(4, nullptr);
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < seen.size(); ++i) threads.emplace_back([&, i] { seen[i] = &lazy->data(); });
+  for (auto& t : threads) t.join();
+  for (const RulesData* d : seen) CHECK(d == seen[0]);  // one parse, shared
+  const Rules copy = *lazy;                              // copies share it too
+  CHECK(&copy.data() == seen[0]);
+  CHECK(seen[0]->origin == "shipped.json");
+  CHECK(seen[0]->version == lazy->version());
+  CHECK(seen[0]->path_rules.size() == eager->data().path_rules.size());
+  CHECK(seen[0]->hunk_rules.size() == eager->data().hunk_rules.size());
+  CHECK(seen[0]->RegexCount() == eager->data().RegexCount());
+  // An edited text with an error still fails at load, naming the key.
+  std::string broken = shipped;
+  const std::string cutoff = "\"mixed_percent\": 25";
+  REQUIRE(broken.find(cutoff) != std::string::npos);
+  broken.replace(broken.find(cutoff), cutoff.size(), "\"mixed_percent\": \"x\"");
+  auto bad = Rules::FromJson(broken, "broken.json");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(MessageHas(bad.status(), "mixed_percent"));
 }
 
 TEST_CASE("globs: ** spans directories, * and ? stay in a segment", "[analyzer][rules]") {
