@@ -70,8 +70,13 @@ Status Migrate(Database& db) {
   } else {
     for (int v = version; v < latest; ++v) {
       Status applied = db.Exec(Migrations()[v]);
+      // The migrations run in one transaction: a failure leaves the file as it was. A database whose
+      // recorded version does not match its tables was written by another build (a development branch).
       if (!applied.ok())
-        return Internal("schema migration to version " + std::to_string(v + 1) + ": " + applied.message());
+        return FailedPrecondition("schema migration to version " + std::to_string(v + 1) + ": " + applied.message() +
+                                  " (nothing was changed; the database records version " + std::to_string(version) +
+                                  " but does not hold that version's schema: it was written by another forkscope "
+                                  "build — move it aside, or use another --data-dir)");
     }
   }
   // PRAGMA takes no bound parameters; the value is our own integer.

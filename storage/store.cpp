@@ -41,7 +41,8 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path) { return Ope
 Result<std::unique_ptr<Store>> Store::Open(const std::string& path, base::Clock& clock) {
   FS_ASSIGN_OR_RETURN(Database db, Database::Open(path));
   FS_RETURN_IF_ERROR(ConfigureConnection(db));
-  FS_RETURN_IF_ERROR(Migrate(db));  // on success the database is at the latest version
+  // On success the database is at the latest version; a failure names the file (the one to move aside).
+  if (Status migrated = Migrate(db); !migrated.ok()) return Status(migrated.code(), path + ": " + migrated.message());
   auto impl = std::make_unique<Impl>(std::move(db), clock);
   impl->schema_version = LatestSchemaVersion();
   return std::unique_ptr<Store>(new Store(std::move(impl)));

@@ -10,6 +10,7 @@
 
 #include "base/fake_clock.h"
 #include "storage/db.h"
+#include "storage/migrations.h"
 #include "storage/schema.h"
 #include "tests/storage/fixtures.h"
 
@@ -470,6 +471,30 @@ TEST_CASE("reopening a database keeps its data and schema version", "[storage][s
   REQUIRE(got.ok());
   CheckSameAnalysis(*got, a, true);
   CHECK(*store->IntegrityCheck() == "ok");
+}
+
+TEST_CASE("a database whose tables do not match its recorded version is refused, unchanged, saying what to do",
+          "[storage][store][schema]") {
+  TempDir dir;
+  const std::string path = dir.File("branch.db");
+  {
+    // Left by a development build: version 8 recorded, a table of a later version already there.
+    auto db = Database::Open(path);
+    REQUIRE(db.ok());
+    for (int v = 0; v < 8; ++v) REQUIRE(db->Exec(Migrations()[v]).ok());
+    REQUIRE(db->Exec("PRAGMA user_version = 8").ok());
+    REQUIRE(db->Exec("CREATE TABLE candidates (id INTEGER PRIMARY KEY)").ok());
+  }
+  auto store = Store::Open(path);
+  REQUIRE_FALSE(store.ok());
+  CHECK(store.status().code() == StatusCode::kFailedPrecondition);
+  CHECK(store.status().message().find("schema migration to version 9") != std::string::npos);
+  CHECK(store.status().message().find("nothing was changed") != std::string::npos);
+  CHECK(store.status().message().find("move it aside") != std::string::npos);
+  CHECK(store.status().message().find(path) == 0);  // the file to move
+  auto db = Database::Open(path);
+  REQUIRE(db.ok());
+  CHECK(*ReadSchemaVersion(*db) == 8);
 }
 
 TEST_CASE("a database from a newer forkscope is refused", "[storage][store][schema]") {
