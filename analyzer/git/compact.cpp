@@ -115,9 +115,8 @@ Status InsertReachable(git_repository* repo, git_packbuilder* pb) {
   return FromGit(git_packbuilder_insert_walk(pb, walk.get()), "pack the history");
 }
 
-// Every object of the pack at stem into pb, whether or not a ref reaches it (read through an object
-// database of that pack alone).
-Status InsertPackObjects(const fs::path& stem, git_packbuilder* pb) {
+// An object database of the pack at stem alone (read through its index).
+Result<OdbPtr> OnePackOdb(const fs::path& stem) {
   git_odb* odb_raw = nullptr;
   FS_RETURN_IF_ERROR(FromGit(git_odb_new(&odb_raw), "object database"));
   OdbPtr odb(odb_raw);
@@ -128,10 +127,7 @@ Status InsertPackObjects(const fs::path& stem, git_packbuilder* pb) {
     backend->free(backend);
     return FromGit(rc, "open " + index);
   }
-  auto insert = [](const git_oid* id, void* payload) {
-    return git_packbuilder_insert(static_cast<git_packbuilder*>(payload), id, nullptr);
-  };
-  return FromGit(git_odb_foreach(odb.get(), insert, pb), "pack the objects of " + index);
+  return odb;
 }
 
 // Relays libgit2's pack builder and indexer callbacks to a ProgressFn as one phase: the delta search is
@@ -170,26 +166,55 @@ class ProgressRelay {
   bool cancelled_ = false;
 };
 
-// The live packs to roll into one: all of them, unless the largest holds at least twice what the others
-// hold together (a network's history, beside the packs of the fetches since). Then only the others, as
-// `git repack --geometric=2` does: the consolidation costs what the recent fetches brought, not the
-// whole history again (libgit2 rewrites every object it packs, the history's 1 GiB in a minute and more).
-std::vector<fs::path> PacksToRoll(std::vector<fs::path> live) {
-  if (live.empty()) return live;
+// What a consolidation rolls into one pack.
+struct Roll {
+  bool whole = true;                // every object the refs reach, from all the live packs
+  std::vector<fs::path> packs;      // the packs retired once the new one is written
+  std::vector<git_oid> objects;     // geometric: the objects of those packs the kept one lacks
+};
+
+// All the live packs, unless the largest holds at least twice what the others hold that it lacks (a
+// network's history, beside the packs of the fetches since — or beside a local fork's linked packs,
+// which hold that history again). Then only the others are rolled up, and only their objects the
+// largest lacks, as `git repack --geometric=2` does: the consolidation costs what the others add, not
+// the whole history again (libgit2 rewrites every object it packs, the history's 1 GiB in a minute and
+// more). What a pack adds is estimated from the share of its objects the largest lacks (index lookups).
+Result<Roll> PlanRoll(const std::vector<fs::path>& live) {
+  Roll whole{true, live, {}};
   std::error_code ec;
-  uintmax_t total = 0, largest = 0;
+  std::vector<uintmax_t> bytes;
   size_t at = 0;
   for (size_t i = 0; i < live.size(); ++i) {
-    const uintmax_t bytes = fs::file_size(fs::path(live[i]).concat(".pack"), ec);
-    if (ec) return live;  // a pack that cannot be measured: roll everything
-    total += bytes;
-    if (bytes > largest) {
-      largest = bytes;
-      at = i;
-    }
+    bytes.push_back(fs::file_size(fs::path(live[i]).concat(".pack"), ec));
+    if (ec) return whole;  // a pack that cannot be measured: roll everything
+    if (bytes[i] > bytes[at]) at = i;
   }
-  if (largest >= 2 * (total - largest)) live.erase(live.begin() + static_cast<std::ptrdiff_t>(at));
-  return live;
+  if (live.empty()) return whole;
+  FS_ASSIGN_OR_RETURN(OdbPtr largest, OnePackOdb(live[at]));
+  Roll geometric{false, {}, {}};
+  double adds = 0;  // bytes the other packs add to the largest, estimated
+  for (size_t i = 0; i < live.size(); ++i) {
+    if (i == at) continue;
+    FS_ASSIGN_OR_RETURN(OdbPtr pack, OnePackOdb(live[i]));
+    struct Count {
+      git_odb* largest;
+      std::vector<git_oid>* lacking;
+      size_t all = 0;
+    } count{largest.get(), &geometric.objects};
+    auto visit = [](const git_oid* id, void* payload) {
+      auto* c = static_cast<Count*>(payload);
+      ++c->all;
+      if (!git_odb_exists(c->largest, id)) c->lacking->push_back(*id);
+      return 0;
+    };
+    const size_t before = geometric.objects.size();
+    FS_RETURN_IF_ERROR(FromGit(git_odb_foreach(pack.get(), visit, &count), "list the objects of " + live[i].string()));
+    if (count.all > 0) adds += static_cast<double>(bytes[i]) * static_cast<double>(geometric.objects.size() - before) /
+                               static_cast<double>(count.all);
+    geometric.packs.push_back(live[i]);
+  }
+  if (static_cast<double>(bytes[at]) >= 2 * adds) return geometric;
+  return whole;
 }
 
 }  // namespace
@@ -222,23 +247,27 @@ Result<CompactStats> CompactPacks(const std::string& repo_path, size_t pack_limi
   auto step = [&](Status s) {
     return !s.ok() && relay.cancelled() ? Cancelled("consolidation of " + repo_path + " cancelled") : s;
   };
-  const std::vector<fs::path> roll = PacksToRoll(live);
-  stats.whole = roll.size() == live.size();
-  if (stats.whole) {
+  FS_ASSIGN_OR_RETURN(const Roll roll, PlanRoll(live));
+  stats.whole = roll.whole;
+  if (roll.whole) {
     FS_RETURN_IF_ERROR(step(InsertReachable(repo.get(), pb.get())));
   } else {
-    for (const fs::path& stem : roll) FS_RETURN_IF_ERROR(step(InsertPackObjects(stem, pb.get())));
+    for (const git_oid& id : roll.objects)
+      FS_RETURN_IF_ERROR(step(FromGit(git_packbuilder_insert(pb.get(), &id, nullptr), "pack " + OidHex(id))));
   }
-  FS_RETURN_IF_ERROR(step(FromGit(
-      git_packbuilder_write(pb.get(), dir.c_str(), 0, ProgressRelay::Writing, &relay), "write the pack")));
+  fs::path fresh;  // none when the packs rolled up add nothing to the largest: they are only retired
+  if (git_packbuilder_object_count(pb.get()) > 0) {
+    FS_RETURN_IF_ERROR(step(FromGit(
+        git_packbuilder_write(pb.get(), dir.c_str(), 0, ProgressRelay::Writing, &relay), "write the pack")));
+    fresh = dir / (std::string("pack-") + git_packbuilder_name(pb.get()));
+  }
   stats.objects = git_packbuilder_object_count(pb.get());
   // The new pack is complete (its index written last); the old ones are listed for removal after the
   // grace, with those still waiting from before.
-  const fs::path fresh = dir / (std::string("pack-") + git_packbuilder_name(pb.get()));
   std::ofstream out(dir / kRetiredList, std::ios::trunc);
   for (const fs::path& stem : retired)
     if (stem != fresh) out << stem.filename().string() << "\n";  // never retire the pack just written
-  for (const fs::path& stem : roll) {
+  for (const fs::path& stem : roll.packs) {
     if (stem == fresh) continue;
     out << stem.filename().string() << "\n";
     ++stats.packs_retired;

@@ -3,8 +3,9 @@
 // each object lookup searches more of them, and libgit2 keeps per-pack state for each one it opens.
 // Past a limit, the packs are consolidated into one (git's `gc.autoPackLimit` idea; git repack -a -d):
 // every object the refs reach goes into a new pack — or, when the largest pack holds at least twice
-// what the others hold together, every object of the others (git repack --geometric=2), so the history
-// is not rewritten each time — and the packs rolled into it are retired: listed in
+// what the others add to it (their objects it lacks), those objects of the others (git repack
+// --geometric=2), so the history is not rewritten each time, nor when a local fork's linked pack holds
+// it again — and the packs rolled into it are retired: listed in
 // objects/pack/forkscope-retired, and removed by a later call once the grace has passed, so a reader
 // that opened the repository before (analyses read a network without its lock) still finds every pack
 // it knows of. Loose objects and packs with a .keep file are left alone. Call under the network's lock.
@@ -34,7 +35,8 @@ struct CompactStats {
 
 // Removes the packs retired longer than grace ago; then, when the bare repository at repo_path has more
 // than pack_limit live packs, writes one pack of everything its refs reach and retires the others — or,
-// when the largest holds twice what the others do, one pack of the others' objects, retiring them.
+// when the largest holds twice what the others add to it, one pack of the others' objects it lacks
+// (none written when they add nothing), retiring them.
 // progress (may be empty) hears phase kConsolidating: the delta search is the first half, writing the
 // pack the second. It returning false cancels (kCancelled): no pack is written and none retired. libgit2
 // 1.5 cannot stop its delta search, so a cancel there takes effect when the search ends, before writing.

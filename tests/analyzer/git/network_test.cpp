@@ -256,6 +256,42 @@ TEST_CASE("network: beside a pack holding most of the history, only the packs of
   CHECK(RefsAndObjects(net) == before);
 }
 
+TEST_CASE("network: a local fork's pack that holds upstream's history again is rolled up by what it adds",
+          "[analyzer][git][network][compact]") {
+  TempDir tmp;
+  GitRepo up = BuildUpstream(tmp.Sub("upstream"));
+  std::mt19937 rng(11);
+  for (int i = 0; i < 200; ++i) {
+    std::string text;
+    for (int j = 0; j < 2048; ++j) text += "0123456789abcdef"[rng() % 16];
+    up.Write("data/f" + std::to_string(i) + ".txt", text + "\n");
+  }
+  up.Commit("history");
+  up.Git("repack -adq");
+  GitRepo fork = BuildCompatFork(up.path(), tmp.Sub("fork"));
+  fork.Git("repack -adq");  // the fork's own pack: upstream's history again, and the fork's commits
+  const std::string data = tmp.Sub("data");
+  // Both sides from local paths: both packs are linked, so the network holds the history twice.
+  const std::string net = NetworkWithPiledPacks(up, fork, data);
+  const size_t piled = git::CountPacks(net);
+  const std::string before = RefsAndObjects(net);
+  const size_t reachable = Lines(GitIn(net, "rev-list --objects --all")).size();
+  REQUIRE(reachable > 200);
+
+  auto done = git::CompactPacks(net, 3, std::chrono::seconds(3600));
+  INFO(done.status().ToString());
+  REQUIRE(done.ok());
+  CHECK_FALSE(done->whole);  // the two large packs hold the same history: neither is rewritten whole
+  CHECK(done->packs_retired == piled - 1);
+  CHECK(done->objects > 0);
+  CHECK(done->objects < reachable - 200);  // what the fork and the fetches since add, not the history
+  auto removed = git::CompactPacks(net, 3, std::chrono::seconds(0));
+  REQUIRE(removed.ok());
+  CHECK(git::CountPacks(net) == 2);
+  GitIn(net, "fsck --connectivity-only --no-dangling");
+  CHECK(RefsAndObjects(net) == before);
+}
+
 namespace {
 
 // Files of objects/pack that are not a pack's (.pack, .idx, .rev, .keep) or the retired list: a
