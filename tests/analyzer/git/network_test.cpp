@@ -179,6 +179,19 @@ std::string NetworkWithPiledPacks(GitRepo& up, GitRepo& fork, const std::string&
   return first->view.path;
 }
 
+// A history far larger than what the fetches after it bring: a commit of 200 files of incompressible
+// text, then everything packed into one pack.
+void AddPackedHistory(GitRepo& up) {
+  std::mt19937 rng(7);
+  for (int i = 0; i < 200; ++i) {
+    std::string text;
+    for (int j = 0; j < 2048; ++j) text += "0123456789abcdef"[rng() % 16];
+    up.Write("data/f" + std::to_string(i) + ".txt", text + "\n");
+  }
+  up.Commit("history");
+  up.Git("repack -adq");
+}
+
 TEST_CASE("network: packs piled up by fetches are consolidated into one, every ref and object kept",
           "[analyzer][git][network][compact]") {
   TempDir tmp;
@@ -228,15 +241,7 @@ TEST_CASE("network: beside a pack holding most of the history, only the packs of
           "[analyzer][git][network][compact]") {
   TempDir tmp;
   GitRepo up = BuildUpstream(tmp.Sub("upstream"));
-  // A history far larger than what the fetches after it bring: 200 files of incompressible text, packed.
-  std::mt19937 rng(7);
-  for (int i = 0; i < 200; ++i) {
-    std::string text;
-    for (int j = 0; j < 2048; ++j) text += "0123456789abcdef"[rng() % 16];
-    up.Write("data/f" + std::to_string(i) + ".txt", text + "\n");
-  }
-  up.Commit("history");
-  up.Git("repack -adq");
+  AddPackedHistory(up);
   GitRepo fork = BuildCompatFork(up.path(), tmp.Sub("fork"));
   const std::string data = tmp.Sub("data");
   const std::string net = NetworkWithPiledPacks(up, fork, data);
@@ -260,14 +265,7 @@ TEST_CASE("network: a local fork's pack that holds upstream's history again is r
           "[analyzer][git][network][compact]") {
   TempDir tmp;
   GitRepo up = BuildUpstream(tmp.Sub("upstream"));
-  std::mt19937 rng(11);
-  for (int i = 0; i < 200; ++i) {
-    std::string text;
-    for (int j = 0; j < 2048; ++j) text += "0123456789abcdef"[rng() % 16];
-    up.Write("data/f" + std::to_string(i) + ".txt", text + "\n");
-  }
-  up.Commit("history");
-  up.Git("repack -adq");
+  AddPackedHistory(up);
   GitRepo fork = BuildCompatFork(up.path(), tmp.Sub("fork"));
   fork.Git("repack -adq");  // the fork's own pack: upstream's history again, and the fork's commits
   const std::string data = tmp.Sub("data");
