@@ -56,9 +56,20 @@ std::vector<std::pair<fs::path, bool>> Packs(const fs::path& dir) {
 
 constexpr const char* kRetiredList = "forkscope-retired";
 
+// The list of retired packs (pack dir: <repo>/objects/pack): in the repository's own directory, not in
+// objects/pack, where git counts any file that is not a pack's as garbage (`git count-objects -v`,
+// `git gc`'s warning). A list an earlier version wrote in objects/pack is moved out, keeping its time
+// (and so the grace).
+fs::path RetiredList(const fs::path& dir) {
+  const fs::path list = dir.parent_path().parent_path() / kRetiredList;
+  std::error_code ec;
+  if (const fs::path old = dir / kRetiredList; fs::exists(old, ec) && !fs::exists(list, ec)) fs::rename(old, list, ec);
+  return list;
+}
+
 std::set<fs::path> ReadRetired(const fs::path& dir) {
   std::set<fs::path> retired;
-  std::ifstream in(dir / kRetiredList);
+  std::ifstream in(RetiredList(dir));
   for (std::string line; std::getline(in, line);)
     if (!line.empty() && line.find('/') == std::string::npos) retired.insert(dir / line);
   return retired;
@@ -73,7 +84,7 @@ void RemovePack(const fs::path& stem) {
 // Removes the retired packs when the list is older than grace; returns how many went.
 size_t RemoveRetired(const fs::path& dir, std::chrono::seconds grace) {
   std::error_code ec;
-  const fs::path list = dir / kRetiredList;
+  const fs::path list = RetiredList(dir);
   const auto written = fs::last_write_time(list, ec);
   if (ec) return 0;  // none retired
   if (fs::file_time_type::clock::now() - written < grace) return 0;
@@ -264,7 +275,7 @@ Result<CompactStats> CompactPacks(const std::string& repo_path, size_t pack_limi
   stats.objects = git_packbuilder_object_count(pb.get());
   // The new pack is complete (its index written last); the old ones are listed for removal after the
   // grace, with those still waiting from before.
-  std::ofstream out(dir / kRetiredList, std::ios::trunc);
+  std::ofstream out(RetiredList(dir), std::ios::trunc);
   for (const fs::path& stem : retired)
     if (stem != fresh) out << stem.filename().string() << "\n";  // never retire the pack just written
   for (const fs::path& stem : roll.packs) {
@@ -273,7 +284,7 @@ Result<CompactStats> CompactPacks(const std::string& repo_path, size_t pack_limi
     ++stats.packs_retired;
   }
   out.close();
-  if (!out) return Unavailable("cannot write " + (dir / kRetiredList).string());
+  if (!out) return Unavailable("cannot write " + RetiredList(dir).string());
   spdlog::info("network packs consolidated path={} packs={} objects={} retired={} whole={}", repo_path,
                stats.packs_before, stats.objects, stats.packs_retired, stats.whole);
   return stats;

@@ -5,10 +5,10 @@
 // every object the refs reach goes into a new pack — or, when the largest pack holds at least twice
 // what the others add to it (their objects it lacks), those objects of the others (git repack
 // --geometric=2), so the history is not rewritten each time, nor when a local fork's linked pack holds
-// it again — and the packs rolled into it are retired: listed in
-// objects/pack/forkscope-retired, and removed by a later call once the grace has passed, so a reader
-// that opened the repository before (analyses read a network without its lock) still finds every pack
-// it knows of. Loose objects and packs with a .keep file are left alone. Call under the network's lock.
+// it again — and the packs rolled into it are retired: listed in <repo>/forkscope-retired (not in
+// objects/pack: git counts files there as garbage), and removed by a later call once the grace has
+// passed, so a reader that opened the repository before (analyses read a network without its lock)
+// still finds every pack it knows of. Loose objects and packs with a .keep file are left alone. Call under the network's lock.
 #pragma once
 
 #include <chrono>

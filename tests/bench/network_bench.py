@@ -221,7 +221,7 @@ def bench_pair(a, work, up, fork, name, third=None):
 
 def live_packs(network):
     pack_dir = os.path.join(network, "objects", "pack")
-    retired_list = os.path.join(pack_dir, "forkscope-retired")
+    retired_list = os.path.join(network, "forkscope-retired")
     retired = set(open(retired_list).read().split()) if os.path.exists(retired_list) else set()
     return [f for f in os.listdir(pack_dir) if f.endswith(".pack") and f[:-5] not in retired and f not in retired]
 
