@@ -67,9 +67,10 @@ fs::path RetiredList(const fs::path& dir) {
   return list;
 }
 
-std::set<fs::path> ReadRetired(const fs::path& dir) {
+// The packs of dir named by the retired list at list.
+std::set<fs::path> ReadRetired(const fs::path& dir, const fs::path& list) {
   std::set<fs::path> retired;
-  std::ifstream in(RetiredList(dir));
+  std::ifstream in(list);
   for (std::string line; std::getline(in, line);)
     if (!line.empty() && line.find('/') == std::string::npos) retired.insert(dir / line);
   return retired;
@@ -82,13 +83,12 @@ void RemovePack(const fs::path& stem) {
 }
 
 // Removes the retired packs when the list is older than grace; returns how many went.
-size_t RemoveRetired(const fs::path& dir, std::chrono::seconds grace) {
+size_t RemoveRetired(const fs::path& dir, const fs::path& list, std::chrono::seconds grace) {
   std::error_code ec;
-  const fs::path list = RetiredList(dir);
   const auto written = fs::last_write_time(list, ec);
   if (ec) return 0;  // none retired
   if (fs::file_time_type::clock::now() - written < grace) return 0;
-  const std::set<fs::path> retired = ReadRetired(dir);
+  const std::set<fs::path> retired = ReadRetired(dir, list);
   for (const fs::path& stem : retired) RemovePack(stem);
   fs::remove(list, ec);
   return retired.size();
@@ -192,6 +192,7 @@ struct Roll {
 // more). What a pack adds is estimated from the share of its objects the largest lacks (index lookups).
 Result<Roll> PlanRoll(const std::vector<fs::path>& live) {
   Roll whole{true, live, {}};
+  if (live.empty()) return whole;
   std::error_code ec;
   std::vector<uintmax_t> bytes;
   size_t at = 0;
@@ -200,7 +201,6 @@ Result<Roll> PlanRoll(const std::vector<fs::path>& live) {
     if (ec) return whole;  // a pack that cannot be measured: roll everything
     if (bytes[i] > bytes[at]) at = i;
   }
-  if (live.empty()) return whole;
   FS_ASSIGN_OR_RETURN(OdbPtr largest, OnePackOdb(live[at]));
   Roll geometric{false, {}, {}};
   double adds = 0;  // bytes the other packs add to the largest, estimated
@@ -236,8 +236,9 @@ Result<CompactStats> CompactPacks(const std::string& repo_path, size_t pack_limi
                                   const ProgressFn& progress) {
   const fs::path dir = fs::path(repo_path) / "objects" / "pack";
   CompactStats stats;
-  stats.packs_removed = RemoveRetired(dir, grace);
-  const std::set<fs::path> retired = ReadRetired(dir);
+  const fs::path list = RetiredList(dir);
+  stats.packs_removed = RemoveRetired(dir, list, grace);
+  const std::set<fs::path> retired = ReadRetired(dir, list);
   std::vector<fs::path> live;
   for (const auto& [stem, kept] : Packs(dir))
     if (!kept && !retired.count(stem)) live.push_back(stem);
@@ -275,7 +276,7 @@ Result<CompactStats> CompactPacks(const std::string& repo_path, size_t pack_limi
   stats.objects = git_packbuilder_object_count(pb.get());
   // The new pack is complete (its index written last); the old ones are listed for removal after the
   // grace, with those still waiting from before.
-  std::ofstream out(RetiredList(dir), std::ios::trunc);
+  std::ofstream out(list, std::ios::trunc);
   for (const fs::path& stem : retired)
     if (stem != fresh) out << stem.filename().string() << "\n";  // never retire the pack just written
   for (const fs::path& stem : roll.packs) {
@@ -284,7 +285,7 @@ Result<CompactStats> CompactPacks(const std::string& repo_path, size_t pack_limi
     ++stats.packs_retired;
   }
   out.close();
-  if (!out) return Unavailable("cannot write " + RetiredList(dir).string());
+  if (!out) return Unavailable("cannot write " + list.string());
   spdlog::info("network packs consolidated path={} packs={} objects={} retired={} whole={}", repo_path,
                stats.packs_before, stats.objects, stats.packs_retired, stats.whole);
   return stats;

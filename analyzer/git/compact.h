@@ -8,7 +8,8 @@
 // it again — and the packs rolled into it are retired: listed in <repo>/forkscope-retired (not in
 // objects/pack: git counts files there as garbage), and removed by a later call once the grace has
 // passed, so a reader that opened the repository before (analyses read a network without its lock)
-// still finds every pack it knows of. Loose objects and packs with a .keep file are left alone. Call under the network's lock.
+// still finds every pack it knows of. Loose objects and packs with a .keep file are left alone. Call
+// under the network's lock.
 #pragma once
 
 #include <chrono>

@@ -199,12 +199,7 @@ Result<DiffFile> MakeDiffFile(git_repository* repo, const TreeChange& change, co
   if (!deleted) df.new_oid = OidHex(change.new_id);
   BlobPtr old_blob = added ? BlobPtr() : LookupBlob(repo, change.old_id);
   BlobPtr new_blob = deleted ? BlobPtr() : LookupBlob(repo, change.new_id);
-  git_diff_options dopts = GIT_DIFF_OPTIONS_INIT;
-  // git's default since 2.14 (diff.indentHeuristic): where an insertion could sit at several places
-  // between repeated lines, the hunk is cut where git cuts it, so hunks and their lines match git's.
-  dopts.flags = GIT_DIFF_INDENT_HEURISTIC;
-  dopts.context_lines = static_cast<uint32_t>(options.context_lines);
-  dopts.interhunk_lines = 0;
+  git_diff_options dopts = HunkDiffOptions(options.context_lines);
   const char* old_path = added ? change.new_path.c_str() : change.old_path.c_str();
   const char* new_path = deleted ? change.old_path.c_str() : change.new_path.c_str();
   git_patch* praw = nullptr;
@@ -221,6 +216,14 @@ Result<DiffFile> MakeDiffFile(git_repository* repo, const TreeChange& change, co
 }
 
 }  // namespace
+
+git_diff_options HunkDiffOptions(int context_lines) {
+  git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
+  opts.flags = GIT_DIFF_INDENT_HEURISTIC;
+  opts.context_lines = static_cast<uint32_t>(context_lines);
+  opts.interhunk_lines = 0;
+  return opts;
+}
 
 Status ReadHunkLines(git_patch* patch, size_t index, size_t count, Hunk& hunk) {
   for (size_t l = 0; l < count; ++l) {

@@ -241,10 +241,7 @@ Result<std::vector<Hunk>> PairRepo::BlobHunks(const std::string& old_oid, const 
   git_repository* repo = impl_->fork.get();
   FS_ASSIGN_OR_RETURN(BlobPtr old_blob, LookupBlob(repo, old_oid));
   FS_ASSIGN_OR_RETURN(BlobPtr new_blob, LookupBlob(repo, new_oid));
-  git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
-  opts.flags = GIT_DIFF_INDENT_HEURISTIC;  // hunks cut where git cuts them (as in repo.cpp)
-  opts.context_lines = static_cast<uint32_t>(context_lines);
-  opts.interhunk_lines = 0;
+  git_diff_options opts = HunkDiffOptions(context_lines);
   git_patch* raw = nullptr;
   FS_RETURN_IF_ERROR(
       FromGit(git_patch_from_blobs(&raw, old_blob.get(), nullptr, new_blob.get(), nullptr, &opts), "blob diff"));

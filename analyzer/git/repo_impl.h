@@ -7,6 +7,11 @@
 
 namespace forkscope::analyzer::git {
 
+// The options of every diff whose hunks forkscope reports: context_lines of context, hunks never merged
+// across a gap, and git's indent heuristic (its default since 2.14, diff.indentHeuristic), so an
+// insertion that could sit at several places between repeated lines is cut where git cuts it.
+git_diff_options HunkDiffOptions(int context_lines);
+
 // Appends the +, - and context lines of hunk index of patch (count lines) to hunk.
 Status ReadHunkLines(git_patch* patch, size_t index, size_t count, Hunk& hunk);
 

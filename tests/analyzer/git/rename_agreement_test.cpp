@@ -296,29 +296,23 @@ TEST_CASE("an insertion that could sit at two places is cut where git cuts it (t
           "[analyzer][git][renames]") {
   TempDir tmp;
   GitRepo repo(tmp.Sub("repo"));
-  repo.Write("conv.py",
-             "def to_numpy(tensor):\n"
-             "    if 'torch' in mods and isinstance(tensor, torch.Tensor):\n"
-             "        if tensor.device.type == 'cuda':\n"
-             "            tensor = tensor.cpu()\n"
-             "\n"
-             "        return tensor.numpy()\n"
-             "    else:\n"
-             "        return tensor.numpy()\n");
+  const std::string first_return = "        return tensor.numpy()\n";
+  const std::string text =
+      "def to_numpy(tensor):\n"
+      "    if 'torch' in mods and isinstance(tensor, torch.Tensor):\n"
+      "        if tensor.device.type == 'cuda':\n"
+      "            tensor = tensor.cpu()\n"
+      "\n" + first_return +
+      "    else:\n"
+      "        return tensor.numpy()\n";
+  repo.Write("conv.py", text);
   std::string base = repo.Commit("base");
   // A branch added after the first `return`: as two lines after it, or (git's choice, the blank line
   // before it) as the same two lines one line up.
-  repo.Write("conv.py",
-             "def to_numpy(tensor):\n"
-             "    if 'torch' in mods and isinstance(tensor, torch.Tensor):\n"
-             "        if tensor.device.type == 'cuda':\n"
-             "            tensor = tensor.cpu()\n"
-             "\n"
-             "        return tensor.numpy()\n"
-             "    elif 'paddle' in mods and isinstance(tensor, paddle.Tensor):\n"
-             "        return tensor.numpy()\n"
-             "    else:\n"
-             "        return tensor.numpy()\n");
+  std::string paddle = text;
+  paddle.insert(paddle.find(first_return) + first_return.size(),
+                "    elif 'paddle' in mods and isinstance(tensor, paddle.Tensor):\n" + first_return);
+  repo.Write("conv.py", paddle);
   std::string head = repo.Commit("paddle branch");
   auto git_diff = testing::RunCommand("git -C " + testing::ShellQuote(repo.path()) + " diff -U3 " + base + " " + head);
   REQUIRE(git_diff.status == 0);
