@@ -72,6 +72,7 @@ void TaskRegistry::Overlay(TaskRecord& row) const {
 Result<TaskRecord> TaskRegistry::Get(const std::string& id) {
   std::lock_guard<std::mutex> lock(mu_);
   if (auto it = unfinished_.find(id); it != unfinished_.end()) return it->second;
+  if (store_) RetryUnsavedLocked();
   if (auto it = unsaved_.find(id); it != unsaved_.end()) return it->second;
   if (!store_) return Unavailable("the task registry is not open");
   FS_ASSIGN_OR_RETURN(auto row, storage::TaskStore(store_->db()).Get(id));

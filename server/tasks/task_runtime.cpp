@@ -126,10 +126,13 @@ std::shared_ptr<TaskContext::Entry> TaskRuntime::TakeLocked(int64_t now, int64_t
       continue;
     }
     if (!options_.inline_mode && running_[e->spec.kind] >= Limit(e->spec.kind)) continue;
+    // Two tasks with one key never run at once (a target's deliveries, a fork's sync).
+    if (!e->spec.key.empty() && running_keys_.count(e->spec.key)) continue;
     auto taken = e;
     queue_.erase(it);
     taken->running = true;
     ++running_[taken->spec.kind];
+    if (!taken->spec.key.empty()) ++running_keys_[taken->spec.key];
     return taken;
   }
   return nullptr;
@@ -181,6 +184,8 @@ void TaskRuntime::Finish(const std::shared_ptr<Entry>& entry, const Status& stat
     std::lock_guard<std::mutex> lock(mu_);
     TaskRecord& r = entry->record;
     --running_[entry->spec.kind];
+    if (auto k = running_keys_.find(entry->spec.key); k != running_keys_.end() && --k->second == 0)
+      running_keys_.erase(k);
     entry->running = false;
     active_.erase(r.id);
     if (auto it = by_key_.find(entry->spec.key); it != by_key_.end() && it->second == entry) by_key_.erase(it);

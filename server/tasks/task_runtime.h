@@ -7,7 +7,7 @@
 //   start in the order they were submitted, a later one passing an earlier one only when the earlier
 //   one's kind is at its limit or its not_before time has not come.
 // - Coalescing: a task with a key is not queued twice: Submit returns the id of the queued (or, with
-//   coalesce_running, the running) task with that key.
+//   coalesce_running, the running) task with that key; two tasks with one key never run at once.
 // - Cancellation: Cancel(id) ends a queued task at once and flags a running one (its handler reads
 //   cancelled() and its interrupt runs); the cancelled task's row is final at once, and what its
 //   handler later returns is dropped. CancelFork(fork) does that to every task of a fork.
@@ -173,6 +173,7 @@ class TaskRuntime {
   std::map<std::string, std::shared_ptr<Entry>> active_;   // queued and running, by id
   std::map<std::string, std::shared_ptr<Entry>> by_key_;   // queued and running tasks with a key
   std::map<TaskKind, int> running_;
+  std::map<std::string, int> running_keys_;  // keys of running tasks
   int finished_since_prune_ = 0;
 };
 
