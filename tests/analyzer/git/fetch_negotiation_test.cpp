@@ -100,6 +100,13 @@ struct BehindPair {
   GitRepo fork;
 };
 
+// Built once per test process: each SECTION reruns its TEST_CASE, and the pair takes 150 commits.
+const BehindPair& SharedPair() {
+  static TempDir dir;
+  static BehindPair pair(dir);
+  return pair;
+}
+
 std::string Publish(const std::string& src, const std::string& dest) {
   CommandResult r = RunCommand("git clone -q --bare " + ShellQuote(src) + " " + ShellQuote(dest) + " 2>&1");
   INFO(r.out);
@@ -139,7 +146,7 @@ void CheckForkReceivesOwnObjects(const TempDir& tmp, const std::string& up_url, 
 TEST_CASE("fetch negotiation: a fork cut 120 commits behind upstream receives only its own objects",
           "[analyzer][git][network][negotiation]") {
   TempDir tmp;
-  BehindPair pair(tmp);
+  const BehindPair& pair = SharedPair();
   SECTION("over git daemon (stateful)") {
     GitDaemon daemon(tmp.Sub("served"));
     Publish(pair.up.path(), tmp.Sub("served/up.git"));
@@ -157,7 +164,7 @@ TEST_CASE("fetch negotiation: a fork cut 120 commits behind upstream receives on
 TEST_CASE("fetch negotiation: a fork with no history in common offers every commit and receives all of its own",
           "[analyzer][git][network][negotiation]") {
   TempDir tmp;
-  BehindPair pair(tmp);
+  const BehindPair& pair = SharedPair();
   GitRepo other(tmp.Sub("other"), "paddle");
   other.Write("README.md", "a re-imported fork\n");
   other.Commit("initial");
