@@ -214,7 +214,7 @@ void TaskRuntime::Finish(const std::shared_ptr<Entry>& entry, const Status& stat
   cv_.notify_all();  // a slot of its kind is free
 }
 
-void TaskRuntime::CancelLocked(const std::shared_ptr<Entry>& entry, TaskState final_state, const std::string& reason,
+void TaskRuntime::CancelLocked(std::shared_ptr<Entry> entry, TaskState final_state, const std::string& reason,
                                std::vector<std::function<void()>>& after) {
   TaskRecord& r = entry->record;
   entry->cancelled = true;

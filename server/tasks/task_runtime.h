@@ -150,7 +150,8 @@ class TaskRuntime {
   std::shared_ptr<Entry> TakeLocked(int64_t now, int64_t* next_due);
   void Run(const std::shared_ptr<Entry>& entry, storage::Store& store);
   void Finish(const std::shared_ptr<Entry>& entry, const Status& status);
-  void CancelLocked(const std::shared_ptr<Entry>& entry, TaskState final_state, const std::string& reason,
+  // entry by value: it may be the last owner once it leaves the maps.
+  void CancelLocked(std::shared_ptr<Entry> entry, TaskState final_state, const std::string& reason,
                     std::vector<std::function<void()>>& after);
   int Limit(TaskKind kind) const;
   // Inline mode: runs due tasks until none is left, unless a task is running on this thread already.
