@@ -107,10 +107,12 @@ Status CheckLabel(const std::string& field, std::string_view label) {
     return InvalidArgument(field + ": a label has 1 to " + std::to_string(kMaxLabelBytes) + " bytes");
   for (char c : label) {
     const auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u == 0x7f) return InvalidArgument(field + ": a label must not hold control characters (NUL, newline, tab)");
+    if (u < 0x20 || u == 0x7f)
+      return InvalidArgument(field + ": a label must not hold control characters (NUL, newline, tab)");
   }
   if (!config_internal::IsUtf8(label)) return InvalidArgument(field + ": a label must be UTF-8");
-  if (label.front() == ' ' || label.back() == ' ') return InvalidArgument(field + ": a label must not start or end with a space");
+  if (label.front() == ' ' || label.back() == ' ')
+    return InvalidArgument(field + ": a label must not start or end with a space");
   return Status::Ok();
 }
 

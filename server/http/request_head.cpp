@@ -112,7 +112,8 @@ RequestHead::State RequestHead::Header(std::string_view line, size_t start) {
   if (!IsFieldValue(value)) return Refuse(400, "bad_request", "a header value holds a NUL or control character");
   const std::string key = Lower(name);
   if (key == "content-length") {
-    if (value.empty() || value.size() > 18 || !std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    const bool digits = std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (value.empty() || value.size() > 18 || !digits)
       return Refuse(400, "bad_request", "Content-Length must be a decimal number of digits only (no sign, no list)");
     const uint64_t length = std::stoull(std::string(value));
     if (content_length_ && *content_length_ != length)
