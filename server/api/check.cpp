@@ -123,16 +123,16 @@ void GetCheckResult(ServerContext& ctx, const httplib::Request& req, httplib::Re
   auto options = ParseGateOptions(req);
   if (!options.ok()) return SendError(res, options.status());
   const std::string id = req.matches[1];
-  if (ctx.carry != nullptr && ctx.carry->ActiveTask(id))
-    return SendError(res, InvalidArgument("task '" + id + "' is a carry task, not a check: GET /api/v1/tasks/" + id));
-  auto task = ctx.sync->GetTask(id);
+  if (ctx.tasks == nullptr) return SendError(res, Unavailable("the task runtime is not running"));
+  auto task = ctx.tasks->Get(id);
   if (!task.ok()) return SendError(res, task.status());
-  if (task->kind != "check")
-    return SendError(res, InvalidArgument("task '" + id + "' is a " + task->kind +
+  if (task->kind != storage::TaskKind::kCheck)
+    return SendError(res, InvalidArgument("task '" + id + "' is a " + storage::TaskKindName(task->kind) +
                                           " task, not a check: it has no verdict (GET /api/v1/tasks/" + id + ")"));
-  if (task->state == "failed")
-    return SendError(res, FailedPrecondition("check task '" + id + "' failed: " + task->error));
-  if (task->state != "succeeded") {
+  if (task->state == storage::TaskState::kFailed || task->state == storage::TaskState::kCancelled)
+    return SendError(res, FailedPrecondition("check task '" + id + "' " + storage::TaskStateName(task->state) + ": " +
+                                             task->error));
+  if (task->state != storage::TaskState::kSucceeded) {
     res.set_header("Retry-After", "1");
     return SendJson(res, 202, TaskToJson(*task));
   }

@@ -78,9 +78,10 @@ Status ForkFromJson(const json& body, bool partial, storage::ForkRecord& f) {
 
 json TaskToJson(const storage::TaskRecord& t) {
   json j{{"id", t.id},
-         {"kind", t.kind},
+         {"kind", storage::TaskKindName(t.kind)},
          {"fork", t.fork_name},
-         {"state", t.state},
+         {"state", storage::TaskStateName(t.state)},
+         {"subject", t.subject},
          {"progress", {{"percent", t.progress}, {"stage", t.stage}}},
          {"error", t.error.empty() ? json(nullptr) : json(t.error)},
          {"created_at", t.created_at},

@@ -31,6 +31,7 @@ struct ServerContext {
   analyzer::Rules rules;
   storage::StoreOpener& stores;  // each request thread's Store comes from here
   base::Clock& clock;
+  TaskRuntime* tasks = nullptr;        // every background task (server/tasks/task_runtime.h)
   SyncService* sync = nullptr;
   Metrics metrics;
   ResponseCache responses;             // rendered analyses by id and format

@@ -12,10 +12,6 @@
 #include "storage/store_opener.h"
 
 namespace forkscope::server {
-namespace {
-
-using nlohmann::json;
-
 // Scope of a presented token, if it is one of the configured ones (constant-time comparison).
 std::optional<TokenScope> TokenScopeOf(const Config& config, const httplib::Request& req) {
   std::string auth = req.get_header_value("Authorization");
@@ -29,6 +25,10 @@ std::optional<TokenScope> TokenScopeOf(const Config& config, const httplib::Requ
   }
   return found;
 }
+
+namespace {
+
+using nlohmann::json;
 
 // Checks the request's token against the scope a route needs; answers 401/403 itself.
 bool Authorize(const Config& config, const httplib::Request& req, httplib::Response& res,

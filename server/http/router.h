@@ -24,6 +24,9 @@ namespace forkscope::server {
 
 struct ServerContext;
 
+// The scope of the request's bearer token, if it is one of the configured tokens.
+std::optional<TokenScope> TokenScopeOf(const Config& config, const httplib::Request& req);
+
 using Handler = std::function<void(const httplib::Request&, httplib::Response&, storage::Store&)>;
 // The one handler shape of server/api/: parse the request, call a service or the store, encode.
 using ApiHandler = void (*)(ServerContext&, const httplib::Request&, httplib::Response&, storage::Store&);
