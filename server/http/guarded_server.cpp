@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 
 #include <algorithm>
@@ -142,6 +143,14 @@ GuardedServer::GuardedServer(const HttpConfig& config, ConnectionGate::Refused r
 GuardedServer::~GuardedServer() { StopFront(); }
 
 Status GuardedServer::StartFront() {
+  // Each connection is a descriptor: let the process hold http.max_connections of them besides its
+  // repositories and database (the soft limit is often 1024; the hard one is the ceiling).
+  rlimit files{};
+  const rlim_t wanted = static_cast<rlim_t>(config_.max_connections) + 1024;
+  if (::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < wanted) {
+    files.rlim_cur = std::min(wanted, files.rlim_max);
+    ::setrlimit(RLIMIT_NOFILE, &files);
+  }
   pool_ = std::make_unique<httplib::ThreadPool>(static_cast<size_t>(config_.threads));
   if (!gate_.Start()) return Unavailable(std::string("cannot start the connection gate: ") + std::strerror(errno));
   return Status::Ok();
