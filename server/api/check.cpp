@@ -36,7 +36,9 @@ Result<GateOptions> ParseGateOptions(const httplib::Request& req) {
   return o;
 }
 
-void SendVerdict(httplib::Response& res, const analyzer::Analysis& analysis, const GateOptions& options) {
+// Fails closed: each file too large to lint is a finding first (analyzer/classify/gate.h).
+void SendVerdict(httplib::Response& res, analyzer::Analysis analysis, const GateOptions& options) {
+  analyzer::AddUncheckedFileFindings(analysis);
   if (options.format == "sarif") return SendJson(res, 200, analyzer::RenderSarif(analysis));
   const analyzer::GateVerdict verdict = analyzer::EvaluateGate(analysis.violations, options.fail_on);
   json out = analyzer::AnalysisToJson(analysis);
@@ -76,6 +78,8 @@ Result<std::string> CheckCommit(ServerContext& ctx, const httplib::Request& req,
   if (body.contains("head")) {
     if (!body["head"].is_string()) return InvalidArgument("field 'head' must be a string");
     r.head = body["head"].get<std::string>();
+    // The branch rule (no control characters, no leading '-'), or a sha.
+    FS_RETURN_IF_ERROR(CheckBaseRevision("field 'head'", r.head));
   }
   return ctx.sync->EnqueueCheck(r, fork.name);
 }
@@ -88,7 +92,7 @@ void Check(ServerContext& ctx, const httplib::Request& req, httplib::Response& r
   if (req.get_header_value("Content-Type").rfind("text/x-diff", 0) == 0) {
     auto analysis = CheckDiff(ctx, req, store);
     if (!analysis.ok()) return SendError(res, analysis.status());
-    return SendVerdict(res, *analysis, *options);
+    return SendVerdict(res, std::move(*analysis), *options);
   }
   auto task = CheckCommit(ctx, req, store);
   if (!task.ok()) return SendError(res, task.status());
@@ -134,7 +138,7 @@ void GetCheckResult(ServerContext& ctx, const httplib::Request& req, httplib::Re
   }
   auto analysis = CheckedAnalysis(ctx, *task, store);
   if (!analysis.ok()) return SendError(res, analysis.status());
-  SendVerdict(res, *analysis, *options);
+  SendVerdict(res, std::move(*analysis), *options);
 }
 
 }  // namespace

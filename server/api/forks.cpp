@@ -62,8 +62,8 @@ void CreateFork(ServerContext& ctx, const httplib::Request& req, httplib::Respon
   if (!body.ok()) return SendError(res, body.status());
   storage::ForkRecord fork;
   Status st = ForkFromJson(*body, false, fork);
-  if (st.ok() && !IsValidForkName(fork.name))
-    st = InvalidArgument("field 'name' must match " + std::string(kForkNamePattern));
+  if (std::string why = ForkNameProblem(fork.name); st.ok() && !why.empty())
+    st = InvalidArgument("field 'name' " + why);
   if (st.ok()) st = CheckUrls(ctx, fork);
   if (!st.ok()) return SendError(res, st);
   auto created = store.CreateFork(fork);

@@ -61,9 +61,10 @@ Result<DataDirLock> LockDataDir(Config& c) {
   if (c.data_dir.empty()) c.data_dir = DefaultDataDir();
   std::error_code ec;
   std::filesystem::create_directories(c.data_dir, ec);
-  if (ec) return Unavailable("cannot create data directory " + c.data_dir + ": " + ec.message());
+  if (ec) return Unavailable("cannot create data directory " + c.data_dir + ": " + ec.message() +
+                             " (make its parent writable by this user, or choose another --data-dir)");
   if (c.database.empty()) c.database = DatabasePath(c.data_dir);
-  return DataDirLock::Acquire(c.data_dir);
+  return DataDirLock::Acquire(c.data_dir, c.database);
 }
 
 Status PrepareConfig(ServeOptions& options) {

@@ -71,6 +71,7 @@ Status ForkFromJson(const json& body, bool partial, storage::ForkRecord& f) {
       if (!l.is_string()) return InvalidArgument("field 'labels' must be an array of strings");
       f.labels.push_back(l.get<std::string>());
     }
+    FS_RETURN_IF_ERROR(CheckLabels("field 'labels'", f.labels));
   }
   return Status::Ok();
 }

@@ -47,7 +47,8 @@ class HttpServer {
  public:
   HttpServer(ServerContext& context, const std::function<void(Router&)>& install_routes);
   ~HttpServer();
-  // Binds the configured address; returns the port (useful with port 0).
+  // Binds the configured address and starts the connection gate; returns the port (useful with port 0).
+  // Unavailable naming the address, the OS's reason and what to do when the bind fails.
   Result<int> Bind();
   // Serves until Stop(); returns when the listener has closed.
   void Serve();
