@@ -173,7 +173,7 @@ Status ResolveBase(const git::PairRepo& repo, const AnalyzeRequest& req, Analysi
 // Brings both sides into the upstream's network (analyzer/git/network.h): upstream first, then the fork.
 Status SyncSides(const AnalyzeRequest& req, ResolvedPair& pair) {
   git::NetworkSyncOptions options;
-  options.mirror = git::MirrorOptions{req.data_dir, req.allow_foreign_owner, req.progress};
+  options.mirror = git::TransferOptions{req.data_dir, req.allow_foreign_owner, req.progress};
   options.fetch = req.fetch;
   FS_ASSIGN_OR_RETURN(std::string fork_url, git::NormalizeLocation(req.fork_location));
   FS_ASSIGN_OR_RETURN(std::string upstream_url, git::NormalizeLocation(req.upstream_location));

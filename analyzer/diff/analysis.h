@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "analyzer/git/mirror.h"
+#include "analyzer/git/transfer.h"
 #include "analyzer/git/repo.h"
 #include "analyzer/model/model.h"
 #include "analyzer/classify/rules.h"
@@ -27,7 +27,7 @@ struct AnalyzeRequest {
   std::string data_dir;            // networks live under <data_dir>/networks
   bool fetch = true;               // refresh refs that already exist in the network
   bool allow_foreign_owner = false;
-  git::ProgressFn progress;
+  analyzer::ProgressFn progress;
   git::DiffOptions diff;
   int base_search_limit = 2000;    // commits of upstream history scanned by --base auto
   // What to do about unrelated histories when base is "" (appended to the error); "" = the CLI's

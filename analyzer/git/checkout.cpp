@@ -11,7 +11,7 @@
 
 #include "analyzer/git/checkout_internal.h"
 #include "analyzer/git/handles.h"
-#include "analyzer/git/progress_lines.h"
+#include "analyzer/model/transfer.h"
 #include "analyzer/git/repo_impl.h"
 
 namespace forkscope::analyzer::git {

@@ -16,7 +16,7 @@
 #include <cstddef>
 #include <string>
 
-#include "analyzer/git/mirror.h"
+#include "analyzer/git/transfer.h"
 #include "base/status.h"
 
 namespace forkscope::analyzer::git {

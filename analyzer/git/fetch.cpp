@@ -20,7 +20,7 @@ namespace fs = std::filesystem;
 namespace {
 
 struct CallbackPayload {
-  const MirrorOptions* options;
+  const TransferOptions* options;
   std::string url;  // redacted: what progress reports name
   UrlAuth auth;     // the URL's credentials, given to git only when the server asks (credentials.h)
   Negotiation negotiation;  // what the fetch's negotiation did (fetch_negotiate.h)
@@ -106,7 +106,7 @@ std::string ConfiguredRemoteUrl(git_repository* repo, const std::string& name) {
   return git_config_get_string(&url, config.get(), key.c_str()) == 0 && url ? url : "";
 }
 
-Status FetchRemote(git_repository* repo, const RemoteFetch& f, const MirrorOptions& options, FetchStats* stats) {
+Status FetchRemote(git_repository* repo, const RemoteFetch& f, const TransferOptions& options, FetchStats* stats) {
   FS_ASSIGN_OR_RETURN(RemotePtr remote, AnonymousRemote(repo, f.url, "remote"));
   CallbackPayload payload{&options, base::RedactUrl(base::WithUserinfo(f.url, f.userinfo)), {}, {}};
   payload.auth.userinfo = f.userinfo;

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "analyzer/git/handles.h"
-#include "analyzer/git/mirror.h"
+#include "analyzer/git/transfer.h"
 
 namespace forkscope::analyzer::git {
 
@@ -25,7 +25,7 @@ struct RemoteFetch {
 
 // Fetches (pruned, no tag auto-follow) through an AnonymousRemote and fills stats from libgit2's
 // transfer counters.
-Status FetchRemote(git_repository* repo, const RemoteFetch& fetch, const MirrorOptions& options, FetchStats* stats);
+Status FetchRemote(git_repository* repo, const RemoteFetch& fetch, const TransferOptions& options, FetchStats* stats);
 
 // An in-memory remote for url (nothing written to the config) that reads no url.<base>.insteadOf
 // rules. Every git_remote_lookup and git_remote_create_anonymous of libgit2 1.5 looks those rules up by

@@ -61,7 +61,7 @@ bool HasRefs(git_repository* repo, const std::string& prefix) {
 // Fetches one side (url with its credentials) into prefix; a first fetch from a local source links
 // its object files first.
 Status FetchSide(git_repository* repo, const std::string& repo_path, const std::string& location,
-                 const std::string& prefix, const std::vector<std::string>& extra_specs, const MirrorOptions& options,
+                 const std::string& prefix, const std::vector<std::string>& extra_specs, const TransferOptions& options,
                  FetchStats* stats) {
   const auto [url, userinfo] = base::SplitCredentials(location);
   if (!HasRefs(repo, prefix)) {
@@ -96,7 +96,7 @@ Status DropRefs(git_repository* repo, const std::string& prefix) {
 }  // namespace
 
 std::string NetworkPathFor(const std::string& data_dir, const std::string& upstream_location) {
-  const std::string mirror = MirrorPathFor(data_dir, upstream_location);  // <data_dir>/mirrors/<name>
+  const std::string mirror = LegacyMirrorPathFor(data_dir, upstream_location);  // <data_dir>/mirrors/<name>
   return (fs::path(data_dir) / "networks" / fs::path(mirror).filename()).string();
 }
 
@@ -127,7 +127,7 @@ Result<NetworkSyncResult> SyncNetwork(const std::string& upstream_location, cons
   std::error_code ec;
   fs::create_directories(fs::path(r.view.path).parent_path(), ec);
   if (ec) return Unavailable("cannot create " + fs::path(r.view.path).parent_path().string() + ": " + ec.message());
-  MirrorLock lock(r.view.path);
+  RepoLock lock(r.view.path);
   if (!lock.locked()) return Unavailable("cannot lock network " + r.view.path);
   FS_ASSIGN_OR_RETURN(RepoPtr repo, OpenOrInit(r.view.path, r.created));
   if (r.created) spdlog::info("network created path={} upstream={}", r.view.path, RedactUrl(upstream_location));
@@ -135,7 +135,7 @@ Result<NetworkSyncResult> SyncNetwork(const std::string& upstream_location, cons
   if (options.fetch || !HasRefs(repo.get(), r.view.refs.upstream + "heads/"))
     FS_RETURN_IF_ERROR(FetchSide(repo.get(), r.view.path, upstream_location, r.view.refs.upstream, {}, options.mirror,
                                  &r.upstream));
-  if (options.fetch || !HasRefs(repo.get(), r.view.refs.fork + "heads/"))
+  if (!fork_location.empty() && (options.fetch || !HasRefs(repo.get(), r.view.refs.fork + "heads/")))
     FS_RETURN_IF_ERROR(
         FetchSide(repo.get(), r.view.path, fork_location, r.view.refs.fork, {}, options.mirror, &r.fork));
   spdlog::debug("network sync path={} fork={} upstream_objects={} fork_objects={}", r.view.path, r.view.refs.fork,
@@ -147,6 +147,10 @@ Result<NetworkSyncResult> SyncNetwork(const std::string& upstream_location, cons
   if (!compact.ok())
     spdlog::warn("network packs not consolidated path={} error={}", r.view.path, compact.status().message());
   return r;
+}
+
+Result<NetworkSyncResult> SyncUpstream(const std::string& location, const NetworkSyncOptions& options) {
+  return SyncNetwork(location, "", "", options);
 }
 
 Result<std::set<std::string>> NetworkForks(const std::string& network_path) {
@@ -174,7 +178,7 @@ Status DropForkRefs(const std::string& network_path, const std::string& ns) {
   if (!ValidNamespace(ns)) return InvalidArgument("fork namespace '" + ns + "' cannot name refs");
   std::error_code ec;
   if (!fs::exists(fs::path(network_path) / "HEAD", ec)) return Status::Ok();
-  MirrorLock lock(network_path);
+  RepoLock lock(network_path);
   if (!lock.locked()) return Unavailable("cannot lock network " + network_path);
   git_repository* raw = nullptr;
   FS_RETURN_IF_ERROR(FromGit(git_repository_open_bare(&raw, network_path.c_str()), "open network " + network_path));
@@ -188,17 +192,17 @@ Result<bool> MigrateMirrors(const std::string& data_dir, const std::string& upst
                             const std::string& fork_location, const std::string& fork_name) {
   GlobalInit();
   FS_ASSIGN_OR_RETURN(NetworkView v, NetworkFor(data_dir, upstream_location, fork_name, fork_location));
-  const std::string old_fork = MirrorPathFor(data_dir, fork_location);
-  const std::string old_upstream = MirrorPathFor(data_dir, upstream_location);
+  const std::string old_fork = LegacyMirrorPathFor(data_dir, fork_location);
+  const std::string old_upstream = LegacyMirrorPathFor(data_dir, upstream_location);
   std::error_code ec;
   if (!fs::exists(fs::path(old_fork) / "HEAD", ec)) return false;
   fs::create_directories(fs::path(v.path).parent_path(), ec);
-  MirrorLock lock(v.path);
+  RepoLock lock(v.path);
   if (!lock.locked()) return Unavailable("cannot lock network " + v.path);
   bool created = false;
   FS_ASSIGN_OR_RETURN(RepoPtr repo, OpenOrInit(v.path, created));
   if (HasRefs(repo.get(), v.refs.fork)) return false;
-  MirrorOptions quiet{data_dir, false, {}};
+  TransferOptions quiet{data_dir, false, {}};
   FetchStats stats;
   if (!HasRefs(repo.get(), v.refs.upstream) && fs::exists(fs::path(old_upstream) / "HEAD", ec))
     FS_RETURN_IF_ERROR(FetchSide(repo.get(), v.path, old_upstream, v.refs.upstream, {}, quiet, &stats));

@@ -4,20 +4,20 @@
 // for all of them: a fork's fetch negotiates with everything already there, so only the fork's own
 // objects travel and get indexed. Refspecs are built here from validated names, never from user text:
 // a fork's fetch can write nothing outside its own namespace. Each call opens its own git_repository
-// and takes the network's lock (MirrorLock on the network path) while it writes: any thread may call.
+// and takes the network's lock (RepoLock on the network path) while it writes: any thread may call.
 #pragma once
 
 #include <set>
 #include <string>
 #include <vector>
 
-#include "analyzer/git/mirror.h"
+#include "analyzer/git/transfer.h"
 #include "analyzer/git/repo.h"
 #include "base/status.h"
 
 namespace forkscope::analyzer::git {
 
-// The network of an upstream: <data_dir>/networks/<slug>-<hash>.git, named like MirrorPathFor by the
+// The network of an upstream: <data_dir>/networks/<slug>-<hash>.git, named like LegacyMirrorPathFor by the
 // upstream URL without credentials.
 std::string NetworkPathFor(const std::string& data_dir, const std::string& upstream_location);
 
@@ -35,7 +35,7 @@ Result<NetworkView> NetworkFor(const std::string& data_dir, const std::string& u
                                const std::string& fork_name, const std::string& fork_location);
 
 struct NetworkSyncOptions {
-  MirrorOptions mirror;   // data_dir, owner validation, progress (reports name the URL being fetched)
+  TransferOptions mirror;   // data_dir, owner validation, progress (reports name the URL being fetched)
   bool fetch = true;      // false: fetch only sides whose refs are missing
 };
 
@@ -53,6 +53,11 @@ struct NetworkSyncResult {
 // kNetworkPackLimit packs has them consolidated into one (compact.h).
 Result<NetworkSyncResult> SyncNetwork(const std::string& upstream_location, const std::string& fork_location,
                                       const std::string& fork_name, const NetworkSyncOptions& options);
+
+// A repository synced alone, with no fork: a library to plan for, a job's repository, a submodule. It is
+// the upstream of its own network (refs under refs/upstream/), which a later fork of it joins. As
+// SyncNetwork otherwise.
+Result<NetworkSyncResult> SyncUpstream(const std::string& location, const NetworkSyncOptions& options);
 
 // The fork namespaces present in a network (names under refs/forks/).
 Result<std::set<std::string>> NetworkForks(const std::string& network_path);

@@ -27,7 +27,7 @@ struct PushRequest {
   std::string source_ref;        // a ref of repo ("refs/forkscope/candidates/<branch>/<onto-short12>")
   std::string expected_sha;      // the commit source_ref must name (full sha); "" = whatever it names
   // The remote: a URL or a local path. An http(s) URL's userinfo goes to git as HTTP credentials when
-  // the server asks (as SyncMirror's, analyzer/git/credentials.h) and never into a message.
+  // the server asks (as a fetch's, analyzer/git/credentials.h) and never into a message.
   std::string url;
   std::string dest_ref;          // refs/heads/forkscope/... (CheckPublishRef)
   std::string migration_branch;  // the fork's migration branch: never a destination

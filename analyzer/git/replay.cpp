@@ -15,7 +15,7 @@
 #include <filesystem>
 #include <unordered_map>
 
-#include "analyzer/git/mirror.h"
+#include "analyzer/git/transfer.h"
 #include "analyzer/git/repo_impl.h"
 #include "analyzer/git/replay_internal.h"
 
@@ -370,7 +370,7 @@ Result<ReplayResult> PairRepo::Replay(const ReplayRequest& request) {
   if (result.state != CarryState::kClean || !request.write_ref) return result;
   // The candidate references upstream's trees and blobs, which the fork mirror reads through an
   // alternate: record it on disk before the ref exists, so the git CLI can read the candidate too.
-  MirrorLock lock(MirrorPathOf(repo));
+  RepoLock lock(MirrorPathOf(repo));
   if (!lock.locked()) return Unavailable("cannot lock the fork mirror to write the candidate");
   FS_RETURN_IF_ERROR(LinkUpstreamObjects(repo, impl_->upstream.get()));
   // In a fork network the candidate lives in the fork's namespace: refs/forks/<name>/candidates/...

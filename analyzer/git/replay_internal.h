@@ -47,12 +47,12 @@ Result<std::vector<TreeChange>> ChangedFiles(git_repository* repo, const git_oid
 Result<std::optional<git_oid>> QuickMerge(git_repository* repo, const git_oid& ancestor, const git_oid& ours,
                                           const git_oid& theirs);
 
-// The directory of a bare repository without the trailing slash (the path MirrorLock takes).
+// The directory of a bare repository without the trailing slash (the path RepoLock takes).
 std::string MirrorPathOf(git_repository* repo);
 
 // Lists upstream's objects directory in the fork's objects/info/alternates — git's own way for one
 // repository to read another's objects — unless it is listed already or both are one repository. The
-// file is replaced by rename, so a reader sees the old list or the new one. Call under the MirrorLock.
+// file is replaced by rename, so a reader sees the old list or the new one. Call under the RepoLock.
 Status LinkUpstreamObjects(git_repository* fork, git_repository* upstream);
 
 }  // namespace forkscope::analyzer::git

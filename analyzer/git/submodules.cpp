@@ -1,7 +1,7 @@
 // Submodules of a checked-out commit: each gitlink's url from the commit's .gitmodules, resolved like
-// git resolves relative urls, held to the caller's URL policy, mirrored under <data_dir>/mirrors (no
-// fetch at all when the mirror already holds the recorded commit) and written into its directory,
-// recursively. Progress goes to CheckoutOptions::log.
+// git resolves relative urls, held to the caller's URL policy, fetched as the upstream of its own fork
+// network under <data_dir>/networks (no fetch at all when the network already holds the recorded commit)
+// and written into its directory, recursively. Progress goes to CheckoutOptions::log.
 #include <filesystem>
 #include <map>
 #include <string_view>
@@ -10,7 +10,8 @@
 #include "analyzer/git/checkout_internal.h"
 #include "analyzer/git/fetch_internal.h"
 #include "analyzer/git/handles.h"
-#include "analyzer/git/mirror.h"
+#include "analyzer/git/network.h"
+#include "analyzer/git/transfer.h"
 
 namespace forkscope::analyzer::git {
 namespace fs = std::filesystem;
@@ -72,17 +73,18 @@ void Log(const CheckoutOptions& options, const std::string& line) {
   if (options.log) options.log(line);
 }
 
-// Mirrors url unless the mirror already holds commit; returns the mirror's path.
-Result<std::string> MirrorFor(const std::string& where, const std::string& url, const git_oid& commit,
-                              const CheckoutOptions& options) {
-  const std::string mirror = MirrorPathFor(options.data_dir, url);
+// Fetches url into its network unless the network already holds commit; returns the network's path.
+Result<std::string> NetworkWith(const std::string& where, const std::string& url, const git_oid& commit,
+                                const CheckoutOptions& options) {
+  const std::string mirror = NetworkPathFor(options.data_dir, url);
   const std::string sha = OidHex(commit).substr(0, 12);
   if (HasCommit(mirror, commit)) {
-    Log(options, where + ": " + sha + " already mirrored, nothing to fetch");
+    Log(options, where + ": " + sha + " already fetched, nothing to fetch");
     return mirror;
   }
   Log(options, where + ": fetching " + RedactUrl(url) + " for " + sha);
-  MirrorOptions mo;
+  NetworkSyncOptions no;
+  TransferOptions& mo = no.mirror;
   mo.data_dir = options.data_dir;
   mo.allow_foreign_owner = options.allow_foreign_owner;
   int reported = -1;
@@ -95,10 +97,10 @@ Result<std::string> MirrorFor(const std::string& where, const std::string& url, 
     }
     return true;
   };
-  FS_ASSIGN_OR_RETURN(MirrorResult result, SyncMirror(url, mo));
-  if (!HasCommit(result.path, commit))
+  FS_ASSIGN_OR_RETURN(NetworkSyncResult result, SyncUpstream(url, no));
+  if (!HasCommit(result.view.path, commit))
     return NotFound("commit " + sha + " is on no branch or tag of " + RedactUrl(url));
-  return result.path;
+  return result.view.path;
 }
 
 Status CheckoutOne(const Gitlink& link, const std::string& configured_url, const std::string& base,
@@ -111,7 +113,7 @@ Status CheckoutOne(const Gitlink& link, const std::string& configured_url, const
     Status allowed = options.allow_url(url);
     if (!allowed.ok()) return fail(allowed);
   }
-  Result<std::string> mirror = MirrorFor(where, url, link.commit, options);
+  Result<std::string> mirror = NetworkWith(where, url, link.commit, options);
   if (!mirror.ok()) return fail(mirror.status());
   CheckoutOptions nested = options;
   nested.superproject_url = url;

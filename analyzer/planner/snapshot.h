@@ -1,12 +1,12 @@
 // A read-only snapshot of one branch of a repository, for the planner: the repository is mirrored
-// under <data_dir>/mirrors like any fork (analyzer/git/mirror.h) and the text files of the branch
+// under <data_dir>/mirrors like any fork (analyzer/git/transfer.h) and the text files of the branch
 // head are read from the mirror, without a work tree. Each call opens its own repository: any thread.
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "analyzer/git/mirror.h"
+#include "analyzer/git/transfer.h"
 #include "analyzer/model/model.h"
 #include "analyzer/planner/planner.h"
 #include "base/status.h"
@@ -18,7 +18,7 @@ struct SnapshotRequest {
   std::string branch;    // "" = the repository's default branch
   std::string data_dir;
   bool allow_foreign_owner = false;
-  git::ProgressFn progress;
+  analyzer::ProgressFn progress;
   size_t max_file_bytes = 1 << 20;  // larger files are listed with empty text (generated code, data)
 };
 

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "analyzer/git/global.h"
+#include "server/app/process.h"
 #include "base/log_escape.h"
 
 namespace forkscope::server {
@@ -69,7 +69,7 @@ std::string UnknownCommand(const char* word) {
 }  // namespace
 
 int RunCli(int argc, char** argv) {
-  analyzer::git::GlobalInit();
+  InitProcess();
   CLI::App app{
       "forkscope keeps PyTorch custom-operator libraries healthy on PaddlePaddle: it mirrors each fork and its\n"
       "upstream, sorts the migration diff into layers (kernel, build, cpp_compat, python, other), names\n"

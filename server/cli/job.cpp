@@ -8,10 +8,10 @@
 #include <filesystem>
 #include <memory>
 
-#include "analyzer/git/checkout.h"
 
 #include "base/clock.h"
-#include "analyzer/git/mirror.h"
+#include "server/services/repositories.h"
+#include "base/url.h"
 #include "server/cli/cli.h"
 #include "server/jobs/executors/local_executor.h"
 #include "server/jobs/executors/slurm_executor.h"
@@ -61,18 +61,20 @@ std::unique_ptr<Executor> MakeExecutor(const JobRunArgs& a) {
   return std::make_unique<LocalExecutor>(o);
 }
 
-// Mirrors the repository, resolves the revision and records a queued job.
+// Fetches the repository, resolves the revision and records a queued job.
 Result<storage::JobRecord> PrepareJob(const JobRunArgs& a, const Recipe& recipe, storage::JobStore& jobs) {
-  FS_ASSIGN_OR_RETURN(std::string url, analyzer::git::NormalizeLocation(a.repo));
-  analyzer::git::MirrorOptions mo;
-  mo.data_dir = a.data_dir;
-  mo.allow_foreign_owner = a.allow_foreign_owner;
-  FS_ASSIGN_OR_RETURN(analyzer::git::MirrorResult mirror, analyzer::git::SyncMirror(url, mo));
-  FS_ASSIGN_OR_RETURN(std::string sha, analyzer::git::ResolveRevision(mirror.path, a.rev));
+  FS_ASSIGN_OR_RETURN(std::string url, NormalizeLocation(a.repo));
+  NetworkSyncOptions o;
+  o.mirror.data_dir = a.data_dir;
+  o.mirror.allow_foreign_owner = a.allow_foreign_owner;
+  // The repository is the upstream of its own fork network, as in the daemon.
+  FS_ASSIGN_OR_RETURN(NetworkSyncResult network, SyncUpstream(url, o));
+  const std::string& repo = network.view.path;
+  FS_ASSIGN_OR_RETURN(std::string sha, ResolveUpstreamCommit(network, a.rev));
   int64_t now = base::SystemClock().NowS();
   std::error_code ec;
   std::string jobs_dir = std::filesystem::absolute(std::filesystem::path(a.data_dir) / "jobs", ec).lexically_normal().string();
-  storage::JobRecord job = NewJob(NewJobId(), "", mirror.path, sha, recipe, a.executor, jobs_dir, now);
+  storage::JobRecord job = NewJob(NewJobId(), "", repo, sha, recipe, a.executor, jobs_dir, now);
   FS_RETURN_IF_ERROR(jobs.Save(job));
   return job;
 }
@@ -109,8 +111,11 @@ int RunJobCommand(JobRunArgs& a) {
   ctx.log_cap_bytes = a.log_cap;
   ctx.keep_work_tree = a.keep_work_tree;
   ctx.rules = rules.ok() ? &*rules : nullptr;
-  ctx.checkout.data_dir = a.data_dir;  // submodules are mirrored beside the repository's mirror
+  ctx.checkout.data_dir = a.data_dir;  // submodules are fetched into networks beside the repository's
   ctx.checkout.allow_foreign_owner = a.allow_foreign_owner;
+  // A network has no origin: relative submodule URLs resolve against the repository's own URL.
+  if (auto url = NormalizeLocation(a.repo); url.ok())
+    ctx.checkout.superproject_url = base::SplitCredentials(*url).url;
   storage::JobRecord done = RunJob(std::move(*job), ctx);
   g_cancel = nullptr;
   PrintOut(a.format == "json" ? JobToJson(done).dump(2) : RenderJobText(done));

@@ -1,6 +1,6 @@
 #include "server/cli/progress.h"
 
-#include "analyzer/git/progress_lines.h"
+#include "analyzer/model/transfer.h"
 
 #include <spdlog/spdlog.h>
 #include <unistd.h>
@@ -19,14 +19,14 @@ struct ReporterState {
   bool tty = false;
   std::string url;
   int last_step = -1;
-  analyzer::git::ProgressLines lines;
+  analyzer::ProgressLines lines;
 };
 
-void DrawBar(const analyzer::git::TransferProgress& p, int pct) {
+void DrawBar(const analyzer::TransferProgress& p, int pct) {
   constexpr int kWidth = 30;
   int filled = pct * kWidth / 100;
   std::fprintf(stderr, "\r%-40.40s [%.*s%*s] %3d%% %-17s %u/%u objects %.1f MiB %u/%u deltas", p.url.c_str(),
-               filled, "##############################", kWidth - filled, "", pct, analyzer::git::PhaseName(p.phase),
+               filled, "##############################", kWidth - filled, "", pct, analyzer::PhaseName(p.phase),
                p.received_objects, p.total_objects, p.received_bytes / 1048576.0, p.indexed_deltas, p.total_deltas);
   if (pct >= 100) std::fputc('\n', stderr);
   std::fflush(stderr);
@@ -34,10 +34,10 @@ void DrawBar(const analyzer::git::TransferProgress& p, int pct) {
 
 }  // namespace
 
-analyzer::git::ProgressFn MakeProgressReporter() {
+analyzer::ProgressFn MakeProgressReporter() {
   auto state = std::make_shared<ReporterState>();
   state->tty = isatty(STDERR_FILENO);
-  return [state](const analyzer::git::TransferProgress& p) {
+  return [state](const analyzer::TransferProgress& p) {
     if (p.url != state->url) state->url = p.url, state->last_step = -1;
     int pct = std::max(p.Percent(), state->last_step);
     if (!state->tty) {

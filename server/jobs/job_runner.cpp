@@ -10,7 +10,7 @@
 #include <mutex>
 #include <random>
 
-#include "analyzer/git/checkout.h"
+#include "server/services/repositories.h"
 #include "analyzer/trace/trace_diff.h"
 #include "server/jobs/executors/capped_log.h"
 #include "server/jobs/executors/subprocess.h"
@@ -174,10 +174,10 @@ Status CheckoutTree(const JobRecord& job, const Recipe& recipe, const JobRunCont
     log.flush();
   };
   line("[forkscope: checkout " + job.sha + (recipe.submodules ? ", with submodules" : ", submodules skipped") + "]");
-  analyzer::git::CheckoutOptions options = ctx.checkout;
+  CheckoutOptions options = ctx.checkout;
   options.submodules = recipe.submodules;
   options.log = line;
-  Status st = analyzer::git::CheckoutCommit(job.repo, job.sha, job.work_dir + "/tree", options);
+  Status st = CheckoutWorkTree(job.repo, job.sha, job.work_dir + "/tree", options);
   line(st.ok() ? "[forkscope: checkout done]" : "[forkscope: checkout failed: " + st.message() + "]");
   return st;
 }

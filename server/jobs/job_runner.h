@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-#include "analyzer/git/checkout.h"
+#include "server/services/repositories.h"
 #include "analyzer/model/model.h"
 #include "analyzer/classify/rules.h"
 #include "base/clock.h"
@@ -31,7 +31,7 @@ struct JobRunContext {
   const analyzer::Rules* rules = nullptr;
   // The work tree's checkout: data_dir (submodule mirrors), the URL policy submodule URLs must pass and
   // owner validation. Per job, the recipe decides `submodules` and the log goes to <work_dir>/checkout.log.
-  analyzer::git::CheckoutOptions checkout;
+  CheckoutOptions checkout;
 };
 
 // A fresh job id: "j" + 12 hex digits.

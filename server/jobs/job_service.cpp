@@ -7,11 +7,9 @@
 #include <chrono>
 #include <filesystem>
 
-#include "analyzer/git/checkout.h"
-#include "analyzer/git/network.h"
-#include "analyzer/git/reachable.h"
 #include "base/url.h"
 #include "server/services/analysis_service.h"
+#include "server/services/repositories.h"
 #include "server/jobs/job_runner.h"
 
 namespace forkscope::server {
@@ -130,31 +128,18 @@ Result<JobRecord> JobService::Submit(storage::Store& store, const JobRequest& re
     return request.recipe.empty() ? FailedPrecondition(recipe.status().message()) : InvalidArgument(recipe.status().message());
   std::string executor = request.executor.empty() ? options_.default_executor : request.executor;
   if (!executors_.count(executor)) return InvalidArgument("unknown executor '" + executor + "' (local or slurm)");
-  FS_ASSIGN_OR_RETURN(std::string url, analyzer::git::NormalizeLocation(fork.fork_url));
-  FS_ASSIGN_OR_RETURN(std::string upstream_url, analyzer::git::NormalizeLocation(fork.upstream_url));
-  FS_ASSIGN_OR_RETURN(analyzer::git::NetworkView network,
-                      analyzer::git::NetworkFor(options_.data_dir, upstream_url, fork.name, url));
-  const std::string& mirror = network.path;
-  std::error_code ec;
-  if (!fs::exists(fs::path(mirror) / "HEAD", ec))
-    return FailedPrecondition("fork '" + fork.name + "' has not been synced yet; POST its /sync first");
+  FS_ASSIGN_OR_RETURN(ForkRepo repo, ForkRepoOf(options_.data_dir, fork));
+  if (!Exists(repo)) return FailedPrecondition("fork '" + fork.name + "' has not been synced yet; POST its /sync first");
   std::string sha;
   if (!request.rev.empty()) {
-    auto resolved = analyzer::git::ResolveRevision(mirror, request.rev, network.refs.fork);
-    if (!resolved.ok()) return InvalidArgument("rev: " + resolved.status().message());
-    sha = *resolved;
-    // A network holds every fork of the upstream: a fork's job runs only its own commits.
-    FS_ASSIGN_OR_RETURN(bool own, analyzer::git::IsReachable(mirror, sha, network.refs.fork));
-    if (!own)
-      return InvalidArgument("rev: commit " + sha + " is on no branch or tag of fork '" + fork.name +
-                             "' (a job runs only the fork's own commits)");
+    FS_ASSIGN_OR_RETURN(sha, ResolveForkCommit(repo, fork.name, request.rev));
   } else {
     if (!fork.latest_analysis_id)
       return FailedPrecondition("fork '" + fork.name + "' has not been analysed yet; POST its /sync or give 'rev'");
     FS_ASSIGN_OR_RETURN(analyzer::Analysis latest, store.LoadAnalysis(*fork.latest_analysis_id));
     sha = latest.fork.sha;
   }
-  return Enqueue(store, fork.name, mirror, sha, *recipe, executor);
+  return Enqueue(store, fork.name, repo.path, sha, *recipe, executor);
 }
 
 Result<JobRecord> JobService::Enqueue(storage::Store& store, const std::string& fork, const std::string& repo,
@@ -232,7 +217,7 @@ Status JobService::Execute(TaskContext& ctx, JobRecord job, const std::shared_pt
   std::string superproject_url;
   if (!job.fork.empty()) {
     auto fork = store.GetFork(job.fork);
-    auto url = fork.ok() ? analyzer::git::NormalizeLocation(fork->fork_url) : fork.status();
+    auto url = fork.ok() ? NormalizeLocation(fork->fork_url) : fork.status();
     if (url.ok()) superproject_url = base::SplitCredentials(*url).url;
     if (fork.ok() && fork->latest_analysis_id) {
       auto a = store.LoadAnalysis(*fork->latest_analysis_id);

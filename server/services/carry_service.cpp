@@ -6,12 +6,9 @@
 
 #include "analyzer/carry/carry.h"
 #include "base/memory.h"
-#include "analyzer/git/checkout.h"
-#include "analyzer/git/network.h"
-#include "analyzer/git/push.h"
-#include "analyzer/git/reachable.h"
 #include "base/url.h"
 #include "server/services/analysis_service.h"
+#include "server/services/repositories.h"
 
 namespace forkscope::server {
 namespace {
@@ -20,22 +17,11 @@ using storage::CandidateRecord;
 using storage::CandidateState;
 using storage::JobState;
 
-// The fork's place in its upstream's network (analyzer/git/network.h).
-Result<analyzer::git::NetworkView> NetworkOf(const std::string& data_dir, const storage::ForkRecord& fork) {
-  FS_ASSIGN_OR_RETURN(std::string fork_url, analyzer::git::NormalizeLocation(fork.fork_url));
-  FS_ASSIGN_OR_RETURN(std::string upstream_url, analyzer::git::NormalizeLocation(fork.upstream_url));
-  return analyzer::git::NetworkFor(data_dir, upstream_url, fork.name, fork_url);
-}
-
 // The target: the upstream head of the analysis, or a revision resolved in upstream, then in the fork
 // (as `forkscope carry --onto`).
-Result<std::string> ResolveOnto(const analyzer::git::NetworkView& n, const analyzer::Analysis& a,
-                                const std::string& onto) {
+Result<std::string> ResolveOnto(const ForkRepo& repo, const analyzer::Analysis& a, const std::string& onto) {
   if (onto.empty()) return a.upstream.sha;
-  if (auto sha = analyzer::git::ResolveRevision(n.path, onto, n.refs.upstream); sha.ok()) return *sha;
-  auto sha = analyzer::git::ResolveRevision(n.path, onto, n.refs.fork);
-  if (!sha.ok()) return InvalidArgument("onto: '" + onto + "' names no commit of upstream or of the fork");
-  return *sha;
+  return ResolveCarryTarget(repo, onto);
 }
 
 // A command-line argument as a POSIX shell reads it back: bare when it holds only safe characters.
@@ -88,17 +74,17 @@ storage::CandidateUpdate UpdateFromJob(const storage::JobRecord& job) {
 
 std::vector<std::string> PublishCommands(const storage::CandidateRecord& c) {
   if (c.candidate_sha.empty() || c.candidate_ref.empty()) return {};
-  const std::string url = ShellArg(analyzer::git::RedactUrl(c.fork_url));
+  const std::string url = ShellArg(RedactUrl(c.fork_url));
   const std::string replace = "git push --force-with-lease=refs/heads/" + c.branch + ":" + c.fork_sha + " " + url +
                               " FETCH_HEAD:refs/heads/" + c.branch;
   if (!c.published_branch.empty())
-    return {"git fetch " + ShellArg(analyzer::git::RedactUrl(c.published_url)) + " " +
+    return {"git fetch " + ShellArg(RedactUrl(c.published_url)) + " " +
                 ShellArg("refs/heads/" + c.published_branch),
             replace};
   std::vector<std::string> commands = {"git fetch " + ShellArg(c.repo) + " " + ShellArg(c.candidate_ref)};
   // Only a candidate whose build job passed is offered for pushing; others can be fetched and looked at.
   if (c.state != CandidateState::kReady) return commands;
-  commands.push_back("git push " + url + " FETCH_HEAD:" + analyzer::git::SyncBranchRef(c.onto));
+  commands.push_back("git push " + url + " FETCH_HEAD:" + SyncBranchRef(c.onto));
   commands.push_back(replace);
   return commands;
 }
@@ -173,7 +159,7 @@ Result<std::optional<int64_t>> CarryService::Carry(TaskContext& ctx, const Carry
   std::optional<int64_t> analysis_id = job.analysis_id ? job.analysis_id : fork.latest_analysis_id;
   if (!analysis_id) return FailedPrecondition("fork '" + fork.name + "' has not been synced yet; POST its /sync first");
   FS_ASSIGN_OR_RETURN(analyzer::Analysis analysis, store.LoadAnalysis(*analysis_id));
-  FS_ASSIGN_OR_RETURN(analyzer::git::NetworkView network, NetworkOf(options_.data_dir, fork));
+  FS_ASSIGN_OR_RETURN(ForkRepo network, ForkRepoOf(options_.data_dir, fork));
   FS_ASSIGN_OR_RETURN(std::string onto, ResolveOnto(network, analysis, job.params.onto));
   storage::CandidateStore candidates(store.db());
   FS_ASSIGN_OR_RETURN(auto existing, candidates.Find(fork.id, analysis.fork.sha, onto, job.strategy));
@@ -298,13 +284,13 @@ std::string CarryService::RefusePublish(storage::Store& store, const CandidateRe
     return "the fork's registered URL is no longer the one configured with push_url";
   // Nor one carried onto another upstream's history: the network a candidate lives in is its upstream's.
   auto fork = store.GetFork(c.fork);
-  auto configured = analyzer::git::NormalizeLocation(target.upstream_url);
-  if (!fork.ok() || !configured.ok() || base::SplitCredentials(fork->upstream_url).url !=
-                                            base::SplitCredentials(target.upstream_url).url ||
-      c.repo != analyzer::git::NetworkPathFor(options_.data_dir, *configured))
+  const std::string configured = NetworkPathOf(options_.data_dir, target.upstream_url);
+  if (!fork.ok() || configured.empty() ||
+      base::SplitCredentials(fork->upstream_url).url != base::SplitCredentials(target.upstream_url).url ||
+      c.repo != configured)
     return "the candidate was not carried onto the upstream configured with push_url";
   // And only onto upstream's own history (a carry's onto may name a fork commit).
-  auto on_upstream = analyzer::git::IsReachable(c.repo, c.onto, analyzer::git::kUpstreamRefs);
+  auto on_upstream = OnUpstream(c.repo, c.onto);
   if (!on_upstream.ok() || !*on_upstream) return "its target commit is not on the configured upstream's branches";
   return "";
 }
@@ -317,21 +303,21 @@ void CarryService::Publish(storage::Store& store, int64_t candidate_id) {
   const PublishTarget* target = TargetOf(c);
   if (c.state != CandidateState::kReady || !c.published_url.empty() || target == nullptr) return;
   storage::PublishOutcome outcome;
-  outcome.url = analyzer::git::RedactUrl(target->push_url);
-  const std::string ref = analyzer::git::SyncBranchRef(c.onto);
+  outcome.url = RedactUrl(target->push_url);
+  const std::string ref = SyncBranchRef(c.onto);
   outcome.branch = ref.substr(std::string("refs/heads/").size());
   Status pushed;
   if (std::string refused = RefusePublish(store, c, *target); !refused.empty()) {
     pushed = FailedPrecondition("not pushed: " + refused);
   } else {
-    analyzer::git::PushRequest request;
+    PushRequest request;
     request.repo = c.repo;
     request.source_ref = c.candidate_ref;
     request.expected_sha = c.candidate_sha;
     request.url = base::WithUserinfo(target->push_url, target->userinfo);
     request.dest_ref = ref;
     request.migration_branch = c.branch;
-    pushed = analyzer::git::PushCommit(request);
+    pushed = PushCandidate(request);
   }
   if (pushed.ok()) {
     spdlog::info("candidate published id={} fork={} url={} branch={} sha={}", c.id, c.fork, outcome.url,

@@ -10,6 +10,7 @@
 #include "analyzer/classify/rules_data.h"
 #include "analyzer/planner/snapshot.h"
 #include "server/services/analysis_service.h"
+#include "server/services/repositories.h"
 #include "storage/compat_gap_store.h"
 
 namespace forkscope::server {
@@ -40,7 +41,7 @@ Result<analyzer::MigrationPlan> BuildPlan(const PlanRequest& request, const anal
   analyzer::MigrationPlan plan = analyzer::PlanMigration(rules, snap.files, experience);
   plan.upstream = snap.ref;
   spdlog::info("plan upstream={} sha={} files={} touchpoints={} keep={} similar={}",
-               analyzer::git::RedactUrl(snap.ref.url), snap.ref.sha.substr(0, 12), snap.files.size(),
+               RedactUrl(snap.ref.url), snap.ref.sha.substr(0, 12), snap.files.size(),
                plan.touchpoints.size(), plan.keep.size(), plan.similar.size());
   return plan;
 }
@@ -134,7 +135,7 @@ Status PatternService::RunPlan(TaskContext& ctx, storage::PlanRecord record, con
   record.started_at = options_.clock->NowS();
   Record(store, record);
   PlanRequest request{fetch_url, record.branch, options_.data_dir, options_.allow_foreign_owner,
-                      [&ctx](const analyzer::git::TransferProgress& p) {
+                      [&ctx](const analyzer::TransferProgress& p) {
                         ctx.Progress(p.Percent() * 80 / 100, "fetch");
                         return !ctx.cancelled();
                       }};

@@ -26,7 +26,7 @@ struct PlanRequest {
   std::string branch;    // "" = its default branch
   std::string data_dir;  // where its mirror goes
   bool allow_foreign_owner = false;
-  analyzer::git::ProgressFn progress;  // may be empty; returning false cancels the mirror fetch
+  analyzer::ProgressFn progress;  // may be empty; returning false cancels the mirror fetch
 };
 
 // Mirrors and scans the library, then plans its migration from what the store knows about migrated

@@ -7,10 +7,10 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "analyzer/git/network.h"
 #include "base/memory.h"
 #include "base/url.h"
 #include "server/services/analysis_service.h"
+#include "server/services/repositories.h"
 
 namespace forkscope::server {
 namespace {
@@ -45,12 +45,12 @@ Result<int> SyncService::MigrateNetworks() {
   int imported = 0;
   for (const auto& fork : forks) {
     auto request = RequestFor(*store, fork);
-    auto fork_url = request.ok() ? analyzer::git::NormalizeLocation(request->fork_location) : request.status();
-    auto upstream_url = request.ok() ? analyzer::git::NormalizeLocation(request->upstream_location) : request.status();
-    if (upstream_url.ok()) registered[analyzer::git::NetworkPathFor(options_.data_dir, *upstream_url)].insert(fork.name);
+    auto fork_url = request.ok() ? NormalizeLocation(request->fork_location) : request.status();
+    auto upstream_url = request.ok() ? NormalizeLocation(request->upstream_location) : request.status();
+    if (upstream_url.ok()) registered[NetworkPathOf(options_.data_dir, *upstream_url)].insert(fork.name);
     else every_network_known = false;  // a local upstream gone: its network cannot be told, so nothing is pruned
     if (!fork_url.ok() || !upstream_url.ok()) continue;  // its sync will say what is wrong
-    auto done = analyzer::git::MigrateMirrors(options_.data_dir, *upstream_url, *fork_url, fork.name);
+    auto done = MigrateMirrors(options_.data_dir, *upstream_url, *fork_url, fork.name);
     if (!done.ok())  // not fatal: its next sync fetches it into the network
       spdlog::warn("network migration failed fork={} error={}", fork.name, Scrubbed(done.status().message(), *request));
     else if (*done)
@@ -64,11 +64,11 @@ Result<int> SyncService::MigrateNetworks() {
        every_network_known && !ec && it != end; it.increment(ec)) {
     const std::string path = it->path().string();
     if (it->path().extension() != ".git") continue;
-    auto present = analyzer::git::NetworkForks(path);
+    auto present = NetworkForks(path);
     if (!present.ok()) continue;
     for (const auto& ns : *present)
       if (ns.rfind("url-", 0) != 0 && !registered[path].count(ns))
-        if (Status st = analyzer::git::DropForkRefs(path, ns); !st.ok())
+        if (Status st = DropNamespace(path, ns); !st.ok())
           spdlog::warn("network prune failed path={} fork={} error={}", path, ns, st.message());
   }
   if (imported > 0) spdlog::info("forks migrated into networks count={}", imported);
@@ -89,10 +89,7 @@ void SyncService::ForgetFork(const storage::ForkRecord& fork) {
 }
 
 void SyncService::DropRefs(const std::string& fork_name, const std::string& upstream_location) {
-  auto upstream_url = analyzer::git::NormalizeLocation(upstream_location);
-  if (!upstream_url.ok()) return;
-  const std::string network = analyzer::git::NetworkPathFor(options_.data_dir, *upstream_url);
-  if (Status st = analyzer::git::DropForkRefs(network, fork_name); !st.ok())
+  if (Status st = DropForkRefs(options_.data_dir, fork_name, upstream_location); !st.ok())
     spdlog::warn("network refs not dropped fork={} error={}", fork_name, st.message());
 }
 
@@ -166,11 +163,11 @@ Status SyncService::RunSync(TaskContext& ctx, analyzer::AnalyzeRequest request, 
                             bool is_check) {
   const int64_t start_us = clock_.MonotonicUs();
   ctx.Progress(0, "fetch");
-  const std::string fork_url = analyzer::git::RedactUrl(request.fork_location);
+  const std::string fork_url = RedactUrl(request.fork_location);
   // Upstream is fetched first (0-40%), then the fork (40-80%); the figure never goes back. A network
   // whose packs are consolidated after the fetches shows that stage at 80%.
-  request.progress = [&ctx, &fork_url](const analyzer::git::TransferProgress& p) {
-    const bool packing = p.phase == analyzer::git::TransferPhase::kConsolidating;
+  request.progress = [&ctx, &fork_url](const analyzer::TransferProgress& p) {
+    const bool packing = p.phase == analyzer::TransferPhase::kConsolidating;
     const bool fork_side = p.url == fork_url;
     const int pct = packing ? 80 : (fork_side ? 40 : 0) + p.Percent() * 40 / 100;
     ctx.Progress(pct / 5 * 5, packing ? "consolidate packs" : fork_side ? "fetch fork" : "fetch upstream");

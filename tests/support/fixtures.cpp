@@ -1,5 +1,7 @@
 #include "tests/support/fixtures.h"
 
+#include "analyzer/git/transfer.h"
+
 #include <catch2/catch.hpp>
 
 #include <array>
@@ -36,6 +38,15 @@ std::string ShellQuote(const std::string& s) {
   std::string out = "'";
   for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return out + "'";
+}
+
+std::string MakeLegacyMirror(const std::string& data_dir, const std::string& source) {
+  const std::string path = analyzer::git::LegacyMirrorPathFor(data_dir, source);
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+  CommandResult r = RunCommand("git clone -q --mirror " + ShellQuote(source) + " " + ShellQuote(path) + " 2>&1");
+  INFO(r.out);
+  REQUIRE(r.status == 0);
+  return path;
 }
 
 CommandResult RunCommand(const std::string& command) {

@@ -28,6 +28,9 @@ struct CommandResult {
 };
 CommandResult RunCommand(const std::string& command);
 std::string ShellQuote(const std::string& s);
+// A per-URL mirror as releases before fork networks left it under <data_dir>/mirrors/ (git clone
+// --mirror of source), for the tests of their migration into networks. Returns its path (REQUIREs).
+std::string MakeLegacyMirror(const std::string& data_dir, const std::string& source);
 
 // A non-bare git repository with a working tree, driven through the git CLI.
 class GitRepo {

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "analyzer/carry/carry.h"
-#include "analyzer/git/mirror.h"
+#include "analyzer/git/transfer.h"
 #include "analyzer/git/network.h"
 #include "tests/support/fixtures.h"
 #include "tests/support/rules.h"

@@ -14,7 +14,7 @@
 
 #include "analyzer/diff/analysis.h"
 #include "analyzer/git/compact.h"
-#include "analyzer/git/mirror.h"
+#include "analyzer/git/transfer.h"
 #include "analyzer/git/network.h"
 #include "base/memory.h"
 #include "tests/support/corpus.h"
@@ -332,10 +332,10 @@ TEST_CASE("network: a consolidation reports its progress and stops when asked, l
     CHECK(StrayPackFiles(net).empty());
     CHECK(RefsAndObjects(net) == before);
   };
-  std::vector<git::TransferProgress> seen;
+  std::vector<analyzer::TransferProgress> seen;
 
   SECTION("progress: one phase, named, from 0 to 100%, never going back; the writing half included") {
-    auto done = git::CompactPacks(net, 3, std::chrono::seconds(3600), [&](const git::TransferProgress& p) {
+    auto done = git::CompactPacks(net, 3, std::chrono::seconds(3600), [&](const analyzer::TransferProgress& p) {
       seen.push_back(p);
       return true;
     });
@@ -345,7 +345,7 @@ TEST_CASE("network: a consolidation reports its progress and stops when asked, l
     int last = -1;
     bool writing = false;
     for (const auto& p : seen) {
-      CHECK(p.phase == git::TransferPhase::kConsolidating);
+      CHECK(p.phase == analyzer::TransferPhase::kConsolidating);
       CHECK(p.url == net);
       CHECK(p.Percent() >= last);
       last = p.Percent();
@@ -353,10 +353,10 @@ TEST_CASE("network: a consolidation reports its progress and stops when asked, l
     }
     CHECK(writing);
     CHECK(last == 100);
-    CHECK(std::string(git::PhaseName(git::TransferPhase::kConsolidating)) == "consolidating packs");
+    CHECK(std::string(analyzer::PhaseName(analyzer::TransferPhase::kConsolidating)) == "consolidating packs");
   }
   SECTION("stopped at its first report: nothing written, nothing retired; a later one runs") {
-    auto stopped = git::CompactPacks(net, 3, std::chrono::seconds(3600), [&](const git::TransferProgress& p) {
+    auto stopped = git::CompactPacks(net, 3, std::chrono::seconds(3600), [&](const analyzer::TransferProgress& p) {
       seen.push_back(p);
       return false;
     });
@@ -368,7 +368,7 @@ TEST_CASE("network: a consolidation reports its progress and stops when asked, l
     CHECK(later->packs_retired == piled);
   }
   SECTION("stopped while the pack is written: the half-written pack is gone") {
-    auto stopped = git::CompactPacks(net, 3, std::chrono::seconds(3600), [&](const git::TransferProgress& p) {
+    auto stopped = git::CompactPacks(net, 3, std::chrono::seconds(3600), [&](const analyzer::TransferProgress& p) {
       seen.push_back(p);
       return !(p.total_objects > 0 && p.received_objects > p.total_objects / 2);
     });
@@ -396,16 +396,16 @@ TEST_CASE("network: a sync that passes the pack limit shows the consolidation an
   fork.Write("late.txt", "late\n");
   const std::string head = fork.Commit("a commit the sync fetches before it consolidates");
 
-  std::vector<git::TransferProgress> seen;
+  std::vector<analyzer::TransferProgress> seen;
   git::NetworkSyncOptions stop_packing = Options(data);
-  stop_packing.mirror.progress = [&](const git::TransferProgress& p) {
+  stop_packing.mirror.progress = [&](const analyzer::TransferProgress& p) {
     seen.push_back(p);
-    return p.phase != git::TransferPhase::kConsolidating;
+    return p.phase != analyzer::TransferPhase::kConsolidating;
   };
   auto cancelled = git::SyncNetwork(up.path(), fork.path(), "f", stop_packing);
   CHECK(cancelled.status().code() == StatusCode::kCancelled);
   REQUIRE_FALSE(seen.empty());
-  CHECK(seen.back().phase == git::TransferPhase::kConsolidating);
+  CHECK(seen.back().phase == analyzer::TransferPhase::kConsolidating);
   CHECK(seen.back().url == net);
   CHECK(GitIn(net, "rev-parse refs/forks/f/heads/paddle") == head);  // the fetches before it stand
   CHECK(StrayPackFiles(net).empty());
@@ -554,16 +554,13 @@ TEST_CASE("network: per-URL mirrors migrate into the network with their candidat
   GitRepo up = BuildUpstream(tmp.Sub("upstream"));
   GitRepo fork = BuildCompatFork(up.path(), tmp.Sub("fork"));
   const std::string data = tmp.Sub("data");
-  git::MirrorOptions mo{data, false, {}};
-  auto old_up = git::SyncMirror(up.path(), mo);
-  auto old_fork = git::SyncMirror(fork.path(), mo);
-  REQUIRE(old_up.ok());
-  REQUIRE(old_fork.ok());
+  MakeLegacyMirror(data, up.path());
+  const std::string old_fork = MakeLegacyMirror(data, fork.path());
   // A candidate the carry left in the old fork mirror, on a commit only the mirror has.
-  const std::string tree = GitIn(old_fork->path, "rev-parse " + up.Head() + "^{tree}");
+  const std::string tree = GitIn(old_fork, "rev-parse " + up.Head() + "^{tree}");
   const std::string candidate =
-      GitIn(old_fork->path, "-c user.name=t -c user.email=t@t commit-tree " + tree + " -p " + fork.Head() + " -m cand");
-  GitIn(old_fork->path, "update-ref refs/forkscope/candidates/paddle/abcdef012345 " + candidate);
+      GitIn(old_fork, "-c user.name=t -c user.email=t@t commit-tree " + tree + " -p " + fork.Head() + " -m cand");
+  GitIn(old_fork, "update-ref refs/forkscope/candidates/paddle/abcdef012345 " + candidate);
 
   auto moved = git::MigrateMirrors(data, up.path(), fork.path(), "fastops-paddle");
   INFO(moved.status().ToString());
@@ -587,7 +584,7 @@ TEST_CASE("network: per-URL mirrors migrate into the network with their candidat
   INFO(pair.status().ToString());
   REQUIRE(pair.ok());
   CHECK(pair->header.fork.sha == fork.Head());
-  CHECK(fs::exists(old_fork->path + "/HEAD"));  // the old mirrors stay: stored rows name them
+  CHECK(fs::exists(old_fork + "/HEAD"));  // the old mirrors stay: stored rows name them
 }
 
 TEST_CASE("network: progress is monotonic and names its phases", "[analyzer][git][network][progress]") {
@@ -599,9 +596,9 @@ TEST_CASE("network: progress is monotonic and names its phases", "[analyzer][git
   }
   GitHttpServer server(tmp.Sub("served"), {"alice:pw"});
   server.Publish(up.path(), "up.git");
-  std::vector<git::TransferProgress> seen;
+  std::vector<analyzer::TransferProgress> seen;
   auto o = Options(tmp.Sub("data"));
-  o.mirror.progress = [&seen](const git::TransferProgress& p) {
+  o.mirror.progress = [&seen](const analyzer::TransferProgress& p) {
     seen.push_back(p);
     return true;
   };
@@ -610,7 +607,7 @@ TEST_CASE("network: progress is monotonic and names its phases", "[analyzer][git
   REQUIRE(r.ok());
   REQUIRE(seen.size() > 2);
   int last = -1;
-  git::TransferPhase phase = git::TransferPhase::kReceiving;
+  analyzer::TransferPhase phase = analyzer::TransferPhase::kReceiving;
   for (const auto& p : seen) {
     if (p.url != seen.front().url) break;  // one transfer
     CHECK(p.Percent() >= last);
@@ -618,7 +615,7 @@ TEST_CASE("network: progress is monotonic and names its phases", "[analyzer][git
     last = p.Percent();
     phase = p.phase;
   }
-  CHECK(std::string(git::PhaseName(git::TransferPhase::kResolving)) == "resolving deltas");
+  CHECK(std::string(analyzer::PhaseName(analyzer::TransferPhase::kResolving)) == "resolving deltas");
 }
 
 }  // namespace forkscope::testing

@@ -14,7 +14,7 @@
 #include <tuple>
 #include <nlohmann/json.hpp>
 
-#include "analyzer/git/mirror.h"
+#include "analyzer/git/transfer.h"
 #include "analyzer/git/network.h"
 #include "server/app/demo_corpus.h"
 #include "server/config/config.h"

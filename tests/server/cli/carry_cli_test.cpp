@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "analyzer/git/mirror.h"
+#include "analyzer/git/transfer.h"
 #include "analyzer/git/network.h"
 #include "server/app/demo_corpus.h"
 #include "tests/support/corpus.h"

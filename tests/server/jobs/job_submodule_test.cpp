@@ -8,7 +8,7 @@
 #include <filesystem>
 
 #include "analyzer/git/checkout.h"
-#include "analyzer/git/mirror.h"
+#include "analyzer/git/network.h"
 #include "server/codec/job_json.h"
 #include "server/jobs/executors/local_executor.h"
 #include "tests/support/jobs.h"
@@ -97,8 +97,8 @@ TEST_CASE("job: submodules are checked out recursively at the recorded revisions
   CHECK(log.find("checkout of=. phase=\"checking out\" progress=100%") != std::string::npos);
   CHECK(log.find("checkout of=csrc/cutlass phase=\"checking out\" progress=100%") != std::string::npos);
   CHECK(log.find("checkout of=csrc/cutlass/third/lib phase=\"checking out\" progress=100%") != std::string::npos);
-  CHECK(fs::exists(analyzer::git::MirrorPathFor(env.tmp.Sub("data"), env.cutlass.path()) + "/HEAD"));
-  CHECK(fs::exists(analyzer::git::MirrorPathFor(env.tmp.Sub("data"), env.lib.path()) + "/HEAD"));
+  CHECK(fs::exists(analyzer::git::NetworkPathFor(env.tmp.Sub("data"), env.cutlass.path()) + "/HEAD"));
+  CHECK(fs::exists(analyzer::git::NetworkPathFor(env.tmp.Sub("data"), env.lib.path()) + "/HEAD"));
 
   SECTION("a re-run fetches nothing it already has") {
     auto again = env.Run(kBuildsWithSubmodules);
@@ -106,7 +106,7 @@ TEST_CASE("job: submodules are checked out recursively at the recorded revisions
     const std::string second_log = SubmoduleEnv::CheckoutLog(again);
     CHECK(second_log.find("fetching") == std::string::npos);
     CHECK(second_log.find("submodule csrc/cutlass: ") != std::string::npos);
-    CHECK(second_log.find("already mirrored, nothing to fetch") != std::string::npos);
+    CHECK(second_log.find("already fetched, nothing to fetch") != std::string::npos);
   }
   SECTION("a new submodule revision fetches that submodule only") {
     env.BumpCutlass();
@@ -130,7 +130,7 @@ run = "test -d csrc/cutlass && test -z \"$(ls -A csrc/cutlass)\" && echo empty"
   REQUIRE(job.state == JobState::kPassed);
   CHECK(Stage(job, "build").log_tail == "empty\n");
   CHECK(SubmoduleEnv::CheckoutLog(job).find("left empty (the recipe opts out)") != std::string::npos);
-  CHECK_FALSE(fs::exists(analyzer::git::MirrorPathFor(env.tmp.Sub("data"), env.cutlass.path())));
+  CHECK_FALSE(fs::exists(analyzer::git::NetworkPathFor(env.tmp.Sub("data"), env.cutlass.path())));
 }
 
 TEST_CASE("job: a submodule that cannot be had fails the checkout as an error, said where users look",

@@ -9,7 +9,7 @@
 #include <set>
 
 #include "analyzer/classify/rules.h"
-#include "analyzer/git/mirror.h"
+#include "analyzer/git/transfer.h"
 #include "analyzer/git/network.h"
 #include "base/fake_clock.h"
 #include "server/services/sync_service.h"
@@ -99,9 +99,9 @@ TEST_CASE("sync: start-up moves forks from per-URL mirrors into networks and dro
           "[server][sync][network]") {
   Env env;
   storage::ForkRecord compat = env.Add("compat", env.compat.path());
-  analyzer::git::MirrorOptions mo{env.Data(), false, {}};
-  REQUIRE(analyzer::git::SyncMirror(env.up.path(), mo).ok());
-  REQUIRE(analyzer::git::SyncMirror(env.compat.path(), mo).ok());
+  testing::MakeLegacyMirror(env.Data(), env.up.path());
+  testing::MakeLegacyMirror(env.Data(), env.compat.path());
+  analyzer::git::TransferOptions mo{env.Data(), false, {}};
   analyzer::git::NetworkSyncOptions no;
   no.mirror = mo;
   REQUIRE(analyzer::git::SyncNetwork(env.up.path(), env.native.path(), "gone", no).ok());  // no longer registered

@@ -1,10 +1,10 @@
-// Credentials in repository URLs (base/url.h) and mirrors fetched with them from a real git smart-HTTP
-// server that requires basic auth: the mirror's name and config hold the URL without them.
+// Credentials in repository URLs (base/url.h) and networks fetched with them from a real git smart-HTTP
+// server that requires basic auth: the network's name and config hold nothing of them.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
 
-#include "analyzer/git/mirror.h"
+#include "analyzer/git/network.h"
 #include "base/url.h"
 #include "tests/support/corpus.h"
 #include "tests/support/fixtures.h"
@@ -29,7 +29,7 @@ TEST_CASE("url: credentials split off, put back, redacted and scrubbed", "[base]
   CHECK(base::ScrubSecret("short p stays", "u:p") == "short p stays");
 }
 
-TEST_CASE("mirror: fetched with the URL's credentials, named and configured without them",
+TEST_CASE("network: fetched with the URL's credentials, named and configured without them",
           "[analyzer][git][credentials]") {
   TempDir tmp;
   GitRepo up = BuildUpstream(tmp.Sub("upstream"));
@@ -37,26 +37,26 @@ TEST_CASE("mirror: fetched with the URL's credentials, named and configured with
   server.Publish(up.path(), "up.git");
   const std::string data = tmp.Sub("data");
   const std::string with = server.Url("alice:pw-for-alice", "up.git");
-  CHECK(analyzer::git::MirrorPathFor(data, with) == analyzer::git::MirrorPathFor(data, server.Url("", "up.git")));
-  CHECK(analyzer::git::MirrorPathFor(data, with) == analyzer::git::MirrorPathFor(data, server.Url("***", "up.git")));
+  CHECK(analyzer::git::NetworkPathFor(data, with) == analyzer::git::NetworkPathFor(data, server.Url("", "up.git")));
+  CHECK(analyzer::git::NetworkPathFor(data, with) == analyzer::git::NetworkPathFor(data, server.Url("***", "up.git")));
 
-  analyzer::git::MirrorOptions options{data, false, {}};
-  auto cloned = analyzer::git::SyncMirror(with, options);
+  analyzer::git::NetworkSyncOptions options;
+  options.mirror = analyzer::git::TransferOptions{data, false, {}};
+  auto cloned = analyzer::git::SyncUpstream(with, options);
   INFO(cloned.status().ToString());
   REQUIRE(cloned.ok());
   CHECK(cloned->created);
-  CHECK(cloned->path.find("pw-for-alice") == std::string::npos);
-  const std::string config = ReadFile(cloned->path + "/config");
-  CHECK(config.find("pw-for-alice") == std::string::npos);
-  CHECK(config.find(server.Url("", "up.git")) != std::string::npos);
-  auto fetched = analyzer::git::SyncMirror(with, options);  // a fetch with the credentials again
+  CHECK(cloned->upstream.received_objects > 0);
+  CHECK(cloned->view.path.find("pw-for-alice") == std::string::npos);
+  CHECK(ReadFile(cloned->view.path + "/config").find("pw-for-alice") == std::string::npos);
+  auto fetched = analyzer::git::SyncUpstream(with, options);  // a fetch with the credentials again
   REQUIRE(fetched.ok());
   CHECK_FALSE(fetched->created);
 
   SECTION("no or wrong credentials: one refusal, an error without the secret") {
-    auto none = analyzer::git::SyncMirror(server.Url("", "up.git"), options);
+    auto none = analyzer::git::SyncUpstream(server.Url("", "up.git"), options);
     CHECK_FALSE(none.ok());
-    auto wrong = analyzer::git::SyncMirror(server.Url("alice:wrong-password", "up.git"), options);
+    auto wrong = analyzer::git::SyncUpstream(server.Url("alice:wrong-password", "up.git"), options);
     REQUIRE_FALSE(wrong.ok());
     INFO(wrong.status().message());
     CHECK(wrong.status().message().find("wrong-password") == std::string::npos);

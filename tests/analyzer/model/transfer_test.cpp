@@ -1,13 +1,13 @@
-// Progress off a terminal (analyzer/git/progress_lines.h): one line per 10% step of each named phase,
+// Progress off a terminal (analyzer/model/transfer.h): one line per 10% step of each named phase,
 // never going back, restarting for the next transfer; a checkout reports its own phase.
 #include <catch2/catch.hpp>
 
 #include <string>
 #include <vector>
 
-#include "analyzer/git/progress_lines.h"
+#include "analyzer/model/transfer.h"
 
-namespace forkscope::analyzer::git {
+namespace forkscope::analyzer {
 namespace {
 
 TransferProgress Receiving(const std::string& url, unsigned received, unsigned total) {
@@ -82,4 +82,4 @@ TEST_CASE("transfer percent never goes back when deltas are counted", "[analyzer
 }
 
 }  // namespace
-}  // namespace forkscope::analyzer::git
+}  // namespace forkscope::analyzer

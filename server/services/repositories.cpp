@@ -1,0 +1,87 @@
+#include "server/services/repositories.h"
+
+#include <filesystem>
+
+#include "analyzer/git/reachable.h"
+
+namespace forkscope::server {
+
+namespace git = analyzer::git;
+
+Result<ForkRepo> ForkRepoOf(const std::string& data_dir, const storage::ForkRecord& fork) {
+  FS_ASSIGN_OR_RETURN(std::string fork_url, git::NormalizeLocation(fork.fork_url));
+  FS_ASSIGN_OR_RETURN(std::string upstream_url, git::NormalizeLocation(fork.upstream_url));
+  FS_ASSIGN_OR_RETURN(git::NetworkView view, git::NetworkFor(data_dir, upstream_url, fork.name, fork_url));
+  return ForkRepo{view.path, view.refs};
+}
+
+bool Exists(const ForkRepo& repo) {
+  std::error_code ec;
+  return std::filesystem::exists(std::filesystem::path(repo.path) / "HEAD", ec);
+}
+
+Result<std::string> ResolveForkCommit(const ForkRepo& repo, const std::string& fork_name, const std::string& rev) {
+  auto sha = git::ResolveRevision(repo.path, rev, repo.refs.fork);
+  if (!sha.ok()) return InvalidArgument("rev: " + sha.status().message());
+  FS_ASSIGN_OR_RETURN(bool own, git::IsReachable(repo.path, *sha, repo.refs.fork));
+  if (!own)
+    return InvalidArgument("rev: commit " + *sha + " is on no branch or tag of fork '" + fork_name +
+                           "' (a job runs only the fork's own commits)");
+  return *sha;
+}
+
+Result<std::string> ResolveCarryTarget(const ForkRepo& repo, const std::string& onto) {
+  if (auto sha = git::ResolveRevision(repo.path, onto, repo.refs.upstream); sha.ok()) return *sha;
+  auto sha = git::ResolveRevision(repo.path, onto, repo.refs.fork);
+  if (!sha.ok()) return InvalidArgument("onto: '" + onto + "' names no commit of upstream or of the fork");
+  return *sha;
+}
+
+Result<bool> OnUpstream(const std::string& network_path, const std::string& sha) {
+  return git::IsReachable(network_path, sha, git::kUpstreamRefs);
+}
+
+std::string NetworkPathOf(const std::string& data_dir, const std::string& upstream_location) {
+  auto url = git::NormalizeLocation(upstream_location);
+  return url.ok() ? git::NetworkPathFor(data_dir, *url) : "";
+}
+
+Status DropForkRefs(const std::string& data_dir, const std::string& fork_name, const std::string& upstream_location) {
+  const std::string network = NetworkPathOf(data_dir, upstream_location);
+  if (network.empty()) return Status::Ok();  // a location gone: nothing of it to drop
+  return git::DropForkRefs(network, fork_name);
+}
+
+Result<std::set<std::string>> NetworkForks(const std::string& network_path) { return git::NetworkForks(network_path); }
+
+Status DropNamespace(const std::string& network_path, const std::string& ns) {
+  return git::DropForkRefs(network_path, ns);
+}
+
+Result<bool> MigrateMirrors(const std::string& data_dir, const std::string& upstream_location,
+                            const std::string& fork_location, const std::string& fork_name) {
+  return git::MigrateMirrors(data_dir, upstream_location, fork_location, fork_name);
+}
+
+Result<NetworkSyncResult> SyncUpstream(const std::string& location, const NetworkSyncOptions& options) {
+  return git::SyncUpstream(location, options);
+}
+
+Result<std::string> ResolveUpstreamCommit(const NetworkSyncResult& network, const std::string& rev) {
+  return git::ResolveRevision(network.view.path, rev, network.view.refs.upstream);
+}
+
+Status PushCandidate(const PushRequest& request) { return git::PushCommit(request); }
+
+std::string SyncBranchRef(const std::string& onto) { return git::SyncBranchRef(onto); }
+
+Status CheckoutWorkTree(const std::string& repo, const std::string& sha, const std::string& dest,
+                        const CheckoutOptions& options) {
+  return git::CheckoutCommit(repo, sha, dest, options);
+}
+
+std::string RedactUrl(const std::string& url) { return git::RedactUrl(url); }
+
+Result<std::string> NormalizeLocation(const std::string& location) { return git::NormalizeLocation(location); }
+
+}  // namespace forkscope::server
