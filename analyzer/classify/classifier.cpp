@@ -6,11 +6,13 @@
 
 #include <array>
 #include <cctype>
+#include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "analyzer/classify/enclosing.h"
-#include "analyzer/classify/include_reach.h"
+#include "analyzer/classify/code_roles.h"
 #include "analyzer/classify/rules_data.h"
 #include "base/text.h"
 
@@ -94,31 +96,10 @@ bool RuleHolds(const HunkRule& rule, size_t index, HunkSite& site, FileView& fil
   if (rule.match && !AnyLine(site.hunk, LineSide::kChanged, *rule.match)) return false;
   if (rule.every && !EveryChanged(site.hunk, *rule.every)) return false;
   if (rule.context && !RE2::PartialMatch(site.enclosing.text, *rule.context)) return false;
-  if (rule.body && !site.BodyMatches(*rule.body)) return false;
+  for (const auto& body : rule.body)
+    if (!site.BodyMatches(*body)) return false;
   if (rule.file && !file.Matches(index, *rule.file)) return false;
   return !rule.unless || !Anywhere(site, *rule.unless);
-}
-
-// Rule `cxx-host-reachable` (after the rules file's hunk rules, before the path layer): C/C++/CUDA code
-// that no rule placed and that shows no device code — not in its changed or context lines, its
-// enclosing definition or that body — in a file the binding files reach through #include by way of
-// host files (classify/include_reach.h) is the extension's host glue, not a kernel. A header only kernel
-// sources include, or a hunk with device evidence, keeps the path layer.
-bool HostReachedGlue(HunkSite& site, const HostReachable& host_reachable) {
-  // Reach before device evidence: the first question reads the fork's include graph (once per analysis),
-  // and most files are not reached, while looking for device code through a hunk's enclosing definition
-  // and body is dear on every kernel hunk (twice the instructions of a 30,000-file analysis the other way).
-  return site.lang == Language::kCxx && host_reachable() && !Anywhere(site, classify::DeviceCodeRe());
-}
-
-Layer RulesLayer(const RulesData& data, std::string_view path, HunkSite& site, FileView& file, Layer path_layer,
-                 const HostReachable& host_reachable) {
-  for (size_t i = 0; i < data.hunk_rules.size(); ++i) {
-    const HunkRule& rule = data.hunk_rules[i];
-    if (AnyGlob(rule.paths, path) && RuleHolds(rule, i, site, file)) return rule.layer;
-  }
-  if (path_layer == Layer::kKernel && HostReachedGlue(site, host_reachable)) return Layer::kCppCompat;
-  return path_layer;
 }
 
 // The hunk of an added or deleted file spans the whole file, not one edit site.
@@ -145,17 +126,24 @@ bool StartsPythonBlock(std::string_view line, std::string_view previous) {
   return last != '(' && last != '[' && last != '{' && last != ',' && last != '\\';
 }
 
-// Where each top-level definition of a whole-file hunk starts: indices into hunk.lines.
-std::vector<size_t> TopLevelBlocks(const Hunk& hunk, Language lang) {
+// Where each top-level definition of a hunk starts: indices into hunk.lines. Lines of origin `skip`
+// (the other side of a modified hunk) neither start a definition nor precede one.
+std::vector<size_t> TopLevelBlocks(const Hunk& hunk, Language lang, char skip = 0) {
   std::vector<size_t> starts = {0};
   std::string_view previous;  // the last non-blank line that is not a comment
   for (size_t i = 0; i < hunk.lines.size(); ++i) {
+    if (skip != 0 && hunk.lines[i].origin == skip) continue;
     const std::string_view text = hunk.lines[i].text;
     const std::string_view trimmed = TrimmedView(text);
     if (trimmed.empty()) continue;
     const bool starts_block =
         lang == Language::kCxx ? StartsCxxBlock(text, previous) : StartsPythonBlock(text, previous);
-    if (i > 0 && starts_block && !previous.empty()) starts.push_back(i);
+    if (i > 0 && starts_block && !previous.empty()) {
+      // The other side's lines just above a start (the removed version of the definition) go with it.
+      size_t start = i;
+      while (skip != 0 && start > starts.back() + 1 && hunk.lines[start - 1].origin == skip) --start;
+      starts.push_back(start);
+    }
     previous = text;
   }
   return starts;
@@ -188,6 +176,27 @@ Hunk Slice(const Hunk& whole, size_t begin, size_t end, Language lang) {
   return part;
 }
 
+struct FileContext;
+
+// The implementation beside a header (classify/code_roles.h), read from the tree on first use: its
+// top-level definitions, each classified by the same rules as a hunk of its own.
+class Implementation {
+ public:
+  struct Definition {
+    size_t begin = 0, end = 0;
+    Layer layer = Layer::kOther;
+  };
+  // Layer of the definitions of `names` here (most lines), or nullopt when none is defined here.
+  std::optional<Layer> LayerOf(const std::vector<std::string>& names) const;
+  static std::unique_ptr<Implementation> Load(const RulesData& data, std::string_view header, const TreeText& tree);
+
+ private:
+  std::string path_;
+  std::string text_;
+  std::vector<std::string_view> lines_;
+  std::vector<Definition> definitions_;
+};
+
 struct FileContext {
   const RulesData& data;
   std::string_view path;
@@ -195,33 +204,278 @@ struct FileContext {
   const SourceLines& lines;
   FileView& file;
   Layer path_layer;
-  const HostReachable& host_reachable;
+  const TreeText* tree = nullptr;  // the tree beside the file, for a header's implementation
+  std::optional<std::unique_ptr<Implementation>> implementation;  // loaded on first need (null: none)
+  bool file_scope_role = true;  // a file-scope hunk no rule places may take the file's role (FileRole)
+  std::optional<std::optional<Layer>> file_role;  // computed on first need
+
+  const Implementation* ImplementationOf() {
+    if (!implementation) {
+      implementation = (tree && *tree && lang == Language::kCxx && classify::IsCxxHeader(path))
+                           ? Implementation::Load(data, path, *tree)
+                           : nullptr;
+    }
+    return implementation->get();
+  }
 };
 
-// A whole added or deleted file: the layer of most of its lines, each top-level definition
-// classified as if it were a hunk of its own; ties go to the path layer.
-Layer WholeFileLayer(FileContext& ctx, const Hunk& whole) {
-  SourceLines own;  // the file's text from the hunk itself when the blob text is missing
+// A header's hunk at namespace or class scope that declares functions takes the layer of their
+// definitions in the implementation beside it: a CPU implementation's declarations are compute
+// (kernel), an op entry function's are the framework boundary (cpp_compat).
+std::optional<Layer> DeclarationLayer(FileContext& ctx, HunkSite& site) {
+  if (ctx.lang != Language::kCxx || !classify::IsCxxHeader(ctx.path)) return std::nullopt;
+  static const RE2 kDeclarationScope(
+      R"(^\s*(?:template\s*<[^{]*>\s*)?(?:(?:inline\s+)?namespace|class|struct|union|extern)\b[^(]*$)");
+  // At file scope, in a namespace or class, or on a prototype found as the nearest header: not in a body.
+  const std::string_view context = TrimmedView(site.enclosing.text);
+  if (!context.empty() && context.back() != ';' && !RE2::PartialMatch(site.enclosing.text, kDeclarationScope))
+    return std::nullopt;
+  std::vector<std::string> names = classify::DeclaredFunctions(site.hunk, true);
+  for (auto& name : classify::DeclaredFunctions(site.hunk, false)) names.push_back(std::move(name));
+  if (names.empty()) return std::nullopt;
+  const Implementation* impl = ctx.ImplementationOf();
+  return impl ? impl->LayerOf(names) : std::nullopt;
+}
+
+// Every changed line that is not blank is a preprocessor directive or a comment (and there is one).
+bool OnlyDirectives(const Hunk& hunk) {
+  bool any = false;
+  for (const auto& line : hunk.lines) {
+    if (line.origin == ' ') continue;
+    const std::string_view t = TrimmedView(line.text);
+    if (t.empty()) continue;
+    if (t[0] != '#' && t.substr(0, 2) != "//" && t.substr(0, 2) != "/*" && t[0] != '*') return false;
+    any = true;
+  }
+  return any;
+}
+
+std::optional<Layer> FileRole(FileContext& ctx);
+
+// First match wins. A header's declarations (DeclarationLayer) are placed after the rules file's
+// leading build rules (export macros and version shims stay build) and before its content rules.
+Layer RulesLayer(FileContext& ctx, HunkSite& site) {
+  const RulesData& data = ctx.data;
+  bool declarations_asked = false;
+  for (size_t i = 0; i < data.hunk_rules.size(); ++i) {
+    const HunkRule& rule = data.hunk_rules[i];
+    if (!declarations_asked && rule.layer != Layer::kBuild) {
+      declarations_asked = true;
+      if (auto declared = DeclarationLayer(ctx, site)) return *declared;
+    }
+    if (AnyGlob(rule.paths, ctx.path) && RuleHolds(rule, i, site, ctx.file)) return rule.layer;
+  }
+  if (!declarations_asked)
+    if (auto declared = DeclarationLayer(ctx, site)) return *declared;
+  if (ctx.file_scope_role && ctx.lang == Language::kCxx && site.enclosing.text.empty() && OnlyDirectives(site.hunk))
+    if (auto role = FileRole(ctx)) return *role;
+  return ctx.path_layer;
+}
+
+// The lines of the side a whole-file hunk shows, as views of the file text when it was loaded.
+const std::vector<std::string_view>& WholeFileText(const FileContext& ctx, const Hunk& whole, SourceLines& own) {
   const bool added = whole.old_start == 0 && whole.old_lines == 0;
   const std::vector<std::string_view>& text = added ? ctx.lines.new_lines : ctx.lines.old_lines;
-  if (text.size() != whole.lines.size()) {
-    auto& side = added ? own.new_lines : own.old_lines;
-    for (const auto& line : whole.lines) side.push_back(line.text);
+  if (text.size() == whole.lines.size()) return text;
+  auto& side = added ? own.new_lines : own.old_lines;
+  for (const auto& line : whole.lines) side.push_back(line.text);
+  return side;
+}
+
+std::string Joined(const std::vector<std::string_view>& lines) {
+  std::string out;
+  for (std::string_view line : lines) out.append(line).push_back('\n');
+  return out;
+}
+
+// The first whole-file rule whose `file` matches the side's text and whose `unless` does not.
+std::optional<Layer> WholeFileRuleLayer(const FileContext& ctx, const std::vector<std::string_view>& text) {
+  std::optional<std::string> joined;
+  for (const HunkRule& rule : ctx.data.whole_file_rules) {
+    if (!AnyGlob(rule.paths, ctx.path)) continue;
+    if (!joined) joined = Joined(text);
+    if (RE2::PartialMatch(*joined, *rule.file) && (!rule.unless || !RE2::PartialMatch(*joined, *rule.unless)))
+      return rule.layer;
   }
-  const SourceLines& source = text.size() == whole.lines.size() ? ctx.lines : own;
-  std::array<int, kAllLayers.size()> lines_per_layer{};
+  return std::nullopt;
+}
+
+// Per top-level definition of a whole-file hunk (given as `source`, whose side holds its lines): the
+// definition's start and end, its lines as a hunk, and its layer.
+template <typename F>
+void ForEachDefinition(FileContext& ctx, const Hunk& whole, const SourceLines& source, F&& visit) {
   const std::vector<size_t> starts = TopLevelBlocks(whole, ctx.lang);
   for (size_t b = 0; b < starts.size(); ++b) {
     const size_t end = b + 1 < starts.size() ? starts[b + 1] : whole.lines.size();
     const Hunk part = Slice(whole, starts[b], end, ctx.lang);
     const Enclosing enclosing = classify::FindEnclosing(source, part, ctx.lang);
     HunkSite site{part, enclosing, ctx.lang, std::nullopt};
-    const Layer layer = RulesLayer(ctx.data, ctx.path, site, ctx.file, ctx.path_layer, ctx.host_reachable);
-    lines_per_layer[static_cast<size_t>(layer)] += static_cast<int>(end - starts[b]);
+    visit(starts[b], end, part, RulesLayer(ctx, site));
   }
+}
+
+// A whole added or deleted file: the layer of most of its lines, each top-level definition
+// classified as if it were a hunk of its own; ties go to the path layer.
+Layer WholeFileLayer(FileContext& ctx, const Hunk& whole) {
+  SourceLines own;  // the file's text from the hunk itself when the blob text is missing
+  const std::vector<std::string_view>& text = WholeFileText(ctx, whole, own);
+  if (auto layer = WholeFileRuleLayer(ctx, text)) return *layer;
+  const SourceLines& source = (&text == &own.new_lines || &text == &own.old_lines) ? own : ctx.lines;
+  // Includes and macros serve the definitions after them: they count only in a file of nothing else.
+  std::array<int, kAllLayers.size()> lines_per_layer{}, directive_lines{};
+  ForEachDefinition(ctx, whole, source, [&](size_t begin, size_t end, const Hunk& part, Layer layer) {
+    auto& counts = OnlyDirectives(part) ? directive_lines : lines_per_layer;
+    counts[static_cast<size_t>(layer)] += static_cast<int>(end - begin);
+  });
+  if (lines_per_layer == std::array<int, kAllLayers.size()>{}) lines_per_layer = directive_lines;
   Layer best = ctx.path_layer;
   for (Layer layer : kAllLayers)
     if (lines_per_layer[static_cast<size_t>(layer)] > lines_per_layer[static_cast<size_t>(best)]) best = layer;
+  return best;
+}
+
+// A text as one hunk that adds it whole, numbered as in the file.
+Hunk AddedWhole(const std::vector<std::string_view>& lines) {
+  Hunk whole;
+  whole.new_start = 1;
+  whole.new_lines = static_cast<int>(lines.size());
+  for (std::string_view line : lines) whole.lines.push_back(DiffLine{'+', std::string(line), -1, -1});
+  return whole;
+}
+
+std::unique_ptr<Implementation> Implementation::Load(const RulesData& data, std::string_view header,
+                                                     const TreeText& tree) {
+  for (const auto& path : classify::ImplementationPaths(header)) {
+    std::string text = tree(path);
+    if (text.empty()) continue;
+    auto impl = std::make_unique<Implementation>();
+    impl->path_ = path;
+    impl->text_ = std::move(text);
+    impl->lines_ = base::SplitLines(impl->text_);
+    const Hunk whole = AddedWhole(impl->lines_);
+    SourceLines source{{}, impl->lines_};
+    FileChange none;
+    const FileSource file_source{"", impl->text_, {}};
+    FileView view(data, file_source, none);
+    FileContext ctx{data, impl->path_, Language::kCxx, source, view, Layer::kKernel, nullptr, std::nullopt, true,
+                    std::nullopt};
+    for (const auto& rule : data.path_rules)
+      if (rule.glob.Matches(impl->path_)) {
+        ctx.path_layer = rule.layer;
+        break;
+      }
+    ForEachDefinition(ctx, whole, source, [&](size_t begin, size_t end, const Hunk&, Layer layer) {
+      impl->definitions_.push_back(Definition{begin, end, layer});
+    });
+    return impl;
+  }
+  return nullptr;
+}
+
+std::optional<Layer> Implementation::LayerOf(const std::vector<std::string>& names) const {
+  std::array<int, kAllLayers.size()> lines_per_layer{};
+  bool any = false;
+  for (const auto& d : definitions_) {
+    if (!classify::DefinesAny(lines_, d.begin, d.end, names)) continue;
+    lines_per_layer[static_cast<size_t>(d.layer)] += static_cast<int>(d.end - d.begin);
+    any = true;
+  }
+  if (!any) return std::nullopt;
+  Layer best = kAllLayers[0];
+  for (Layer layer : kAllLayers)
+    if (lines_per_layer[static_cast<size_t>(layer)] > lines_per_layer[static_cast<size_t>(best)]) best = layer;
+  return best;
+}
+
+// What a file-scope hunk of directives (includes, macros) serves: the layer of most lines of the
+// file's top-level definitions on the side its text was loaded for (new, else old), directives-only
+// parts left out; nullopt without text or definitions.
+std::optional<Layer> FileRole(FileContext& ctx) {
+  if (ctx.file_role) return *ctx.file_role;
+  ctx.file_role.emplace();
+  const std::vector<std::string_view>& side = ctx.lines.new_lines.empty() ? ctx.lines.old_lines : ctx.lines.new_lines;
+  if (side.empty()) return std::nullopt;
+  const Hunk whole = AddedWhole(side);
+  const SourceLines source{{}, side};
+  FileContext sub{ctx.data, ctx.path, ctx.lang, source, ctx.file, ctx.path_layer, ctx.tree, std::nullopt, false,
+                  std::nullopt};
+  std::array<int, kAllLayers.size()> lines_per_layer{};
+  bool any = false;
+  const std::vector<size_t> starts = TopLevelBlocks(whole, ctx.lang);
+  for (size_t b = 0; b < starts.size(); ++b) {
+    const size_t end = b + 1 < starts.size() ? starts[b + 1] : whole.lines.size();
+    const Hunk part = Slice(whole, starts[b], end, ctx.lang);
+    if (OnlyDirectives(part) || part.additions() == 0) continue;
+    const Enclosing enclosing = classify::FindEnclosing(source, part, ctx.lang);
+    HunkSite site{part, enclosing, ctx.lang, std::nullopt};
+    lines_per_layer[static_cast<size_t>(RulesLayer(sub, site))] += static_cast<int>(end - starts[b]);
+    any = true;
+  }
+  if (!any) return std::nullopt;
+  Layer best = ctx.path_layer;
+  for (Layer layer : kAllLayers)
+    if (lines_per_layer[static_cast<size_t>(layer)] > lines_per_layer[static_cast<size_t>(best)]) best = layer;
+  ctx.file_role = best;
+  return best;
+}
+
+// Changed lines that are not blank.
+int ChangedCodeLines(const Hunk& hunk) {
+  int n = 0;
+  for (const auto& line : hunk.lines)
+    if (line.origin != ' ' && !TrimmedView(line.text).empty()) ++n;
+  return n;
+}
+
+// Lines [begin, end) of a hunk of a modified file as a hunk of their own, numbered as in the file.
+Hunk SubHunk(const Hunk& hunk, size_t begin, size_t end) {
+  Hunk part;
+  part.old_start = hunk.old_start;
+  part.new_start = hunk.new_start;
+  for (size_t i = 0; i < begin; ++i) {
+    if (hunk.lines[i].origin != '+') ++part.old_start;
+    if (hunk.lines[i].origin != '-') ++part.new_start;
+  }
+  part.lines.assign(hunk.lines.begin() + static_cast<std::ptrdiff_t>(begin),
+                    hunk.lines.begin() + static_cast<std::ptrdiff_t>(end));
+  for (const auto& line : part.lines) {
+    if (line.origin != '+') ++part.old_lines;
+    if (line.origin != '-') ++part.new_lines;
+  }
+  return part;
+}
+
+// A C/C++ hunk of a modified file that spans top-level definitions (the end of one and the start of
+// the next) takes the layer of the part holding most of its changed lines that are not blank (parts
+// split where the side the hunk adds to starts a definition); ties go to the first part.
+Layer ModifiedHunkLayer(FileContext& ctx, const Hunk& hunk, const Enclosing& enclosing) {
+  const char other_side = hunk.additions() > 0 ? '-' : '+';
+  const std::vector<size_t> starts = ctx.lang == Language::kCxx ? TopLevelBlocks(hunk, ctx.lang, other_side)
+                                                                : std::vector<size_t>{0};
+  if (starts.size() < 2) {
+    HunkSite site{hunk, enclosing, ctx.lang, std::nullopt};
+    return RulesLayer(ctx, site);
+  }
+  std::array<int, kAllLayers.size()> changed{};
+  std::optional<Layer> first;
+  for (size_t b = 0; b < starts.size(); ++b) {
+    const size_t end = b + 1 < starts.size() ? starts[b + 1] : hunk.lines.size();
+    const Hunk part = SubHunk(hunk, starts[b], end);
+    const int count = ChangedCodeLines(part);
+    if (count == 0) continue;
+    const Enclosing part_enclosing = classify::FindEnclosing(ctx.lines, part, ctx.lang);
+    HunkSite site{part, part_enclosing, ctx.lang, std::nullopt};
+    const Layer layer = RulesLayer(ctx, site);
+    changed[static_cast<size_t>(layer)] += count;
+    if (!first) first = layer;
+  }
+  if (!first) {
+    HunkSite site{hunk, enclosing, ctx.lang, std::nullopt};
+    return RulesLayer(ctx, site);
+  }
+  Layer best = *first;
+  for (Layer layer : kAllLayers)
+    if (changed[static_cast<size_t>(layer)] > changed[static_cast<size_t>(best)]) best = layer;
   return best;
 }
 
@@ -258,7 +512,8 @@ void ClassifyFile(const Rules& rules, const FileSource& source, FileChange& file
   if (lang != Language::kOther && !file.hunks.empty())
     lines = SourceLines{base::SplitLines(source.old_text), base::SplitLines(source.new_text)};
   FileView view(data, source, file);
-  FileContext ctx{data, file.path, lang, lines, view, file.path_layer, source.host_reachable};
+  FileContext ctx{data, file.path, lang, lines, view, file.path_layer, &source.tree_text, std::nullopt, true,
+                  std::nullopt};
   for (auto& hunk : file.hunks) {
     const Enclosing enclosing = classify::FindEnclosing(lines, hunk, lang);
     hunk.context = enclosing.text;
@@ -266,8 +521,7 @@ void ClassifyFile(const Rules& rules, const FileSource& source, FileChange& file
       hunk.layer = WholeFileLayer(ctx, hunk);
       continue;
     }
-    HunkSite site{hunk, enclosing, lang, std::nullopt};
-    hunk.layer = RulesLayer(data, file.path, site, view, file.path_layer, source.host_reachable);
+    hunk.layer = ModifiedHunkLayer(ctx, hunk, enclosing);
   }
   file.layer = MajorityLayer(file);
   // Patterns may be scoped by the file layer, so they come after every hunk has its layer.

@@ -4,8 +4,8 @@
 #pragma once
 
 #include <functional>
+#include <string>
 #include <string_view>
-#include <utility>
 
 #include "analyzer/model/model.h"
 #include "analyzer/classify/rules.h"
@@ -15,27 +15,19 @@ namespace forkscope::analyzer {
 // The layer of a path by path rules alone.
 Layer ClassifyPath(const Rules& rules, std::string_view path);
 
-// Whether the file (new side) is reached through #include from the extension's binding files other
-// than only through device-code files (classify/include_reach.h). Either known (false: unknown) or asked
-// of a function, which the classifier calls only for a C/C++ hunk that no rule placed and whose path
-// says kernel: the include graph behind it is read only when some hunk needs it.
-class HostReachable {
- public:
-  HostReachable(bool known = false) : known_(known) {}  // NOLINT: a plain answer converts
-  explicit HostReachable(std::function<bool()> ask) : ask_(std::move(ask)) {}
-  bool operator()() const { return ask_ ? ask_() : known_; }
-
- private:
-  bool known_ = false;
-  std::function<bool()> ask_;
-};
+// The text of another file in the tree a file's hunks come from — the fork's tree for an added or
+// modified file, the base's for a deleted one — or "" when that tree has no such file. The classifier
+// asks it only for the implementation beside a C/C++ header whose hunk declares functions (a header's
+// declarations take the layer of the definitions they declare); without it such hunks are classified
+// by their own lines.
+using TreeText = std::function<std::string(const std::string& path)>;
 
 // Full old/new contents of a changed file, used to find the enclosing function or decorator of a
 // hunk. Either may be empty (added/deleted/binary files, or contents unavailable).
 struct FileSource {
   std::string_view old_text;
   std::string_view new_text;
-  HostReachable host_reachable = HostReachable();
+  TreeText tree_text = nullptr;  // optional
 };
 
 // Sets file.path_layer, each hunk's layer, context and patterns, and file.layer (the layer of most
