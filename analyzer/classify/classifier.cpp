@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cctype>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -126,24 +127,17 @@ bool StartsPythonBlock(std::string_view line, std::string_view previous) {
   return last != '(' && last != '[' && last != '{' && last != ',' && last != '\\';
 }
 
-// Where each top-level definition of a hunk starts: indices into hunk.lines. Lines of origin `skip`
-// (the other side of a modified hunk) neither start a definition nor precede one.
-std::vector<size_t> TopLevelBlocks(const Hunk& hunk, Language lang, char skip = 0) {
+// Where each top-level definition of a hunk starts: indices into hunk.lines.
+std::vector<size_t> TopLevelBlocks(const Hunk& hunk, Language lang) {
   std::vector<size_t> starts = {0};
   std::string_view previous;  // the last non-blank line that is not a comment
   for (size_t i = 0; i < hunk.lines.size(); ++i) {
-    if (skip != 0 && hunk.lines[i].origin == skip) continue;
     const std::string_view text = hunk.lines[i].text;
     const std::string_view trimmed = TrimmedView(text);
     if (trimmed.empty()) continue;
     const bool starts_block =
         lang == Language::kCxx ? StartsCxxBlock(text, previous) : StartsPythonBlock(text, previous);
-    if (i > 0 && starts_block && !previous.empty()) {
-      // The other side's lines just above a start (the removed version of the definition) go with it.
-      size_t start = i;
-      while (skip != 0 && start > starts.back() + 1 && hunk.lines[start - 1].origin == skip) --start;
-      starts.push_back(start);
-    }
+    if (i > 0 && starts_block && !previous.empty()) starts.push_back(i);
     previous = text;
   }
   return starts;
@@ -178,8 +172,8 @@ Hunk Slice(const Hunk& whole, size_t begin, size_t end, Language lang) {
 
 struct FileContext;
 
-// The implementation beside a header (classify/code_roles.h), read from the tree on first use: its
-// top-level definitions, each classified by the same rules as a hunk of its own.
+// A source that may define what a header declares (classify/code_roles.h), read from the tree on first
+// use: its top-level definitions, each classified by the same rules as a hunk of its own.
 class Implementation {
  public:
   struct Definition {
@@ -187,8 +181,8 @@ class Implementation {
     Layer layer = Layer::kOther;
   };
   // Layer of the definitions of `names` here (most lines), or nullopt when none is defined here.
-  std::optional<Layer> LayerOf(const std::vector<std::string>& names) const;
-  static std::unique_ptr<Implementation> Load(const RulesData& data, std::string_view header, const TreeText& tree);
+  std::optional<Layer> LayerOf(const std::vector<classify::Declared>& names) const;
+  static std::unique_ptr<Implementation> Load(const RulesData& data, std::string path, std::string text);
 
  private:
   std::string path_;
@@ -197,6 +191,9 @@ class Implementation {
   std::vector<Definition> definitions_;
 };
 
+// At most this many sources are read to find what one header declares.
+constexpr size_t kMaxImplementationsRead = 16;
+
 struct FileContext {
   const RulesData& data;
   std::string_view path;
@@ -204,18 +201,36 @@ struct FileContext {
   const SourceLines& lines;
   FileView& file;
   Layer path_layer;
-  const TreeText* tree = nullptr;  // the tree beside the file, for a header's implementation
-  std::optional<std::unique_ptr<Implementation>> implementation;  // loaded on first need (null: none)
+  const TreeText* tree = nullptr;  // the tree beside the file, for a header's implementations
+  const std::vector<std::string>* related = nullptr;  // the analysis's other changed sources
+  std::map<std::string, std::unique_ptr<Implementation>> implementations = {};  // read so far (null: absent)
   bool file_scope_role = true;  // a file-scope hunk no rule places may take the file's role (FileRole)
-  std::optional<std::optional<Layer>> file_role;  // computed on first need
+  std::optional<std::optional<Layer>> file_role = std::nullopt;  // computed on first need
 
-  const Implementation* ImplementationOf() {
-    if (!implementation) {
-      implementation = (tree && *tree && lang == Language::kCxx && classify::IsCxxHeader(path))
-                           ? Implementation::Load(data, path, *tree)
-                           : nullptr;
+  // The layer of the definitions of `names`: in the source beside the header (same folder and stem),
+  // else in the first of the analysis's other changed sources that defines one of them.
+  std::optional<Layer> DefinitionsLayer(const std::vector<classify::Declared>& names) {
+    if (!tree || !*tree) return std::nullopt;
+    std::vector<std::string> candidates = classify::ImplementationPaths(path);
+    if (related)
+      for (const auto& other : *related)
+        if (other != path && classify::LanguageOf(other) == Language::kCxx && !classify::IsCxxHeader(other))
+          candidates.push_back(other);
+    size_t read = 0;
+    for (const auto& candidate : candidates) {
+      auto it = implementations.find(candidate);
+      if (it == implementations.end()) {
+        if (read == kMaxImplementationsRead) break;
+        ++read;
+        std::string text = (*tree)(candidate);
+        std::unique_ptr<Implementation> impl;
+        if (!text.empty() && classify::MentionsAny(text, names)) impl = Implementation::Load(data, candidate, std::move(text));
+        it = implementations.emplace(candidate, std::move(impl)).first;
+      }
+      if (it->second)
+        if (auto layer = it->second->LayerOf(names)) return layer;
     }
-    return implementation->get();
+    return std::nullopt;
   }
 };
 
@@ -230,11 +245,10 @@ std::optional<Layer> DeclarationLayer(FileContext& ctx, HunkSite& site) {
   const std::string_view context = TrimmedView(site.enclosing.text);
   if (!context.empty() && context.back() != ';' && !RE2::PartialMatch(site.enclosing.text, kDeclarationScope))
     return std::nullopt;
-  std::vector<std::string> names = classify::DeclaredFunctions(site.hunk, true);
+  std::vector<classify::Declared> names = classify::DeclaredFunctions(site.hunk, true);
   for (auto& name : classify::DeclaredFunctions(site.hunk, false)) names.push_back(std::move(name));
   if (names.empty()) return std::nullopt;
-  const Implementation* impl = ctx.ImplementationOf();
-  return impl ? impl->LayerOf(names) : std::nullopt;
+  return ctx.DefinitionsLayer(names);
 }
 
 // Every changed line that is not blank is a preprocessor directive or a comment (and there is one).
@@ -343,36 +357,30 @@ Hunk AddedWhole(const std::vector<std::string_view>& lines) {
   return whole;
 }
 
-std::unique_ptr<Implementation> Implementation::Load(const RulesData& data, std::string_view header,
-                                                     const TreeText& tree) {
-  for (const auto& path : classify::ImplementationPaths(header)) {
-    std::string text = tree(path);
-    if (text.empty()) continue;
-    auto impl = std::make_unique<Implementation>();
-    impl->path_ = path;
-    impl->text_ = std::move(text);
-    impl->lines_ = base::SplitLines(impl->text_);
-    const Hunk whole = AddedWhole(impl->lines_);
-    SourceLines source{{}, impl->lines_};
-    FileChange none;
-    const FileSource file_source{"", impl->text_, {}};
-    FileView view(data, file_source, none);
-    FileContext ctx{data, impl->path_, Language::kCxx, source, view, Layer::kKernel, nullptr, std::nullopt, true,
-                    std::nullopt};
-    for (const auto& rule : data.path_rules)
-      if (rule.glob.Matches(impl->path_)) {
-        ctx.path_layer = rule.layer;
-        break;
-      }
-    ForEachDefinition(ctx, whole, source, [&](size_t begin, size_t end, const Hunk&, Layer layer) {
-      impl->definitions_.push_back(Definition{begin, end, layer});
-    });
-    return impl;
-  }
-  return nullptr;
+std::unique_ptr<Implementation> Implementation::Load(const RulesData& data, std::string path, std::string text) {
+  auto impl = std::make_unique<Implementation>();
+  impl->path_ = std::move(path);
+  impl->text_ = std::move(text);
+  impl->lines_ = base::SplitLines(impl->text_);
+  const Hunk whole = AddedWhole(impl->lines_);
+  const SourceLines source{{}, impl->lines_};
+  FileChange none;
+  const FileSource file_source{"", impl->text_, {}};
+  FileView view(data, file_source, none);
+  Layer path_layer = Layer::kOther;
+  for (const auto& rule : data.path_rules)
+    if (rule.glob.Matches(impl->path_)) {
+      path_layer = rule.layer;
+      break;
+    }
+  FileContext ctx{data, impl->path_, Language::kCxx, source, view, path_layer};
+  ForEachDefinition(ctx, whole, source, [&](size_t begin, size_t end, const Hunk&, Layer layer) {
+    impl->definitions_.push_back(Definition{begin, end, layer});
+  });
+  return impl;
 }
 
-std::optional<Layer> Implementation::LayerOf(const std::vector<std::string>& names) const {
+std::optional<Layer> Implementation::LayerOf(const std::vector<classify::Declared>& names) const {
   std::array<int, kAllLayers.size()> lines_per_layer{};
   bool any = false;
   for (const auto& d : definitions_) {
@@ -397,8 +405,8 @@ std::optional<Layer> FileRole(FileContext& ctx) {
   if (side.empty()) return std::nullopt;
   const Hunk whole = AddedWhole(side);
   const SourceLines source{{}, side};
-  FileContext sub{ctx.data, ctx.path, ctx.lang, source, ctx.file, ctx.path_layer, ctx.tree, std::nullopt, false,
-                  std::nullopt};
+  FileContext sub{ctx.data, ctx.path, ctx.lang, source, ctx.file, ctx.path_layer, ctx.tree, ctx.related};
+  sub.file_scope_role = false;
   std::array<int, kAllLayers.size()> lines_per_layer{};
   bool any = false;
   const std::vector<size_t> starts = TopLevelBlocks(whole, ctx.lang);
@@ -445,35 +453,55 @@ Hunk SubHunk(const Hunk& hunk, size_t begin, size_t end) {
   return part;
 }
 
+// One side of a modified hunk: its context lines and that side's changed lines ('+' or '-'), numbered
+// as in that side's text.
+Hunk OneSide(const Hunk& hunk, char side) {
+  Hunk out;
+  out.old_start = hunk.old_start;
+  out.new_start = hunk.new_start;
+  for (const auto& line : hunk.lines) {
+    if (line.origin != ' ' && line.origin != side) continue;
+    out.lines.push_back(line);
+    if (line.origin != '+') ++out.old_lines;
+    if (line.origin != '-') ++out.new_lines;
+  }
+  return out;
+}
+
 // A C/C++ hunk of a modified file that spans top-level definitions (the end of one and the start of
-// the next) takes the layer of the part holding most of its changed lines that are not blank (parts
-// split where the side the hunk adds to starts a definition); ties go to the first part.
+// the next, on either side) takes the layer of most of its changed lines that are not blank: each
+// side is cut where a definition starts, and each part is classified on its own; ties go to the layer
+// of the hunk as a whole.
 Layer ModifiedHunkLayer(FileContext& ctx, const Hunk& hunk, const Enclosing& enclosing) {
-  const char other_side = hunk.additions() > 0 ? '-' : '+';
-  const std::vector<size_t> starts = ctx.lang == Language::kCxx ? TopLevelBlocks(hunk, ctx.lang, other_side)
-                                                                : std::vector<size_t>{0};
-  if (starts.size() < 2) {
-    HunkSite site{hunk, enclosing, ctx.lang, std::nullopt};
-    return RulesLayer(ctx, site);
+  HunkSite whole{hunk, enclosing, ctx.lang, std::nullopt};
+  if (ctx.lang != Language::kCxx) return RulesLayer(ctx, whole);
+  struct Side {
+    Hunk lines;
+    std::vector<size_t> starts;
+  };
+  std::vector<Side> sides;
+  bool spans = false;
+  for (const char origin : {'+', '-'}) {
+    Hunk side = OneSide(hunk, origin);
+    if (ChangedCodeLines(side) == 0) continue;
+    std::vector<size_t> starts = TopLevelBlocks(side, ctx.lang);
+    spans = spans || starts.size() > 1;
+    sides.push_back(Side{std::move(side), std::move(starts)});
   }
+  if (!spans) return RulesLayer(ctx, whole);
   std::array<int, kAllLayers.size()> changed{};
-  std::optional<Layer> first;
-  for (size_t b = 0; b < starts.size(); ++b) {
-    const size_t end = b + 1 < starts.size() ? starts[b + 1] : hunk.lines.size();
-    const Hunk part = SubHunk(hunk, starts[b], end);
-    const int count = ChangedCodeLines(part);
-    if (count == 0) continue;
-    const Enclosing part_enclosing = classify::FindEnclosing(ctx.lines, part, ctx.lang);
-    HunkSite site{part, part_enclosing, ctx.lang, std::nullopt};
-    const Layer layer = RulesLayer(ctx, site);
-    changed[static_cast<size_t>(layer)] += count;
-    if (!first) first = layer;
+  for (const Side& side : sides) {
+    for (size_t b = 0; b < side.starts.size(); ++b) {
+      const size_t end = b + 1 < side.starts.size() ? side.starts[b + 1] : side.lines.lines.size();
+      const Hunk part = SubHunk(side.lines, side.starts[b], end);
+      const int count = ChangedCodeLines(part);
+      if (count == 0) continue;
+      const Enclosing part_enclosing = classify::FindEnclosing(ctx.lines, part, ctx.lang);
+      HunkSite site{part, part_enclosing, ctx.lang, std::nullopt};
+      changed[static_cast<size_t>(RulesLayer(ctx, site))] += count;
+    }
   }
-  if (!first) {
-    HunkSite site{hunk, enclosing, ctx.lang, std::nullopt};
-    return RulesLayer(ctx, site);
-  }
-  Layer best = *first;
+  Layer best = RulesLayer(ctx, whole);
   for (Layer layer : kAllLayers)
     if (changed[static_cast<size_t>(layer)] > changed[static_cast<size_t>(best)]) best = layer;
   return best;
@@ -512,8 +540,7 @@ void ClassifyFile(const Rules& rules, const FileSource& source, FileChange& file
   if (lang != Language::kOther && !file.hunks.empty())
     lines = SourceLines{base::SplitLines(source.old_text), base::SplitLines(source.new_text)};
   FileView view(data, source, file);
-  FileContext ctx{data, file.path, lang, lines, view, file.path_layer, &source.tree_text, std::nullopt, true,
-                  std::nullopt};
+  FileContext ctx{data, file.path, lang, lines, view, file.path_layer, &source.tree_text, source.related};
   for (auto& hunk : file.hunks) {
     const Enclosing enclosing = classify::FindEnclosing(lines, hunk, lang);
     hunk.context = enclosing.text;

@@ -6,6 +6,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "analyzer/model/model.h"
 #include "analyzer/classify/rules.h"
@@ -17,9 +18,9 @@ Layer ClassifyPath(const Rules& rules, std::string_view path);
 
 // The text of another file in the tree a file's hunks come from — the fork's tree for an added or
 // modified file, the base's for a deleted one — or "" when that tree has no such file. The classifier
-// asks it only for the implementation beside a C/C++ header whose hunk declares functions (a header's
-// declarations take the layer of the definitions they declare); without it such hunks are classified
-// by their own lines.
+// asks it only for sources that may define what a C/C++ header's hunk declares (a header's declarations
+// take the layer of the definitions they declare): the source beside the header, then the analysis's
+// other changed sources (FileSource::related). Without it such hunks are classified by their own lines.
 using TreeText = std::function<std::string(const std::string& path)>;
 
 // Full old/new contents of a changed file, used to find the enclosing function or decorator of a
@@ -28,6 +29,7 @@ struct FileSource {
   std::string_view old_text;
   std::string_view new_text;
   TreeText tree_text = nullptr;  // optional
+  const std::vector<std::string>* related = nullptr;  // optional: the analysis's changed C/C++ paths
 };
 
 // Sets file.path_layer, each hunk's layer, context and patterns, and file.layer (the layer of most

@@ -24,6 +24,28 @@ bool IsKeyword(std::string_view word) {
   return kWords.count(word) > 0;
 }
 
+// Parameters of the parenthesised list that starts at text[open]: top-level commas plus one, 0 for
+// `()` or `(void)`; -1 when the list does not close.
+int Arity(std::string_view text, size_t open) {
+  int depth = 0, commas = 0;
+  for (size_t i = open; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '(' || c == '<' || c == '[' || c == '{') ++depth;
+    if (c == ')' || c == '>' || c == ']' || c == '}') {
+      if (--depth == 0) {
+        std::string_view inside = text.substr(open + 1, i - open - 1);
+        while (!inside.empty() && std::isspace(static_cast<unsigned char>(inside.front()))) inside.remove_prefix(1);
+        while (!inside.empty() && std::isspace(static_cast<unsigned char>(inside.back()))) inside.remove_suffix(1);
+        if (inside.empty() || inside == "void") return 0;
+        return commas + 1;
+      }
+      continue;
+    }
+    if (depth == 1 && c == ',') ++commas;
+  }
+  return -1;
+}
+
 // The unqualified name just before the first '(' of a statement, when the statement reads like a
 // function prototype: `ret name(args) [qualifiers];`, not an initialisation or an alias.
 std::string PrototypeName(std::string_view stmt) {
@@ -94,12 +116,12 @@ std::vector<std::string> ImplementationPaths(std::string_view header) {
   return out;
 }
 
-std::vector<std::string> DeclaredFunctions(const Hunk& hunk, bool new_side) {
+std::vector<Declared> DeclaredFunctions(const Hunk& hunk, bool new_side) {
   const std::string text = SideText(hunk, new_side);
   // Braces opened in the hunk: a namespace, class or extern block keeps declarations; any other
   // (a function body, an initialiser) holds statements. Braces closed past the hunk's start are ignored.
   std::vector<bool> declaration_scope;
-  std::vector<std::string> names;
+  std::vector<Declared> names;
   std::string stmt;
   auto in_declarations = [&declaration_scope] {
     for (bool d : declaration_scope)
@@ -124,7 +146,8 @@ std::vector<std::string> DeclaredFunctions(const Hunk& hunk, bool new_side) {
     if (c == ';' && parens == 0) {
       if (in_declarations()) {
         std::string name = PrototypeName(stmt);
-        if (!name.empty()) names.push_back(std::move(name));
+        const int arity = name.empty() ? -1 : Arity(stmt, stmt.find('('));
+        if (arity >= 0) names.push_back(Declared{std::move(name), arity});
       }
       stmt.clear();
       continue;
@@ -139,8 +162,18 @@ std::vector<std::string> DeclaredFunctions(const Hunk& hunk, bool new_side) {
   return names;
 }
 
+bool MentionsAny(std::string_view text, const std::vector<Declared>& declared) {
+  for (const auto& d : declared)
+    for (size_t at = text.find(d.name); at != std::string_view::npos; at = text.find(d.name, at + 1)) {
+      size_t after = at + d.name.size();
+      while (after < text.size() && (text[after] == ' ' || text[after] == '\t')) ++after;
+      if (after < text.size() && text[after] == '(') return true;
+    }
+  return false;
+}
+
 bool DefinesAny(const std::vector<std::string_view>& lines, size_t begin, size_t end,
-                const std::vector<std::string>& names) {
+                const std::vector<Declared>& declared) {
   std::string head;
   for (size_t i = begin; i < end && i < lines.size(); ++i) {
     std::string_view line = lines[i];
@@ -150,12 +183,12 @@ bool DefinesAny(const std::vector<std::string_view>& lines, size_t begin, size_t
     head.append(line.substr(0, brace)).push_back(' ');
     if (brace != std::string_view::npos) break;
   }
-  for (const auto& name : names) {
-    for (size_t at = head.find(name); at != std::string::npos; at = head.find(name, at + 1)) {
+  for (const auto& d : declared) {
+    for (size_t at = head.find(d.name); at != std::string::npos; at = head.find(d.name, at + 1)) {
       if (at > 0 && IsIdentChar(head[at - 1])) continue;
-      size_t after = at + name.size();
+      size_t after = at + d.name.size();
       while (after < head.size() && head[after] == ' ') ++after;
-      if (after < head.size() && head[after] == '(') return true;
+      if (after < head.size() && head[after] == '(' && Arity(head, after) == d.arity) return true;
     }
   }
   return false;

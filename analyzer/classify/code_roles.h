@@ -19,14 +19,23 @@ bool IsCxxHeader(std::string_view path);
 // (csrc/cpu/basis_cpu.h -> csrc/cpu/basis_cpu.cpp, .cc, .cxx, .cu, .c), in that order.
 std::vector<std::string> ImplementationPaths(std::string_view header);
 
+// A function a header declares: its unqualified name and how many parameters it takes.
+struct Declared {
+  std::string name;
+  int arity = 0;
+};
+
 // The functions declared (prototypes ending in `;`, not definitions) in the hunk's lines of one side:
 // the new side (context and '+' lines), or the old side when new_side is false. Preprocessor lines and
-// comments are skipped; names are unqualified.
-std::vector<std::string> DeclaredFunctions(const Hunk& hunk, bool new_side);
+// comments are skipped.
+std::vector<Declared> DeclaredFunctions(const Hunk& hunk, bool new_side);
 
-// Whether a top-level definition that starts at lines[begin] defines one of names: a name followed by
-// `(` before the definition's first `{` or `;`.
+// Whether text names one of the declared functions followed by `(` (a cheap look before a source is read).
+bool MentionsAny(std::string_view text, const std::vector<Declared>& declared);
+
+// Whether the top-level definition in lines[begin, end) defines one of the declared functions: its
+// name followed by `(` before the definition's first `{`, with as many parameters.
 bool DefinesAny(const std::vector<std::string_view>& lines, size_t begin, size_t end,
-                const std::vector<std::string>& names);
+                const std::vector<Declared>& declared);
 
 }  // namespace forkscope::analyzer::classify
