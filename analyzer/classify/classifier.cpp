@@ -335,10 +335,10 @@ Layer WholeFileLayer(FileContext& ctx, const Hunk& whole) {
   const std::vector<std::string_view>& text = WholeFileText(ctx, whole, own);
   if (auto layer = WholeFileRuleLayer(ctx, text)) return *layer;
   const SourceLines& source = (&text == &own.new_lines || &text == &own.old_lines) ? own : ctx.lines;
-  // Includes and macros serve the definitions after them: they count only in a file of nothing else.
+  // C/C++ includes and macros serve the definitions after them: they count only in a file of nothing else.
   std::array<int, kAllLayers.size()> lines_per_layer{}, directive_lines{};
   ForEachDefinition(ctx, whole, source, [&](size_t begin, size_t end, const Hunk& part, Layer layer) {
-    auto& counts = OnlyDirectives(part) ? directive_lines : lines_per_layer;
+    auto& counts = ctx.lang == Language::kCxx && OnlyDirectives(part) ? directive_lines : lines_per_layer;
     counts[static_cast<size_t>(layer)] += static_cast<int>(end - begin);
   });
   if (lines_per_layer == std::array<int, kAllLayers.size()>{}) lines_per_layer = directive_lines;
