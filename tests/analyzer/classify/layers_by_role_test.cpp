@@ -213,6 +213,52 @@ TEST_CASE("a native port's CPU implementation is kernel, framework accessors and
   }
 }
 
+TEST_CASE("loops on framework tensors that only prepare and hand the data on are no CPU implementation",
+          "[analyzer][classifier][roles]") {
+  SECTION("a launcher that hands each batch to an implementation in another namespace") {
+    const char* text =
+        "template <class T>\n"
+        "void KnnSearchCPU(const paddle::Tensor& points, const paddle::Tensor& splits, paddle::Tensor& index) {\n"
+        "  int64_t last = 0;\n"
+        "  for (int i = 0; i + 1 < splits.shape()[0]; ++i) {\n"
+        "    const T* points_i = points.data<T>() + 3 * splits.data<int64_t>()[i];\n"
+        "    int64_t* index_i = index.data<int64_t>() + splits.data<int64_t>()[i];\n"
+        "    impl::KnnSearchCPU<T, int64_t>(points_i, index_i, splits.data<int64_t>()[i + 1]);\n"
+        "    index_i[0] += last;\n"
+        "    last = index_i[0];\n"
+        "  }\n"
+        "}\n";
+    FileChange file = testing::Classified(
+        MakeFile("cpp/ml/paddle/KnnSearchOpKernel.cpp",
+                 {MakeHunk(8, 8, "-    index_i[0] = last;\n+    index_i[0] += last;\n     last = index_i[0];")}),
+        text);
+    CHECK(file.hunks[0].layer == Layer::kCppCompat);
+  }
+  SECTION("an entry function that sizes its outputs in a loop, then branches on the device") {
+    const char* text =
+        "std::vector<paddle::Tensor> BuildTable(paddle::Tensor& points, paddle::Tensor& splits) {\n"
+        "  std::vector<uint32_t> table_splits(splits.shape()[0], 0);\n"
+        "  for (int i = 0; i + 1 < splits.shape()[0]; ++i)\n"
+        "    table_splits[i + 1] = table_splits[i] + splits.data<int64_t>()[i + 1] - splits.data<int64_t>()[i];\n"
+        "  paddle::Tensor table = paddle::empty({points.shape()[0]}, paddle::DataType::INT32, points.place());\n"
+        "  if (points.is_gpu()) {\n"
+        "    BuildTableCUDA<float>(points, table_splits, table);\n"
+        "  } else {\n"
+        "    BuildTableCPU<float>(points, table_splits, table);\n"
+        "  }\n"
+        "  return {table};\n"
+        "}\n";
+    FileChange file = testing::Classified(
+        MakeFile("cpp/ml/paddle/BuildTableOps.cpp",
+                 {MakeHunk(3, 3,
+                           "   for (int i = 0; i + 1 < splits.shape()[0]; ++i)\n"
+                           "-    table_splits[i + 1] = splits.data<int64_t>()[i + 1];\n"
+                           "+    table_splits[i + 1] = table_splits[i] + splits.data<int64_t>()[i + 1] - splits.data<int64_t>()[i];")}),
+        text);
+    CHECK(file.hunks[0].layer == Layer::kCppCompat);
+  }
+}
+
 TEST_CASE("an op entry function that checks tensors, picks the device and calls the compute is cpp_compat",
           "[analyzer][classifier][roles]") {
   // The framework types hide behind an alias, and the registration lives in another source: what the
