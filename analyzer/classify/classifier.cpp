@@ -203,36 +203,57 @@ struct FileContext {
   Layer path_layer;
   const TreeText* tree = nullptr;  // the tree beside the file, for a header's implementations
   const std::vector<std::string>* related = nullptr;  // the analysis's other changed sources
-  std::map<std::string, std::unique_ptr<Implementation>> implementations = {};  // read so far (null: absent)
+  DefinitionCache* definitions = nullptr;  // the sources read for header lookups
+  bool from_base = false;  // tree is the base's (a deleted file), not the fork's
   bool file_scope_role = true;  // a file-scope hunk no rule places may take the file's role (FileRole)
   std::optional<std::optional<Layer>> file_role = std::nullopt;  // computed on first need
 
   // The layer of the definitions of `names`: in the source beside the header (same folder and stem),
   // else in the first of the analysis's other changed sources that defines one of them.
-  std::optional<Layer> DefinitionsLayer(const std::vector<classify::Declared>& names) {
-    if (!tree || !*tree) return std::nullopt;
-    std::vector<std::string> candidates = classify::ImplementationPaths(path);
-    if (related)
-      for (const auto& other : *related)
-        if (other != path && classify::LanguageOf(other) == Language::kCxx && !classify::IsCxxHeader(other))
-          candidates.push_back(other);
-    size_t read = 0;
-    for (const auto& candidate : candidates) {
-      auto it = implementations.find(candidate);
-      if (it == implementations.end()) {
-        if (read == kMaxImplementationsRead) break;
-        ++read;
-        std::string text = (*tree)(candidate);
-        std::unique_ptr<Implementation> impl;
-        if (!text.empty() && classify::MentionsAny(text, names)) impl = Implementation::Load(data, candidate, std::move(text));
-        it = implementations.emplace(candidate, std::move(impl)).first;
-      }
-      if (it->second)
-        if (auto layer = it->second->LayerOf(names)) return layer;
-    }
-    return std::nullopt;
-  }
+  std::optional<Layer> DefinitionsLayer(const std::vector<classify::Declared>& names);
 };
+
+// One source read for header lookups: its text ("" when the tree has none) and, once some header's
+// names were found in it, its definitions classified.
+struct CachedSource {
+  std::string text;
+  std::unique_ptr<Implementation> implementation;
+};
+
+}  // namespace
+
+struct DefinitionCache::Entries {
+  std::map<std::pair<bool, std::string>, CachedSource> sources;  // (from the base's tree, path)
+};
+
+DefinitionCache::DefinitionCache() : entries_(std::make_unique<Entries>()) {}
+DefinitionCache::~DefinitionCache() = default;
+
+namespace {
+
+std::optional<Layer> FileContext::DefinitionsLayer(const std::vector<classify::Declared>& names) {
+  if (!tree || !*tree || !definitions) return std::nullopt;
+  std::vector<std::string> candidates = classify::ImplementationPaths(path);
+  if (related)
+    for (const auto& other : *related)
+      if (other != path && classify::LanguageOf(other) == Language::kCxx && !classify::IsCxxHeader(other))
+        candidates.push_back(other);
+  size_t read = 0;
+  for (const auto& candidate : candidates) {
+    auto& sources = definitions->entries().sources;
+    auto it = sources.find({from_base, candidate});
+    if (it == sources.end()) {
+      if (read == kMaxImplementationsRead) break;
+      ++read;
+      it = sources.emplace(std::make_pair(from_base, candidate), CachedSource{(*tree)(candidate), nullptr}).first;
+    }
+    CachedSource& source = it->second;
+    if (source.text.empty() || !classify::MentionsAny(source.text, names)) continue;
+    if (!source.implementation) source.implementation = Implementation::Load(data, candidate, source.text);
+    if (auto layer = source.implementation->LayerOf(names)) return layer;
+  }
+  return std::nullopt;
+}
 
 // A header's hunk at namespace or class scope that declares functions takes the layer of their
 // definitions in the implementation beside it: a CPU implementation's declarations are compute
@@ -360,7 +381,7 @@ Hunk AddedWhole(const std::vector<std::string_view>& lines) {
 std::unique_ptr<Implementation> Implementation::Load(const RulesData& data, std::string path, std::string text) {
   auto impl = std::make_unique<Implementation>();
   impl->path_ = std::move(path);
-  impl->text_ = std::move(text);
+  impl->text_ = std::move(text);  // a copy: lines_ view this one
   impl->lines_ = base::SplitLines(impl->text_);
   const Hunk whole = AddedWhole(impl->lines_);
   const SourceLines source{{}, impl->lines_};
@@ -405,7 +426,8 @@ std::optional<Layer> FileRole(FileContext& ctx) {
   if (side.empty()) return std::nullopt;
   const Hunk whole = AddedWhole(side);
   const SourceLines source{{}, side};
-  FileContext sub{ctx.data, ctx.path, ctx.lang, source, ctx.file, ctx.path_layer, ctx.tree, ctx.related};
+  FileContext sub{ctx.data, ctx.path, ctx.lang, source, ctx.file, ctx.path_layer, ctx.tree, ctx.related,
+                  ctx.definitions, ctx.from_base};
   sub.file_scope_role = false;
   std::array<int, kAllLayers.size()> lines_per_layer{};
   bool any = false;
@@ -540,7 +562,9 @@ void ClassifyFile(const Rules& rules, const FileSource& source, FileChange& file
   if (lang != Language::kOther && !file.hunks.empty())
     lines = SourceLines{base::SplitLines(source.old_text), base::SplitLines(source.new_text)};
   FileView view(data, source, file);
-  FileContext ctx{data, file.path, lang, lines, view, file.path_layer, &source.tree_text, source.related};
+  DefinitionCache local;  // when the caller shares none
+  FileContext ctx{data, file.path, lang, lines, view, file.path_layer, &source.tree_text, source.related,
+                  source.definitions ? source.definitions : &local, file.status == FileStatus::kDeleted};
   for (auto& hunk : file.hunks) {
     const Enclosing enclosing = classify::FindEnclosing(lines, hunk, lang);
     hunk.context = enclosing.text;

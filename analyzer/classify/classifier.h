@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,6 +24,21 @@ Layer ClassifyPath(const Rules& rules, std::string_view path);
 // other changed sources (FileSource::related). Without it such hunks are classified by their own lines.
 using TreeText = std::function<std::string(const std::string& path)>;
 
+// The sources read to find what headers declare, kept across the files of one analysis so that each
+// is read and classified once. Used by one thread at a time; lives as long as the classification.
+class DefinitionCache {
+ public:
+  DefinitionCache();
+  ~DefinitionCache();
+  DefinitionCache(const DefinitionCache&) = delete;
+  DefinitionCache& operator=(const DefinitionCache&) = delete;
+  struct Entries;  // defined by the classifier
+  Entries& entries() { return *entries_; }
+
+ private:
+  std::unique_ptr<Entries> entries_;
+};
+
 // Full old/new contents of a changed file, used to find the enclosing function or decorator of a
 // hunk. Either may be empty (added/deleted/binary files, or contents unavailable).
 struct FileSource {
@@ -30,6 +46,8 @@ struct FileSource {
   std::string_view new_text;
   TreeText tree_text = nullptr;  // optional
   const std::vector<std::string>* related = nullptr;  // optional: the analysis's changed C/C++ paths
+  DefinitionCache* definitions = nullptr;  // optional: shared by the files of one analysis (keyed by
+                                           // path and by whether the file is deleted: base or fork tree)
 };
 
 // Sets file.path_layer, each hunk's layer, context and patterns, and file.layer (the layer of most

@@ -257,9 +257,10 @@ Result<Analysis> AnalyzeResolved(const ResolvedPair& pair, const Rules& rules, c
   const TreeText fork_tree = TreeTextOf(*repo, a.fork.sha), base_tree = TreeTextOf(*repo, a.merge_base);
   std::vector<std::string> changed_paths;  // where a header's declarations may be defined
   for (const auto& f : diff) changed_paths.push_back(f.change.path);
+  DefinitionCache definitions;
   for (auto& f : diff) {
     const TreeText& tree = f.change.status == FileStatus::kDeleted ? base_tree : fork_tree;
-    ClassifyFile(rules, FileSource{f.old_text, f.new_text, tree, &changed_paths}, f.change);
+    ClassifyFile(rules, FileSource{f.old_text, f.new_text, tree, &changed_paths, &definitions}, f.change);
     a.files.push_back(std::move(f.change));
   }
   LintAnalysis(rules, a);
