@@ -1,7 +1,9 @@
-// Layer classification of files and hunks: path rules first, then hunk rules over the hunk's
+// Layer classification of files and hunks by role: path rules first, then hunk rules over the hunk's
 // changed lines, its enclosing definition (header and body) and the file's text. A whole added or
-// deleted file is classified by what it holds: each top-level definition on its own, and the file
-// hunk takes the layer of most of its lines.
+// deleted file is classified by what it holds (a whole-file rule, else each top-level definition on its
+// own, the file hunk taking the layer of most of its lines); a C/C++ hunk spanning definitions by its
+// parts; a header's declarations by their definitions (Implementation, DefinitionCache); file-scope
+// directives by the file's role (FileRole).
 #include "analyzer/classify/classifier.h"
 
 #include <array>
@@ -12,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/classify/enclosing.h"
 #include "analyzer/classify/code_roles.h"
+#include "analyzer/classify/enclosing.h"
 #include "analyzer/classify/rules_data.h"
 #include "base/text.h"
 
