@@ -4,8 +4,10 @@
 #pragma once
 
 #include <functional>
+#include <memory>
+#include <string>
 #include <string_view>
-#include <utility>
+#include <vector>
 
 #include "analyzer/model/model.h"
 #include "analyzer/classify/rules.h"
@@ -15,19 +17,26 @@ namespace forkscope::analyzer {
 // The layer of a path by path rules alone.
 Layer ClassifyPath(const Rules& rules, std::string_view path);
 
-// Whether the file (new side) is reached through #include from the extension's binding files other
-// than only through device-code files (classify/include_reach.h). Either known (false: unknown) or asked
-// of a function, which the classifier calls only for a C/C++ hunk that no rule placed and whose path
-// says kernel: the include graph behind it is read only when some hunk needs it.
-class HostReachable {
+// The text of another file in the tree a file's hunks come from — the fork's tree for an added or
+// modified file, the base's for a deleted one — or "" when that tree has no such file. The classifier
+// asks it only for sources that may define what a C/C++ header's hunk declares (a header's declarations
+// take the layer of the definitions they declare): the source beside the header, then the analysis's
+// other changed sources (FileSource::related). Without it such hunks are classified by their own lines.
+using TreeText = std::function<std::string(const std::string& path)>;
+
+// The sources read to find what headers declare, kept across the files of one analysis so that each
+// is read and classified once. Used by one thread at a time; lives as long as the classification.
+class DefinitionCache {
  public:
-  HostReachable(bool known = false) : known_(known) {}  // NOLINT: a plain answer converts
-  explicit HostReachable(std::function<bool()> ask) : ask_(std::move(ask)) {}
-  bool operator()() const { return ask_ ? ask_() : known_; }
+  DefinitionCache();
+  ~DefinitionCache();
+  DefinitionCache(const DefinitionCache&) = delete;
+  DefinitionCache& operator=(const DefinitionCache&) = delete;
+  struct Entries;  // defined by the classifier
+  Entries& entries() { return *entries_; }
 
  private:
-  bool known_ = false;
-  std::function<bool()> ask_;
+  std::unique_ptr<Entries> entries_;
 };
 
 // Full old/new contents of a changed file, used to find the enclosing function or decorator of a
@@ -35,7 +44,10 @@ class HostReachable {
 struct FileSource {
   std::string_view old_text;
   std::string_view new_text;
-  HostReachable host_reachable = HostReachable();
+  TreeText tree_text = nullptr;  // optional
+  const std::vector<std::string>* related = nullptr;  // optional: the analysis's changed C/C++ paths
+  DefinitionCache* definitions = nullptr;  // optional: shared by the files of one analysis (keyed by
+                                           // path and by whether the file is deleted: base or fork tree)
 };
 
 // Sets file.path_layer, each hunk's layer, context and patterns, and file.layer (the layer of most

@@ -50,6 +50,7 @@ class RulesParser {
   Status CompileNew(const std::string& pattern, const std::string& key, LazyRegex& out) const;
   Status Regex(const json& v, const std::string& key, LazyRegex& out) const;
   Status OptionalRegex(const json& obj, const std::string& key, const char* name, LazyRegex& out) const;
+  Status Regexes(const json& obj, const std::string& key, const char* name, std::vector<LazyRegex>& out) const;
   Status LayerOf(const json& v, const std::string& key, Layer& out) const;
   Status Layers(const json& obj, const std::string& key, const char* name, std::vector<Layer>& out) const;
   Status Statuses(const json& obj, const std::string& key, std::vector<FileStatus>& out) const;
@@ -63,6 +64,7 @@ class RulesParser {
   Status PathRules(const json& doc, RulesData& data) const;
   Status OneHunkRule(const json& obj, const std::string& key, HunkRule& rule) const;
   Status HunkRules(const json& doc, RulesData& data) const;
+  Status WholeFileRules(const json& doc, RulesData& data) const;
   Status OnePattern(const json& obj, const std::string& key, PatternRule& rule) const;
   Status Patterns(const json& doc, RulesData& data) const;
   Status OneViolation(const json& obj, const std::string& key, ViolationRule& rule) const;
@@ -117,6 +119,19 @@ Status RulesParser::OptionalRegex(const json& obj, const std::string& key, const
   auto it = obj.find(name);
   if (it == obj.end()) return Status::Ok();
   return Regex(*it, key + "." + name, out);
+}
+
+// A regex or a non-empty array of regexes (each must hold).
+Status RulesParser::Regexes(const json& obj, const std::string& key, const char* name,
+                            std::vector<LazyRegex>& out) const {
+  auto it = obj.find(name);
+  if (it == obj.end()) return Status::Ok();
+  const std::string sub = key + "." + name;
+  if (it->is_string()) return Regex(*it, sub, out.emplace_back());
+  if (!it->is_array() || it->empty()) return Fail(sub, "expected a regex string or a non-empty array of them");
+  for (size_t i = 0; i < it->size(); ++i)
+    FS_RETURN_IF_ERROR(Regex((*it)[i], sub + "[" + std::to_string(i) + "]", out.emplace_back()));
+  return Status::Ok();
 }
 
 Status RulesParser::LayerOf(const json& v, const std::string& key, Layer& out) const {
@@ -278,10 +293,10 @@ Status RulesParser::OneHunkRule(const json& obj, const std::string& key, HunkRul
   FS_RETURN_IF_ERROR(OptionalRegex(obj, key, "match", rule.match));
   FS_RETURN_IF_ERROR(OptionalRegex(obj, key, "every", rule.every));
   FS_RETURN_IF_ERROR(OptionalRegex(obj, key, "context", rule.context));
-  FS_RETURN_IF_ERROR(OptionalRegex(obj, key, "body", rule.body));
+  FS_RETURN_IF_ERROR(Regexes(obj, key, "body", rule.body));
   FS_RETURN_IF_ERROR(OptionalRegex(obj, key, "file", rule.file));
   FS_RETURN_IF_ERROR(OptionalRegex(obj, key, "unless", rule.unless));
-  if (!rule.match && !rule.every && !rule.context && !rule.body && !rule.file)
+  if (!rule.match && !rule.every && !rule.context && rule.body.empty() && !rule.file)
     return Fail(key, "needs 'match', 'every', 'context', 'body' or 'file'");
   return Status::Ok();
 }
@@ -294,6 +309,21 @@ Status RulesParser::HunkRules(const json& doc, RulesData& data) const {
     HunkRule rule;
     FS_RETURN_IF_ERROR(OneHunkRule((*it)[i], "hunk_rules[" + std::to_string(i) + "]", rule));
     data.hunk_rules.push_back(std::move(rule));
+  }
+  return Status::Ok();
+}
+
+Status RulesParser::WholeFileRules(const json& doc, RulesData& data) const {
+  auto it = doc.find("whole_file_rules");
+  if (it == doc.end()) return Status::Ok();
+  if (!it->is_array()) return Fail("whole_file_rules", "expected an array");
+  for (size_t i = 0; i < it->size(); ++i) {
+    const std::string key = "whole_file_rules[" + std::to_string(i) + "]";
+    FS_RETURN_IF_ERROR(CheckKeys((*it)[i], key, {"id", "paths", "file", "unless", "layer"}));
+    HunkRule rule;
+    FS_RETURN_IF_ERROR(OneHunkRule((*it)[i], key, rule));
+    if (!rule.file) return Fail(key, "needs 'file'");
+    data.whole_file_rules.push_back(std::move(rule));
   }
   return Status::Ok();
 }
@@ -455,12 +485,14 @@ Status RulesParser::Style(const json& doc, RulesData& data) const {
 
 Status RulesParser::Parse(const json& doc, RulesData& data) {
   FS_RETURN_IF_ERROR(CheckKeys(
-      doc, "", {"schema", "path_sets", "path_rules", "hunk_rules", "patterns", "violations", "compat_gaps", "style",
+      doc, "", {"schema", "path_sets", "path_rules", "hunk_rules", "whole_file_rules", "patterns", "violations",
+                "compat_gaps", "style",
                 "mining"}));
   if (doc.contains("schema") && doc["schema"] != 1) return Fail("schema", "unsupported version (want 1)");
   FS_RETURN_IF_ERROR(PathSetsOf(doc));
   FS_RETURN_IF_ERROR(PathRules(doc, data));
   FS_RETURN_IF_ERROR(HunkRules(doc, data));
+  FS_RETURN_IF_ERROR(WholeFileRules(doc, data));
   FS_RETURN_IF_ERROR(Patterns(doc, data));
   FS_RETURN_IF_ERROR(Violations(doc, data));
   FS_RETURN_IF_ERROR(CompatGaps(doc, data));

@@ -131,9 +131,15 @@ void ForEachRegex(const RulesData& d, F&& count) {
     for (const auto& c : any_of) condition(c);
   };
   for (const auto& r : d.path_rules) count(r.glob.re);
+  for (const auto& r : d.whole_file_rules) {
+    globs(r.paths);
+    count(r.file);
+    count(r.unless);
+  }
   for (const auto& r : d.hunk_rules) {
     globs(r.paths);
-    for (const LazyRegex* re : {&r.match, &r.every, &r.context, &r.body, &r.file, &r.unless}) count(*re);
+    for (const LazyRegex* re : {&r.match, &r.every, &r.context, &r.file, &r.unless}) count(*re);
+    for (const auto& re : r.body) count(re);
   }
   for (const auto& p : d.patterns) scoped(p.scope, p.all, p.any_of);
   for (const auto& v : d.violations) {

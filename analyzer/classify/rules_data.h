@@ -95,7 +95,7 @@ struct HunkRule {
   LazyRegex match;    // some changed line ('+' or '-') matches
   LazyRegex every;    // every non-blank changed line matches
   LazyRegex context;  // the enclosing context (function, class or decorator header)
-  LazyRegex body;     // some line of the enclosing definition, header to closing brace
+  std::vector<LazyRegex> body;  // each matches some line of the enclosing definition, header to closing brace
   LazyRegex file;     // the file's text on either side (its hunks' lines without text)
   LazyRegex unless;   // none of the hunk's lines (context too), its context or body matches
   Layer layer = Layer::kOther;
@@ -162,6 +162,9 @@ struct RulesData {
   std::string version;  // 12 hex digits of FNV-1a 64 over the file text
   std::vector<PathRule> path_rules;
   std::vector<HunkRule> hunk_rules;
+  // Whole added or deleted files: first match wins over the per-definition classification. Only
+  // `paths`, `file` (the side's text matches) and `unless` (the side's text does not match) apply.
+  std::vector<HunkRule> whole_file_rules;
   std::vector<PatternRule> patterns;
   std::vector<ViolationRule> violations;
   CompatGapRules compat_gaps;

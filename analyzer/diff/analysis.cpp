@@ -10,7 +10,6 @@
 #include <unordered_set>
 
 #include "analyzer/classify/classifier.h"
-#include "analyzer/classify/include_reach.h"
 #include "analyzer/classify/moves.h"
 #include "analyzer/git/network.h"
 
@@ -184,29 +183,13 @@ Status SyncSides(const AnalyzeRequest& req, ResolvedPair& pair) {
   return Status::Ok();
 }
 
-// The include graph of the fork's tree (new side), read when a C/C++ hunk asks whether its file is
-// host-reached: at most classify::kMaxIncludeGraphFiles files of up to classify::kMaxIncludeGraphBytes
-// each, and classify::kMaxIncludeGraphTotalBytes in all; a notice says how many were left out.
-Result<classify::IncludeReach> ForkIncludeReach(const git::PairRepo& repo, const std::string& commit, Analysis& a) {
-  FS_ASSIGN_OR_RETURN(auto blobs, repo.TreeBlobs(commit));
-  std::vector<std::pair<std::string, std::string>> files;
-  size_t skipped = 0, bytes = 0;
-  for (auto& [path, oid] : blobs) {
-    if (!classify::IsIncludeGraphPath(path)) continue;
-    if (files.size() == classify::kMaxIncludeGraphFiles || bytes >= classify::kMaxIncludeGraphTotalBytes) {
-      ++skipped;
-      continue;
-    }
-    files.emplace_back(std::move(path), repo.BlobText(oid, classify::kMaxIncludeGraphBytes));
-    bytes += files.back().second.size();
-  }
-  if (skipped > 0)
-    a.notices.push_back("include graph capped at " + std::to_string(files.size()) + " C/C++/CUDA files (" +
-                        std::to_string(bytes >> 20) + " MiB); " + std::to_string(skipped) + " more were not read");
-  classify::IncludeReach reach = classify::ComputeIncludeReach(files);
-  spdlog::debug("include_graph commit={} files={} edges={} roots={} host={} skipped={}", commit, reach.files,
-                reach.edges, reach.roots.size(), reach.host.size(), skipped);
-  return reach;
+// The text of a file in one commit's tree ("" when absent), for the classifier's look at the
+// implementation beside a header (TreeText); at most 1 MiB of it.
+TreeText TreeTextOf(const git::PairRepo& repo, const std::string& commit) {
+  return [&repo, commit](const std::string& path) {
+    auto oid = repo.BlobAt(commit, path);
+    return oid.ok() && !oid->empty() ? repo.BlobText(*oid, 1 << 20) : std::string();
+  };
 }
 
 }  // namespace
@@ -270,21 +253,16 @@ Result<Analysis> AnalyzeResolved(const ResolvedPair& pair, const Rules& rules, c
     auto load = [&repo](const std::string& oid) { return repo->BlobText(oid, 1 << 20); };
     a.moves = DetectMovesAndCopies(base_blobs, load, diff);
   }
-  // The include graph is read at the first hunk that asks (most analyses have none), then kept.
-  std::optional<Result<classify::IncludeReach>> reach;
-  auto reached = [&](const std::string& path) {
-    if (!reach) reach = ForkIncludeReach(*repo, a.fork.sha, a);
-    return reach->ok() && reach->value().host.count(path) > 0;
-  };
   a.files.reserve(diff.size());
+  const TreeText fork_tree = TreeTextOf(*repo, a.fork.sha), base_tree = TreeTextOf(*repo, a.merge_base);
+  std::vector<std::string> changed_paths;  // where a header's declarations may be defined
+  for (const auto& f : diff) changed_paths.push_back(f.change.path);
+  DefinitionCache definitions;
   for (auto& f : diff) {
-    HostReachable host_reachable(false);
-    if (f.change.status != FileStatus::kDeleted)
-      host_reachable = HostReachable([&reached, &path = f.change.path] { return reached(path); });
-    ClassifyFile(rules, FileSource{f.old_text, f.new_text, std::move(host_reachable)}, f.change);
+    const TreeText& tree = f.change.status == FileStatus::kDeleted ? base_tree : fork_tree;
+    ClassifyFile(rules, FileSource{f.old_text, f.new_text, tree, &changed_paths, &definitions}, f.change);
     a.files.push_back(std::move(f.change));
   }
-  if (reach && !reach->ok()) return reach->status();
   LintAnalysis(rules, a);
   a.rules_version = rules.version();
   const int64_t end = clock.NowMs();

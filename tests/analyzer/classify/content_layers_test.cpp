@@ -1,5 +1,5 @@
 // Layers by what the code is rather than where it lives: host code vs device code in C++/CUDA
-// (runtime glue, sources on Paddle's custom-op API, build-facing headers), deleted and added files
+// (runtime glue, CPU implementations on Paddle's custom-op API, build-facing headers), deleted and added files
 // classified by their content, and the path rules real repositories need (conda recipes, docs build
 // requirements, packaging folders, CI beyond workflows).
 #include <catch2/catch.hpp>
@@ -178,7 +178,7 @@ TEST_CASE("runtime glue in headers and out-of-line members, launchers and device
   }
 }
 
-TEST_CASE("a source rewritten onto Paddle's custom-op API is cpp_compat, CPU loops included",
+TEST_CASE("a CPU implementation rewritten onto Paddle's custom-op API is kernel, its helpers too",
           "[analyzer][classifier]") {
   constexpr std::string_view kConvertCpp =
       "#include \"paddle/extension.h\"\n"
@@ -203,12 +203,12 @@ TEST_CASE("a source rewritten onto Paddle's custom-op API is cpp_compat, CPU loo
       kConvertCpp);
   CHECK(file.path_layer == Layer::kKernel);
   CHECK(file.hunks[0].context == "static int64_t last_index(const int64_t* data, int64_t numel) {");
-  CHECK(file.hunks[0].layer == Layer::kCppCompat);
-  CHECK(file.hunks[1].layer == Layer::kCppCompat);
-  CHECK(file.layer == Layer::kCppCompat);
+  CHECK(file.hunks[0].layer == Layer::kKernel);  // pure math on raw pointers
+  CHECK(file.hunks[1].layer == Layer::kKernel);  // a loop writing the output through its data pointer
+  CHECK(file.layer == Layer::kKernel);
 }
 
-TEST_CASE("host math of a native CPU source is cpp_compat; device math of its CUDA twin stays kernel",
+TEST_CASE("host math of a native CPU source is kernel, like the device math of its CUDA twin",
           "[analyzer][classifier]") {
   constexpr std::string_view kBasisCpu =
       "#include \"utils.h\"\n"
@@ -226,7 +226,7 @@ TEST_CASE("host math of a native CPU source is cpp_compat; device math of its CU
                                  "   static inline scalar_t forward(scalar_t v, int64_t k_mod) { return 1. - v - k_mod; }");
   FileChange cpu = Classified(MakeFile("csrc/cpu/basis_cpu.cpp", {reformat}), kBasisCpu);
   CHECK(cpu.hunks[0].context == "template <typename scalar_t, int64_t degree> struct Basis {");
-  CHECK(cpu.hunks[0].layer == Layer::kCppCompat);
+  CHECK(cpu.hunks[0].layer == Layer::kKernel);
 
   std::string cuda(kBasisCpu);
   cuda.replace(cuda.find("static inline scalar_t"), 22, "static inline __device__ scalar_t");
