@@ -10,7 +10,8 @@ namespace forkscope::storage {
 
 namespace {
 
-// Versions 3 to 6 and 10 create the area stores' tables: storage/migrations_areas.cpp.
+// Versions 3 to 6 and 10 create the area stores' tables, 15 adds message codes to several of them:
+// storage/migrations_areas.cpp.
 
 // Version 1. Read this comment as the format of the database.
 constexpr std::string_view kSchemaV1 = R"sql(
@@ -429,11 +430,14 @@ ALTER TABLE candidates ADD COLUMN published_at INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE candidates ADD COLUMN publish_error TEXT NOT NULL DEFAULT '';
 )sql";
 
-const std::array<std::string_view, 13> kMigrations = {
+// Version 14 is assigned to the task runtime's work on another branch (like 12 above).
+constexpr std::string_view kSchemaV14Reserved = "-- schema version 14: assigned to another branch\n";
+
+const std::array<std::string_view, 15> kMigrations = {
     kSchemaV1,           kSchemaV2,           internal::kSchemaV3Drift,  internal::kSchemaV4Alerts,
     internal::kSchemaV5Jobs, internal::kSchemaV6Patterns, kSchemaV7Findings, kSchemaV8FileOrigins,
     kSchemaV9Candidates, internal::kSchemaV10Credentials, kSchemaV11ForkBase, kSchemaV12Reserved,
-    kSchemaV13Publish};
+    kSchemaV13Publish, kSchemaV14Reserved, internal::kSchemaV15Messages};
 
 }  // namespace
 
