@@ -55,7 +55,7 @@ struct AlertCondition {
   int64_t notify_step = 1;
   // A baseline measurement (a fork's first report): the alert is stored, nothing is notified.
   bool quiet = false;
-  std::string message_code;           // message as a code with parameters (AlertRecord)
+  std::string message_code{};         // message as a code with parameters (AlertRecord)
   std::string message_params = "{}";
 };
 

@@ -72,7 +72,7 @@ struct CandidateUpdate {
   std::string job_id;                // kept when ""
   std::string failing_stage;
   std::string reason;
-  std::string reason_code;           // as CandidateRecord's
+  std::string reason_code{};         // as CandidateRecord's
   std::string reason_params = "{}";
 };
 

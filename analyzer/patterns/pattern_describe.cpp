@@ -33,12 +33,20 @@ std::string Shortened(std::string s, size_t max = 70) {
   return s.substr(0, cut) + "…";
 }
 
-// The first line of the example with this origin that says something (not blank, not a lone brace).
-std::string FirstLine(const std::vector<std::string>& lines, char origin) {
+// A comment line of the file kind (mining drops them from the fingerprint, so the words do too).
+bool IsComment(FileKind kind, std::string_view text) {
+  if (kind == FileKind::kCxx) return StartsWith(text, "//") || StartsWith(text, "/*") || StartsWith(text, "*");
+  if (kind == FileKind::kDoc || kind == FileKind::kOther) return false;  // prose: '#' opens a heading
+  return StartsWith(text, "#");
+}
+
+// The first line of the example with this origin that says something (not blank, a lone brace or a
+// comment).
+std::string FirstLine(const std::vector<std::string>& lines, char origin, FileKind kind) {
   for (const auto& line : lines) {
     if (line.empty() || line[0] != origin) continue;
     std::string text = Trimmed(std::string_view(line).substr(1));
-    if (text.size() > 1) return Shortened(text);
+    if (text.size() > 1 && !IsComment(kind, text)) return Shortened(text);
   }
   return "";
 }
@@ -145,7 +153,7 @@ PatternDescription DescribeMinedPattern(const HunkFingerprint& fp, std::string_v
   const std::string place_id = PlaceIdOf(fp.kind, fp.layer, example_path);
   const std::string place = PlaceWords(place_id);
   auto line = [&](char origin, const char* marker) {
-    std::string text = FirstLine(example_lines, origin);
+    std::string text = FirstLine(example_lines, origin, fp.kind);
     return text.empty() ? FirstTokenLine(fp, marker) : text;
   };
   switch (ActionOf(fp)) {

@@ -139,8 +139,10 @@ TEST_CASE("mining groups the shared migration hunks across forks, exactly", "[st
     CHECK(got->file_kind == "cxx");
     CHECK(got->id.rfind("mined.cpp_compat.", 0) == 0);
     CHECK(got->description ==
-          "cpp_compat (cxx): adds `paddle::experimental::record_stream($ID._PD_GetInner(),$ID);`; "
-          "removes `$ID.record_stream($ID);`");
+          "Changes C++ bindings and host code: `src.record_stream(stream);` → "
+          "`paddle::experimental::record_stream(src._PD_GetInner(), stream);` (1 line replaced by 1)");
+    CHECK(got->action == "edits");
+    CHECK(got->description_code == "pattern.edits");
     CHECK(got->named == std::vector<std::string>{"cpp_compat.pd-bridge"});
     CHECK(got->first_seen > 0);
     CHECK(got->last_seen >= got->first_seen);

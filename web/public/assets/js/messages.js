@@ -41,7 +41,7 @@ const ZH = {
   'alert.candidate-ready': '{fork}：同步候选 #{id} {candidate}（{branch} {fork_sha} 重放到上游 {onto}：应用 {applied} 个、丢弃 {dropped} 个提交）已通过构建任务。请发布到旁支（最后一条命令改为替换 {branch}）：{commands}',
   'alert.candidate-ready.published': '{fork}：同步候选 #{id} {candidate}（{branch} {fork_sha} 重放到上游 {onto}：应用 {applied} 个、丢弃 {dropped} 个提交）已通过构建任务，并已发布到 {published_url} 的分支 {published_branch}。要让它成为 {branch}（仅当 {branch} 仍停在被重放的提交上）：{commands}',
   'alert.candidate-ready.publish-failed': '{fork}：同步候选 #{id} {candidate}（{branch} {fork_sha} 重放到上游 {onto}：应用 {applied} 个、丢弃 {dropped} 个提交）已通过构建任务；发布到 {published_url} 失败（{publish_error}）。请手动发布到旁支（最后一条命令改为替换 {branch}）：{commands}',
-  'alert.candidate-conflict': (p, raw) => `把 ${p.fork}（${p.branch} ${p.fork_sha}）重放到上游 ${p.onto} 时，在分支提交 ${raw.stop_sha ? `${p.stop_sha}「${p.stop_subject}」` : '?'} 处停止：${p.count} 个冲突路径：${p.paths}${p.more}（候选 #${p.id}）`,
+  'alert.candidate-conflict': (p, raw) => `把 ${p.fork}（${p.branch} ${p.fork_sha}）重放到上游 ${p.onto} 时，在分支提交 ${raw.stop_sha ? `${p.stop_sha}「${p.stop_subject}」` : '?'}处停止：${p.count} 个冲突路径：${p.paths}${p.more}（候选 #${p.id}）`,
   'alert.sync-failing': '{fork} 已连续 {failures} 次同步失败（达到 {threshold} 即告警，failures_before_alert）；最近一次的错误：{error}。请确认本机能访问分支仓库与上游的 URL，然后调用 POST /api/v1/forks/{fork}/sync。',
   'alert.job-failing': '{fork} 的 GPU 任务在连续 {failures} 个提交上失败（最新为 {sha}；达到 {threshold} 即告警）。请在任务页打开最新的任务：原因指出是哪个阶段，日志说明缘由。',
 
