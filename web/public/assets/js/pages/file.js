@@ -75,7 +75,7 @@ function hunkSection(file, hunk, index, analysis) {
   );
   const details = [
     ...violations.map((v) => h('li', { class: 'violation-detail' }, h('code', {}, v.rule), ` ${messageOf(v)}`)),
-    ...gaps.map((g) => h('li', { class: 'gap-detail' }, `${t('hunk.compat_gap')} (${t('gap.line', { line: g.line })}): ${gapText(g)}`, g.scope ? ` · ${t('gap.scope')}: ${g.scope}` : '', g.removal ? ` · ${t('gap.removal')}: ${g.removal}` : '', g.issue ? ` · ${g.issue}` : '')),
+    ...gaps.map((g) => h('li', { class: 'gap-detail' }, `${t('hunk.compat_gap')}: ${gapText(g)} · ${t('gap.line', { line: g.line })}`, g.scope ? ` · ${t('gap.scope')}: ${g.scope}` : '', g.removal ? ` · ${t('gap.removal')}: ${g.removal}` : '', g.issue ? ` · ${g.issue}` : '')),
   ];
   return h(
     'section',
