@@ -13,8 +13,8 @@ namespace {
 
 constexpr const char* kAlertColumns =
     "SELECT a.id, a.fork_id, f.name, a.rule, a.state, a.severity, a.message, a.value, a.threshold, "
-    "a.notified_value, a.notified_count, a.opened_at, a.updated_at, a.resolved_at, a.acked_by, a.acked_at "
-    "FROM alerts a JOIN forks f ON f.id = a.fork_id ";
+    "a.notified_value, a.notified_count, a.opened_at, a.updated_at, a.resolved_at, a.acked_by, a.acked_at, "
+    "a.message_code, a.message_params FROM alerts a JOIN forks f ON f.id = a.fork_id ";
 
 AlertRecord ReadAlert(const Statement& s) {
   AlertRecord a;
@@ -34,6 +34,8 @@ AlertRecord ReadAlert(const Statement& s) {
   a.resolved_at = s.ColumnOptionalInt64(13);
   a.acked_by = s.ColumnText(14);
   a.acked_at = s.ColumnOptionalInt64(15);
+  a.message_code = s.ColumnText(16);
+  a.message_params = s.ColumnText(17);
   return a;
 }
 
@@ -113,10 +115,11 @@ Result<std::optional<AlertChange>> AlertStore::Evaluate(int64_t fork_id, const A
   if (!active) {
     FS_ASSIGN_OR_RETURN(Statement insert,
                         db_.Prepare("INSERT INTO alerts (fork_id, rule, state, severity, message, value, threshold, "
-                                    "notified_value, notified_count, opened_at, updated_at) "
-                                    "VALUES (?1, ?2, 'open', ?3, ?4, ?5, ?6, ?5, ?8, ?7, ?7)"));
+                                    "notified_value, notified_count, opened_at, updated_at, message_code, message_params) "
+                                    "VALUES (?1, ?2, 'open', ?3, ?4, ?5, ?6, ?5, ?8, ?7, ?7, ?9, ?10)"));
     insert.Bind(1, fork_id).Bind(2, c.rule).Bind(3, c.severity).Bind(4, c.message).Bind(5, c.value);
-    insert.Bind(6, c.threshold).Bind(7, now).Bind(8, c.quiet ? 0 : 1);
+    insert.Bind(6, c.threshold).Bind(7, now).Bind(8, c.quiet ? 0 : 1).Bind(9, c.message_code);
+    insert.Bind(10, c.message_params);
     FS_RETURN_IF_ERROR(insert.Run());
     id = db_.LastInsertRowid();
     if (!c.quiet) event = AlertEvent::kOpened;
@@ -125,9 +128,9 @@ Result<std::optional<AlertChange>> AlertStore::Evaluate(int64_t fork_id, const A
     FS_ASSIGN_OR_RETURN(Statement update,
                         db_.Prepare("UPDATE alerts SET severity = ?2, message = ?3, value = ?4, threshold = ?5, "
                                     "updated_at = ?6, notified_value = CASE WHEN ?7 THEN ?4 ELSE notified_value END, "
-                                    "notified_count = notified_count + ?7 WHERE id = ?1"));
+                                    "notified_count = notified_count + ?7, message_code = ?8, message_params = ?9 WHERE id = ?1"));
     update.Bind(1, active->id).Bind(2, c.severity).Bind(3, c.message).Bind(4, c.value).Bind(5, c.threshold);
-    update.Bind(6, now).Bind(7, worse ? 1 : 0);
+    update.Bind(6, now).Bind(7, worse ? 1 : 0).Bind(8, c.message_code).Bind(9, c.message_params);
     FS_RETURN_IF_ERROR(update.Run());
     id = active->id;
     if (worse) event = AlertEvent::kWorsened;

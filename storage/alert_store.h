@@ -28,7 +28,9 @@ struct AlertRecord {
   std::string rule;                   // "behind", "merge-base-age", "predicted-conflict", ...
   std::string state;                  // "open", "acked", "resolved"
   std::string severity;               // "info", "warning", "critical"
-  std::string message;
+  std::string message;                // in English
+  std::string message_code;           // the message as a code ("alert.behind"; "" for rows before v15)
+  std::string message_params = "{}";  // JSON object: the code's parameters (docs/openapi.yaml, MessageCode)
   int64_t value = 0;                  // the measured value (commits, days, paths, failures)
   int64_t threshold = 0;              // the rule fires when value exceeds it (sync/job: reaches it)
   int64_t notified_value = 0;         // the value last notified (or the baseline): growth is measured from it
@@ -53,6 +55,8 @@ struct AlertCondition {
   int64_t notify_step = 1;
   // A baseline measurement (a fork's first report): the alert is stored, nothing is notified.
   bool quiet = false;
+  std::string message_code{};         // message as a code with parameters (AlertRecord)
+  std::string message_params = "{}";
 };
 
 // The event an alert change announces.

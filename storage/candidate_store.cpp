@@ -1,11 +1,12 @@
-// CandidateStore: the candidates table of schema version 9, with the publish outcome of version 13
-// (documented in storage/migrations.cpp).
+// CandidateStore: the candidates table of schema version 9, with the publish outcome of version 13 and
+// the reason's code of version 15 (documented in storage/migrations.cpp and migrations_areas.cpp).
 #include "storage/candidate_store.h"
 
 #include <algorithm>
 #include <array>
 
 #include "analyzer/render/carry_json.h"
+#include "base/message_code.h"
 #include "storage/db.h"
 
 namespace forkscope::storage {
@@ -19,7 +20,7 @@ constexpr const char* kColumns =
     "SELECT c.id, c.fork_id, f.name, f.fork_url, c.branch, c.fork_sha, c.onto, c.base, c.strategy, c.state, "
     "c.candidate_sha, c.candidate_ref, c.repo, c.applied, c.dropped, c.conflicts, %CARRY%, c.job_id, "
     "c.failing_stage, c.reason, c.task_id, c.triggered_by, c.created_at, c.updated_at, c.published_url, "
-    "c.published_branch, c.published_at, c.publish_error "
+    "c.published_branch, c.published_at, c.publish_error, c.reason_code, c.reason_params "
     "FROM candidates c JOIN forks f ON f.id = c.fork_id ";
 
 std::string SelectSql(bool with_carry) {
@@ -59,6 +60,8 @@ CandidateRecord ReadRow(const Statement& st) {
   c.published_branch = st.ColumnText(25);
   c.published_at = st.ColumnInt64(26);
   c.publish_error = st.ColumnText(27);
+  c.reason_code = st.ColumnText(28);
+  c.reason_params = st.ColumnText(29);
   return c;
 }
 
@@ -109,9 +112,13 @@ CandidateRecord CandidateFromCarry(int64_t fork_id, const analyzer::CarryResult&
   c.dropped = CountCommits(carry, analyzer::CarryCommitState::kDropped);
   c.conflicts = static_cast<int>(carry.conflicts.size());
   c.carry_json = analyzer::CarryToJson(carry).dump();
-  if (conflict && !carry.conflicts.empty())
+  if (conflict && !carry.conflicts.empty()) {
     c.reason = "commit " + carry.conflicts.front().fork_commit.substr(0, 12) + " does not apply: " +
                std::to_string(carry.conflicts.size()) + " conflicting path(s)";
+    c.reason_code = "candidate.conflict";
+    c.reason_params = base::MessageParamsText(
+        {{"commit", carry.conflicts.front().fork_commit.substr(0, 12)}, {"count", carry.conflicts.size()}});
+  }
   return c;
 }
 
@@ -122,14 +129,15 @@ Result<std::pair<CandidateRecord, bool>> CandidateStore::Insert(const CandidateR
       Statement ins,
       db_.Prepare("INSERT INTO candidates (fork_id, branch, fork_sha, onto, base, strategy, state, candidate_sha, "
                   "candidate_ref, repo, applied, dropped, conflicts, carry, job_id, failing_stage, reason, task_id, "
-                  "triggered_by, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
-                  "?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?20) "
+                  "triggered_by, created_at, updated_at, reason_code, reason_params) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
+                  "?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?20, ?21, ?22) "
                   "ON CONFLICT (fork_id, fork_sha, onto, strategy) DO NOTHING"));
   ins.Bind(1, c.fork_id).Bind(2, c.branch).Bind(3, c.fork_sha).Bind(4, c.onto).Bind(5, c.base);
   ins.Bind(6, analyzer::CarryStrategyName(c.strategy)).Bind(7, CandidateStateName(c.state)).Bind(8, c.candidate_sha);
   ins.Bind(9, c.candidate_ref).Bind(10, c.repo).Bind(11, c.applied).Bind(12, c.dropped).Bind(13, c.conflicts);
   ins.Bind(14, c.carry_json.empty() ? std::string("{}") : c.carry_json).Bind(15, c.job_id).Bind(16, c.failing_stage);
   ins.Bind(17, c.reason).Bind(18, c.task_id).Bind(19, CandidateTriggerName(c.triggered_by)).Bind(20, now);
+  ins.Bind(21, c.reason_code).Bind(22, c.reason_params.empty() ? std::string("{}") : c.reason_params);
   FS_RETURN_IF_ERROR(ins.Run());
   const bool created = db_.Changes() > 0;
   FS_ASSIGN_OR_RETURN(auto stored, Find(c.fork_id, c.fork_sha, c.onto, c.strategy));
@@ -203,10 +211,10 @@ Result<CandidateRecord> CandidateStore::Update(int64_t id, const CandidateUpdate
     return FailedPrecondition("candidate " + std::to_string(id) + " cannot move from " +
                               CandidateStateName(current->state) + " to " + CandidateStateName(u.state));
   FS_ASSIGN_OR_RETURN(Statement up, db_.Prepare("UPDATE candidates SET state = ?2, job_id = CASE WHEN ?3 = '' THEN "
-                                                "job_id ELSE ?3 END, failing_stage = ?4, reason = ?5, updated_at = ?6 "
-                                                "WHERE id = ?1"));
+                                                "job_id ELSE ?3 END, failing_stage = ?4, reason = ?5, updated_at = ?6, "
+                                                "reason_code = ?7, reason_params = ?8 WHERE id = ?1"));
   up.Bind(1, id).Bind(2, CandidateStateName(u.state)).Bind(3, u.job_id).Bind(4, u.failing_stage).Bind(5, u.reason);
-  up.Bind(6, now);
+  up.Bind(6, now).Bind(7, u.reason_code).Bind(8, u.reason_params.empty() ? std::string("{}") : u.reason_params);
   FS_RETURN_IF_ERROR(up.Run());
   FS_ASSIGN_OR_RETURN(auto updated, Get(id));
   FS_RETURN_IF_ERROR(txn.Commit());

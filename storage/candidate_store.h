@@ -1,4 +1,4 @@
-// Sync candidates in SQLite (schema v9 and v13, documented in storage/migrations.cpp): each carry of a registered
+// Sync candidates in SQLite (schema v9, v13 and v15, documented in storage/migrations.cpp): each carry of a registered
 // fork's head onto an upstream commit, with its state on the way to "ready" and the carry JSON that
 // proves it. The key (fork, fork sha, target, strategy) is unique, so the same carry is never stored
 // twice. The lifecycle is enforced here: conflict is final; clean -> validating | unvalidated;
@@ -54,7 +54,9 @@ struct CandidateRecord {
   std::string carry_json;            // the carry JSON text; "" in listings (List, LatestOfEachFork)
   std::string job_id;                // its validation job; "" before one is queued
   std::string failing_stage;         // for failed: the stage that failed
-  std::string reason;                // why failed / unvalidated / conflict, one line
+  std::string reason;                // why failed / unvalidated / conflict, one line, in English
+  std::string reason_code;           // the reason as a code ("candidate.conflict"; "" before schema v15)
+  std::string reason_params = "{}";  // JSON object: its parameters (docs/openapi.yaml, MessageCode)
   std::string task_id;               // the carry task that made it
   CandidateTrigger triggered_by = CandidateTrigger::kApi;
   int64_t created_at = 0;
@@ -74,6 +76,8 @@ struct CandidateUpdate {
   std::string job_id;                // kept when ""
   std::string failing_stage;
   std::string reason;
+  std::string reason_code{};         // as CandidateRecord's
+  std::string reason_params = "{}";
 };
 
 // What a push of a ready candidate came to: branch pushed to, or the error.

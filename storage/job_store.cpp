@@ -13,7 +13,9 @@ constexpr std::array<const char*, 8> kStateNames = {"queued",    "running",   "p
                                                     "timed_out", "cancelled", "skipped", "lost"};
 constexpr const char* kJobColumns =
     "SELECT id, fork, repo, sha, recipe, recipe_spec, executor, state, reason, runner, work_dir, created_at, "
-    "started_at, finished_at FROM jobs ";
+    "started_at, finished_at, reason_code, reason_params FROM jobs ";
+
+std::string ParamsOrEmpty(const std::string& params) { return params.empty() ? std::string("{}") : params; }
 
 JobState StateOrLost(const std::string& name) { return JobStateFromName(name).value_or(JobState::kLost); }
 
@@ -36,30 +38,34 @@ Status JobStore::Save(const JobRecord& job) {
   FS_ASSIGN_OR_RETURN(
       Statement up,
       db_.Prepare("INSERT INTO jobs (id, fork, repo, sha, recipe, recipe_spec, executor, state, reason, runner, "
-                  "work_dir, created_at, started_at, finished_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
-                  "?11, ?12, ?13, ?14) ON CONFLICT (id) DO UPDATE SET fork = excluded.fork, repo = excluded.repo, "
+                  "work_dir, created_at, started_at, finished_at, reason_code, reason_params) VALUES (?1, ?2, ?3, ?4, "
+                  "?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16) ON CONFLICT (id) DO UPDATE SET fork = excluded.fork, repo = excluded.repo, "
                   "sha = excluded.sha, recipe = excluded.recipe, recipe_spec = excluded.recipe_spec, "
                   "executor = excluded.executor, state = excluded.state, reason = excluded.reason, "
                   "runner = excluded.runner, work_dir = excluded.work_dir, created_at = excluded.created_at, "
-                  "started_at = excluded.started_at, finished_at = excluded.finished_at"));
+                  "started_at = excluded.started_at, finished_at = excluded.finished_at, "
+                  "reason_code = excluded.reason_code, reason_params = excluded.reason_params"));
   up.Bind(1, job.id).Bind(2, job.fork).Bind(3, job.repo).Bind(4, job.sha).Bind(5, job.recipe);
   up.Bind(6, job.recipe_spec).Bind(7, job.executor).Bind(8, JobStateName(job.state)).Bind(9, job.reason);
   up.Bind(10, job.runner.empty() ? std::string("{}") : job.runner).Bind(11, job.work_dir);
   up.Bind(12, job.created_at).Bind(13, job.started_at).Bind(14, job.finished_at);
+  up.Bind(15, job.reason_code).Bind(16, ParamsOrEmpty(job.reason_params));
   FS_RETURN_IF_ERROR(up.Run());
   FS_ASSIGN_OR_RETURN(Statement del, db_.Prepare("DELETE FROM job_stages WHERE job_id = ?1"));
   FS_RETURN_IF_ERROR(del.Bind(1, job.id).Run());
   FS_ASSIGN_OR_RETURN(
       Statement ins,
       db_.Prepare("INSERT INTO job_stages (job_id, idx, name, state, exit_code, duration_ms, log_tail, reason, "
-                  "handle, result, started_at, finished_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"));
+                  "handle, result, started_at, finished_at, reason_code, reason_params) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
+                  "?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)"));
   for (size_t i = 0; i < job.stages.size(); ++i) {
     const StageRecord& s = job.stages[i];
     ins.Bind(1, job.id).Bind(2, static_cast<int64_t>(i)).Bind(3, s.name).Bind(4, JobStateName(s.state));
     if (s.exit_code) ins.Bind(5, static_cast<int64_t>(*s.exit_code));
     else ins.Bind(5, std::nullopt);
     ins.Bind(6, s.duration_ms).Bind(7, s.log_tail).Bind(8, s.reason).Bind(9, s.handle).Bind(10, s.result);
-    ins.Bind(11, s.started_at).Bind(12, s.finished_at);
+    ins.Bind(11, s.started_at).Bind(12, s.finished_at).Bind(13, s.reason_code);
+    ins.Bind(14, ParamsOrEmpty(s.reason_params));
     FS_RETURN_IF_ERROR(ins.Run());
   }
   return txn.Commit();
@@ -67,7 +73,7 @@ Status JobStore::Save(const JobRecord& job) {
 
 Status JobStore::LoadStages(JobRecord& job) {
   FS_ASSIGN_OR_RETURN(Statement st, db_.Prepare("SELECT name, state, exit_code, duration_ms, log_tail, reason, handle, "
-                                                "result, started_at, finished_at FROM job_stages WHERE job_id = ?1 "
+                                                "result, started_at, finished_at, reason_code, reason_params FROM job_stages WHERE job_id = ?1 "
                                                 "ORDER BY idx"));
   st.Bind(1, job.id);
   job.stages.clear();
@@ -85,6 +91,8 @@ Status JobStore::LoadStages(JobRecord& job) {
     s.result = st.ColumnText(7);
     s.started_at = st.ColumnInt64(8);
     s.finished_at = st.ColumnInt64(9);
+    s.reason_code = st.ColumnText(10);
+    s.reason_params = st.ColumnText(11);
     job.stages.push_back(std::move(s));
   }
   return Status::Ok();
@@ -114,6 +122,8 @@ Result<std::vector<JobRecord>> JobStore::Query(const std::string& where_order, c
     j.created_at = st.ColumnInt64(11);
     j.started_at = st.ColumnInt64(12);
     j.finished_at = st.ColumnInt64(13);
+    j.reason_code = st.ColumnText(14);
+    j.reason_params = st.ColumnText(15);
     jobs.push_back(std::move(j));
   }
   for (auto& j : jobs) FS_RETURN_IF_ERROR(LoadStages(j));

@@ -30,7 +30,9 @@ struct StageRecord {
   std::optional<int> exit_code;    // of the stage's command; none when it did not run or was killed
   int64_t duration_ms = 0;
   std::string log_tail;            // the last lines of its output
-  std::string reason;              // why it is not passed ("no GPU runner", "exit code 2", ...)
+  std::string reason;              // why it is not passed ("no GPU runner", "exit code 2", ...), in English
+  std::string reason_code;         // the reason as a code ("stage.exit_code"; "" when none describes it)
+  std::string reason_params = "{}";  // JSON object: its parameters (docs/openapi.yaml, MessageCode)
   std::string handle;              // the executor's id for it: the Slurm job id, "pgid:N" locally
   std::string result;              // JSON text: the compare stage's trace diff; "" otherwise
   int64_t started_at = 0;          // unix seconds; 0 = not started
@@ -46,7 +48,9 @@ struct JobRecord {
   std::string recipe_spec;         // JSON text: the recipe as it was when the job was created
   std::string executor;            // "local" or "slurm"
   JobState state = JobState::kQueued;
-  std::string reason;              // why the job is not passed, in a line
+  std::string reason;              // why the job is not passed, in a line, in English
+  std::string reason_code;         // the reason as a code ("job.stage_stopped"; "" when none describes it)
+  std::string reason_params = "{}";  // JSON object: its parameters
   std::string runner;              // JSON text: the runner it ran on (name, gpus, cuda, driver); "{}"
   std::string work_dir;            // <jobs dir>/<id>: work tree (tree/) and logs
   int64_t created_at = 0;

@@ -439,6 +439,30 @@ CREATE TABLE fork_credentials (
     "UPDATE analyses SET fork_url = " FS_REDACTED("fork_url") " WHERE " FS_HAS_USERINFO("fork_url") ";\n"
     "UPDATE analyses SET upstream_url = " FS_REDACTED("upstream_url") " WHERE " FS_HAS_USERINFO("upstream_url") ";\n";
 
+// Version 15: messages for people carry a code and parameters besides their English text.
+extern const std::string_view kSchemaV15Messages = R"sql(
+/*
+** forkscope database, schema version 15: every message for people that a client shows -- an alert's
+** message, a violation's message, a job's and a stage's reason, a sync candidate's reason -- keeps its
+** English text and gains a code with parameters, from which a client renders it in its own language
+** (the codes and their parameters: docs/openapi.yaml, schema MessageCode).
+**   <...>_code    the code ('alert.behind', 'stage.exit_code', 'candidate.conflict', ...); '' for rows
+**                 written before version 15, and for text no code describes: show the English text.
+**   <...>_params  JSON object, the code's parameters; '{}' when it has none.
+** alerts gains message_code and message_params; candidates, jobs and job_stages gain reason_code and
+** reason_params; violations gains params (a violation's code is its rule).
+*/
+ALTER TABLE alerts ADD COLUMN message_code TEXT NOT NULL DEFAULT '';
+ALTER TABLE alerts ADD COLUMN message_params TEXT NOT NULL DEFAULT '{}';
+ALTER TABLE candidates ADD COLUMN reason_code TEXT NOT NULL DEFAULT '';
+ALTER TABLE candidates ADD COLUMN reason_params TEXT NOT NULL DEFAULT '{}';
+ALTER TABLE jobs ADD COLUMN reason_code TEXT NOT NULL DEFAULT '';
+ALTER TABLE jobs ADD COLUMN reason_params TEXT NOT NULL DEFAULT '{}';
+ALTER TABLE job_stages ADD COLUMN reason_code TEXT NOT NULL DEFAULT '';
+ALTER TABLE job_stages ADD COLUMN reason_params TEXT NOT NULL DEFAULT '{}';
+ALTER TABLE violations ADD COLUMN params TEXT NOT NULL DEFAULT '{}';
+)sql";
+
 #undef FS_REDACTED
 #undef FS_USERINFO
 #undef FS_HAS_USERINFO

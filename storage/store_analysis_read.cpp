@@ -244,7 +244,7 @@ Status Store::Impl::LoadAnalysisLists(int64_t analysis_id, Analysis& a) {
                           patterns->ColumnInt(3)});
   }
   FS_ASSIGN_OR_RETURN(StatementLease violations,
-                      Lease("SELECT rule, path, line, message, severity, snippet, files FROM violations "
+                      Lease("SELECT rule, path, line, message, severity, snippet, files, params FROM violations "
                             "WHERE analysis_id = ?1 ORDER BY idx"));
   violations->Bind(1, analysis_id);
   while (true) {
@@ -258,6 +258,10 @@ Status Store::Impl::LoadAnalysisLists(int64_t analysis_id, Analysis& a) {
     v.severity = analyzer::SeverityFromName(violations->ColumnText(4)).value_or(analyzer::Severity::kError);
     v.snippet = violations->ColumnText(5);
     v.files = Strings(json::parse(violations->ColumnText(6), nullptr, false));
+    const json params = json::parse(violations->ColumnText(7), nullptr, false);
+    if (params.is_object())
+      for (const auto& [key, value] : params.items())
+        if (value.is_string()) v.params.emplace_back(key, value.get<std::string>());
   }
   FS_ASSIGN_OR_RETURN(StatementLease gaps,
                       Lease("SELECT path, line, api, bridge, scope, removal, issue, origin, forwarded, "

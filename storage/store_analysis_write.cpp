@@ -213,12 +213,15 @@ std::optional<int64_t> HunkOf(const analyzer::Violation& v, const HunksByPath& h
 Status Store::Impl::InsertViolations(int64_t analysis_id, const Analysis& analysis, const HunksByPath& hunks_by_path) {
   FS_ASSIGN_OR_RETURN(StatementLease stmt,
                       Lease("INSERT INTO violations (analysis_id, idx, hunk_id, rule, path, line, message, "
-                            "severity, snippet, files) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"));
+                            "severity, snippet, files, params) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"));
   for (size_t i = 0; i < analysis.violations.size(); ++i) {
     const auto& v = analysis.violations[i];
     stmt->Bind(1, analysis_id).Bind(2, static_cast<int64_t>(i)).Bind(3, HunkOf(v, hunks_by_path));
     stmt->Bind(4, v.rule).Bind(5, v.path).Bind(6, v.line).Bind(7, v.message);
     stmt->Bind(8, analyzer::SeverityName(v.severity)).Bind(9, v.snippet).Bind(10, Dump(json(v.files)));
+    json params = json::object();
+    for (const auto& [key, value] : v.params) params[key] = value;
+    stmt->Bind(11, Dump(params));
     FS_RETURN_IF_ERROR(stmt->Run());
   }
   return Status::Ok();

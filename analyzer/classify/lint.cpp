@@ -88,6 +88,7 @@ std::optional<SchemaEdit> EditedSchema(const Hunk& hunk, const RE2& schema) {
 struct Hit {
   std::string detail;
   const DiffLine* line = nullptr;
+  std::vector<std::pair<std::string, std::string>> params{};  // the detail's parts (Violation::params)
 };
 
 struct Firing {
@@ -105,7 +106,7 @@ class Linter {
     auto next = file_findings.begin();
     for (size_t i = 0; i < analysis_.files.size(); ++i) {
       for (; next != file_findings.end() && next->first_file == i; ++next)
-        Report(next->rule, next->path, nullptr, next->detail, nullptr, next->files);
+        Report(next->rule, next->path, nullptr, next->detail, nullptr, next->files, next->params);
       LintHunks(analysis_.files[i]);
     }
     AddNotices();
@@ -128,7 +129,7 @@ class Linter {
         if (!hit) continue;
         if (rules_.violations[r].check == ViolationCheck::kCompatGapNoRemoval) hit->line = gap_line;
         Located at{&file, &hunk, hit->line != nullptr ? hit->line : FirstChangedLine(hunk)};
-        Report(r, file.path, &at, hit->detail, &hunk, {});
+        Report(r, file.path, &at, hit->detail, &hunk, {}, hit->params);
       }
       if (gap) analysis_.compat_gaps.push_back(std::move(*gap));
     }
@@ -147,7 +148,7 @@ class Linter {
       case ViolationCheck::kSchemaEdit: {
         std::optional<SchemaEdit> edit = EditedSchema(hunk, *rule.schema);
         if (!edit) return std::nullopt;
-        return Hit{edit->schema, edit->line};
+        return Hit{edit->schema, edit->line, {{"schema", edit->schema}}};
       }
       case ViolationCheck::kKernelEdit:
         if (IsFormattingOnly(hunk) || (rule.reason && AnyLine(hunk, LineSide::kAdded, *rule.reason)))
@@ -155,7 +156,7 @@ class Linter {
         return Hit{"", FirstChangedLine(hunk)};
       case ViolationCheck::kCompatGapNoRemoval:
         if (!gap || !gap->removal.empty()) return std::nullopt;
-        return Hit{gap->api.empty() ? gap->bridge : gap->api, nullptr};
+        return Hit{gap->api.empty() ? gap->bridge : gap->api, nullptr, {{"api", gap->api.empty() ? gap->bridge : gap->api}}};
       case ViolationCheck::kRenamedFile:
       case ViolationCheck::kDeletedFile:
         return std::nullopt;  // file-wide, see FindFileFindings
@@ -164,11 +165,12 @@ class Linter {
   }
 
   void Report(size_t r, const std::string& path, const Located* at, const std::string& detail, Hunk* hunk,
-              std::vector<std::string> files) {
+              std::vector<std::string> files, std::vector<std::pair<std::string, std::string>> params) {
     const ViolationRule& rule = rules_.violations[r];
     Violation v{rule.id, path, 0, detail.empty() ? rule.message : rule.message + ": " + detail};
     v.severity = rule.severity;
     v.files = std::move(files);
+    v.params = std::move(params);
     if (at != nullptr && at->line != nullptr) {
       v.line = ReportedLine(*at->file, *at->hunk, *at->line);
       v.snippet = at->line->text;

@@ -96,9 +96,13 @@ void AddMoves(const RulesData& rules, size_t r, const std::vector<FileChange>& f
     out.push_back({r, members.front(), pair.second,
                    ShownDir(pair.first) + " -> " + ShownDir(pair.second) + " (" + std::to_string(members.size()) +
                        " files)",
-                   PathsOf(files, members)});
+                   PathsOf(files, members),
+                   {{"from", ShownDir(pair.first)}, {"to", ShownDir(pair.second)},
+                    {"count", std::to_string(members.size())}}});
   }
-  for (size_t i : singles) out.push_back({r, i, files[i].path, MovedFrom(files[i]) + " -> " + files[i].path, {}});
+  for (size_t i : singles)
+    out.push_back({r, i, files[i].path, MovedFrom(files[i]) + " -> " + files[i].path, {},
+                   {{"from", MovedFrom(files[i])}, {"to", files[i].path}}});
 }
 
 void AddDeletions(const RulesData& rules, size_t r, const std::vector<FileChange>& files,
@@ -130,7 +134,8 @@ void AddDeletions(const RulesData& rules, size_t r, const std::vector<FileChange
     std::vector<std::string> paths = PathsOf(files, members);
     const std::string dir = CommonDirectory(paths);
     out.push_back({r, members.front(), dir,
-                   std::to_string(paths.size()) + " files under " + dir + ": " + NameList(dir, paths), paths});
+                   std::to_string(paths.size()) + " files under " + dir + ": " + NameList(dir, paths), paths,
+                   {{"dir", dir}, {"count", std::to_string(paths.size())}, {"names", NameList(dir, paths)}}});
   }
 }
 

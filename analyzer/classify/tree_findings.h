@@ -20,6 +20,7 @@ struct FileFinding {
   std::string path;       // the file, or the group's directory with a trailing '/'
   std::string detail;     // appended to the rule's message
   std::vector<std::string> files;  // a group's files (new paths of a move, old paths of deletions)
+  std::vector<std::pair<std::string, std::string>> params{};  // detail's parts (Violation::params)
 };
 
 // In the order of first_file, then rule. Moves: files renamed or given moved_from, grouped by the

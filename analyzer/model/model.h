@@ -49,6 +49,9 @@ struct Violation {
   Severity severity = Severity::kError;  // the rule's
   std::string snippet{};  // the matched line's text, "" when file-wide (part of the fingerprint)
   std::vector<std::string> files{};  // a grouped finding (moved package, deleted directory): its files
+  // The message's parameters, from the finding (its code is the rule): what the rule's message appends
+  // ("schema", "api", "from"/"to", "dir"/"count"/"names"), so a client can say it in its own language.
+  std::vector<std::pair<std::string, std::string>> params{};
 };
 
 // A finding's identity across line shifts: 16 hex digits of rule, path and the snippet with its

@@ -177,15 +177,21 @@ void FindingsToJson(const Analysis& analysis, json& doc) {
     patterns.push_back({{"id", Str(p.id)}, {"layer", LayerName(p.layer)}, {"description", Str(p.description)},
                         {"count", p.count}});
   json& violations = doc["violations"] = json::array();
-  for (const Violation& v : analysis.violations)
+  for (const Violation& v : analysis.violations) {
+    // The message as a code (the rule) and its parameters: docs/openapi.yaml, MessageCode.
+    json params = json::object();
+    for (const auto& [key, value] : v.params) params[key] = Str(value);
     violations.push_back({{"rule", Str(v.rule)},
                           {"path", Str(v.path)},
                           {"line", v.line},
                           {"message", Str(v.message)},
+                          {"message_code", Str(v.rule)},
+                          {"message_params", std::move(params)},
                           {"severity", SeverityName(v.severity)},
                           {"snippet", NullIfEmpty(v.snippet)},
                           {"files", StringArray(v.files)},
                           {"fingerprint", ViolationFingerprint(v)}});
+  }
   json& gaps = doc["compat_gaps"] = json::array();
   for (const CompatGap& g : analysis.compat_gaps) gaps.push_back(CompatGapToJson(g));
   json& moves = doc["moves"] = json::array();

@@ -297,7 +297,8 @@ Status ReadHeader(const json& doc, Analysis& a) {
   return ReadInt64(doc, "", "duration_ms", a.duration_ms);
 }
 
-// severity, snippet and files came with the CI gate: absent in older documents (error, "", none).
+// severity, snippet and files came with the CI gate, message_params with message codes: absent in older
+// documents (error, "", none, none).
 Status ReadViolation(const json& o, const std::string& at, Violation& v) {
   FS_RETURN_IF_ERROR(ReadString(o, at, "rule", v.rule));
   FS_RETURN_IF_ERROR(ReadString(o, at, "path", v.path));
@@ -305,6 +306,9 @@ Status ReadViolation(const json& o, const std::string& at, Violation& v) {
   FS_RETURN_IF_ERROR(ReadString(o, at, "message", v.message));
   FS_RETURN_IF_ERROR(ReadNullableString(o, at, "snippet", v.snippet));
   if (o.contains("files")) FS_RETURN_IF_ERROR(ReadStringArray(o, at, "files", v.files));
+  if (auto params = o.find("message_params"); params != o.end() && params->is_object())
+    for (const auto& [key, value] : params->items())
+      if (value.is_string()) v.params.emplace_back(key, value.get<std::string>());
   if (!o.contains("severity")) return Status::Ok();
   std::string name;
   FS_RETURN_IF_ERROR(ReadString(o, at, "severity", name));

@@ -1,5 +1,7 @@
 #include "server/codec/job_json.h"
 
+#include "base/message_code.h"
+
 #include <cstdio>
 
 #include "server/jobs/executors/capped_log.h"
@@ -32,23 +34,26 @@ json JobToJson(const storage::JobRecord& job) {
            {"reason", SanitizeUtf8(s.reason)},
            {"started_at", TimeOrNull(s.started_at)},
            {"finished_at", TimeOrNull(s.finished_at)}};
+    base::PutMessageCode(j, "reason", s.reason_code, s.reason_params);
     if (!s.handle.empty() && job.executor == "slurm") j["slurm_job_id"] = s.handle;
     if (!s.result.empty()) j["trace_diff"] = ParsedOr(s.result, nullptr);
     stages.push_back(std::move(j));
   }
-  return json{{"id", job.id},
-              {"fork", job.fork},
-              {"state", storage::JobStateName(job.state)},
-              {"reason", SanitizeUtf8(job.reason)},
-              {"error", JobErrored(job)},
-              {"sha", job.sha},
-              {"executor", job.executor},
-              {"recipe", job.recipe},
-              {"runner", ParsedOr(job.runner, json::object())},
-              {"stages", stages},
-              {"created_at", job.created_at},
-              {"started_at", TimeOrNull(job.started_at)},
-              {"finished_at", TimeOrNull(job.finished_at)}};
+  json out{{"id", job.id},
+          {"fork", job.fork},
+          {"state", storage::JobStateName(job.state)},
+          {"reason", SanitizeUtf8(job.reason)},
+          {"error", JobErrored(job)},
+          {"sha", job.sha},
+          {"executor", job.executor},
+          {"recipe", job.recipe},
+          {"runner", ParsedOr(job.runner, json::object())},
+          {"stages", stages},
+          {"created_at", job.created_at},
+          {"started_at", TimeOrNull(job.started_at)},
+          {"finished_at", TimeOrNull(job.finished_at)}};
+  base::PutMessageCode(out, "reason", job.reason_code, job.reason_params);
+  return out;
 }
 
 std::string RenderJobText(const storage::JobRecord& job) {

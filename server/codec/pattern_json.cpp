@@ -27,11 +27,16 @@ json ExampleToJson(const std::optional<storage::PatternExample>& e) {
 json CataloguePatternToJson(const storage::CataloguePattern& p, bool with_occurrences) {
   json forks = json::object();
   for (const auto& [fork, n] : p.per_fork) forks[fork] = n;
+  json params = json::object();  // docs/openapi.yaml, MessageCode
+  for (const auto& [key, value] : p.description_params) params[key] = value;
   json out = {{"id", p.id},
               {"kind", storage::PatternKindName(p.kind)},
               {"layer", p.layer},
               {"file_kind", NullIfEmpty(p.file_kind)},
               {"description", p.description},
+              {"description_code", NullIfEmpty(p.description_code)},
+              {"description_params", params},
+              {"action", NullIfEmpty(p.action)},
               {"total", p.total},
               {"forks", forks},
               {"forks_count", p.forks_count()},

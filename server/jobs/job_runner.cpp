@@ -12,6 +12,7 @@
 
 #include "server/services/repositories.h"
 #include "analyzer/trace/trace_diff.h"
+#include "base/message_code.h"
 #include "server/jobs/executors/capped_log.h"
 #include "server/jobs/executors/subprocess.h"
 
@@ -26,6 +27,59 @@ namespace {
 
 bool Stops(JobState s) {
   return s == JobState::kFailed || s == JobState::kTimedOut || s == JobState::kCancelled || s == JobState::kLost;
+}
+
+// Sets a stage's reason: its English text and its code (docs/openapi.yaml, MessageCode).
+void SetReason(StageRecord& s, std::string text, const std::string& code, const json& params = json::object()) {
+  s.reason = std::move(text);
+  s.reason_code = code;
+  s.reason_params = base::MessageParamsText(params);
+}
+
+// A stage's reason as a nested message, for the job's own reason.
+json StageReason(const StageRecord& s) {
+  if (s.reason.empty()) return nullptr;
+  json params = json::parse(s.reason_params.empty() ? "{}" : s.reason_params, nullptr, false);
+  return base::NestedMessage(s.reason_code, params, s.reason);
+}
+
+// What stopped a job: a stage's end, the cancel, the checkout. text is the English of message.
+struct Stopper {
+  std::string text;
+  json message;
+  bool empty() const { return text.empty(); }
+};
+
+Stopper StoppedByStage(const StageRecord& s) {
+  const std::string state = storage::JobStateName(s.state);
+  return {s.name + " " + state, base::NestedMessage("job.stopped_by", {{"stage", s.name}, {"state", state}},
+                                                    s.name + " " + state)};
+}
+
+// Why a stage cannot run on a runner, with its code.
+struct Unmet {
+  std::string text;
+  std::string code;
+  json params;
+};
+
+std::optional<Unmet> FindUnmet(const StageSpec& stage, const RunnerInfo& runner) {
+  const int need = NeededGpus(stage);
+  const int have = static_cast<int>(runner.gpus.size());
+  if (need > 0 && runner.gpus.empty()) return Unmet{"no GPU runner", "stage.no_gpu", json::object()};
+  if (need > have)
+    return Unmet{"needs " + std::to_string(need) + " GPUs, the runner has " + std::to_string(have), "stage.gpus",
+                 {{"need", need}, {"have", have}}};
+  // A Slurm partition does not report its CUDA version: the requirement is the recipe's to honour.
+  if (!stage.min_cuda.empty() && runner.executor != "slurm") {
+    if (runner.cuda.empty())
+      return Unmet{"needs CUDA >= " + stage.min_cuda + ", the runner has none", "stage.no_cuda",
+                   {{"min_cuda", stage.min_cuda}}};
+    if (CompareVersions(runner.cuda, stage.min_cuda) < 0)
+      return Unmet{"needs CUDA >= " + stage.min_cuda + ", the runner has " + runner.cuda, "stage.cuda",
+                   {{"min_cuda", stage.min_cuda}, {"cuda", runner.cuda}}};
+  }
+  return std::nullopt;
 }
 
 std::string TraceDiffScript(const StageSpec& spec, const std::string& ref, const std::string& mig) {
@@ -90,7 +144,8 @@ void CompareTraces(const JobRecord& job, const StageSpec& spec, StageRecord& rec
   std::ofstream log(p.log, std::ios::app);
   if (!ref.ok() || !mig.ok()) {
     rec.state = JobState::kFailed;
-    rec.reason = "trace: " + (!ref.ok() ? ref.status().message() : mig.status().message());
+    const std::string error = !ref.ok() ? ref.status().message() : mig.status().message();
+    SetReason(rec, "trace: " + error, "stage.trace", {{"error", error}});
     log << "[forkscope: " << rec.reason << "]\n";
     return;
   }
@@ -101,9 +156,13 @@ void CompareTraces(const JobRecord& job, const StageSpec& spec, StageRecord& rec
   if (!diff.divergence) return;
   const analyzer::Divergence& d = *diff.divergence;
   rec.state = JobState::kFailed;
-  rec.reason = "first divergence at record " + std::to_string(d.index) + " (" + analyzer::DivergenceKindName(d.kind) +
-               "): op " + d.op + " at " + (d.migrated_site.empty() ? d.reference_site : d.migrated_site);
-  if (d.layer) rec.reason += std::string(" [layer ") + analyzer::LayerName(*d.layer) + "]";
+  const std::string site = d.migrated_site.empty() ? d.reference_site : d.migrated_site;
+  std::string text = "first divergence at record " + std::to_string(d.index) + " (" +
+                     analyzer::DivergenceKindName(d.kind) + "): op " + d.op + " at " + site;
+  if (d.layer) text += std::string(" [layer ") + analyzer::LayerName(*d.layer) + "]";
+  SetReason(rec, text, "stage.divergence",
+            {{"index", d.index}, {"kind", analyzer::DivergenceKindName(d.kind)}, {"op", d.op}, {"site", site},
+             {"layer", d.layer ? json(analyzer::LayerName(*d.layer)) : json(nullptr)}});
 }
 
 class StageRun {
@@ -135,6 +194,8 @@ class StageRun {
     rec_.state = o.state;
     rec_.exit_code = o.exit_code;
     rec_.reason = o.reason;
+    rec_.reason_code = o.reason_code;
+    rec_.reason_params = o.reason_params;
     rec_.finished_at = ctx_.clock->NowS();
     if (o.run_ms) rec_.duration_ms = *o.run_ms;
     else if (started_us_)
@@ -192,11 +253,11 @@ Status PrepareWorkTree(const JobRecord& job, const Result<Recipe>& recipe, const
   return CheckoutTree(job, *recipe, ctx);
 }
 
-void SkipRest(JobRecord& job, const std::string& why) {
+void SkipRest(JobRecord& job, const Stopper& why) {
   for (auto& s : job.stages)
     if (!storage::IsFinished(s.state)) {
       s.state = JobState::kSkipped;
-      s.reason = "not run: " + why;
+      SetReason(s, "not run: " + why.text, "stage.not_run", {{"why", why.message}});
     }
 }
 
@@ -234,17 +295,9 @@ JobRecord NewJob(const std::string& id, const std::string& fork, const std::stri
 }
 
 std::optional<std::string> UnmetRequirement(const StageSpec& stage, const RunnerInfo& runner) {
-  int need = NeededGpus(stage);
-  if (need > 0 && runner.gpus.empty()) return std::string("no GPU runner");
-  if (need > static_cast<int>(runner.gpus.size()))
-    return "needs " + std::to_string(need) + " GPUs, the runner has " + std::to_string(runner.gpus.size());
-  // A Slurm partition does not report its CUDA version: the requirement is the recipe's to honour.
-  if (!stage.min_cuda.empty() && runner.executor != "slurm") {
-    if (runner.cuda.empty()) return "needs CUDA >= " + stage.min_cuda + ", the runner has none";
-    if (CompareVersions(runner.cuda, stage.min_cuda) < 0)
-      return "needs CUDA >= " + stage.min_cuda + ", the runner has " + runner.cuda;
-  }
-  return std::nullopt;
+  std::optional<Unmet> unmet = FindUnmet(stage, runner);
+  if (!unmet) return std::nullopt;
+  return unmet->text;
 }
 
 bool JobErrored(const JobRecord& job) {
@@ -257,22 +310,32 @@ bool JobErrored(const JobRecord& job) {
 
 std::string CheckoutLogPath(const JobRecord& job) { return job.work_dir + "/checkout.log"; }
 
-JobState OverallState(const std::vector<StageRecord>& stages, std::string* reason) {
-  std::string why;
+JobState OverallState(const std::vector<StageRecord>& stages, std::string* reason, std::string* reason_code,
+                      std::string* reason_params) {
+  std::string why, code;
+  json params = json::object();
   JobState state = JobState::kPassed;
   for (const auto& s : stages) {
     if (Stops(s.state)) {
-      if (reason) *reason = s.name + " " + storage::JobStateName(s.state) + (s.reason.empty() ? "" : ": " + s.reason);
-      return s.state;
+      why = s.name + " " + storage::JobStateName(s.state) + (s.reason.empty() ? "" : ": " + s.reason);
+      code = "job.stage_stopped";
+      params = {{"stage", s.name}, {"state", storage::JobStateName(s.state)}, {"reason", StageReason(s)}};
+      state = s.state;
+      break;
     }
     if (s.state == JobState::kSkipped && state == JobState::kPassed) {
       state = JobState::kSkipped;
       why = s.name + " skipped: " + s.reason;
+      code = "job.stage_skipped";
+      params = {{"stage", s.name}, {"reason", StageReason(s)}};
     } else if (!storage::IsFinished(s.state)) {
       state = state == JobState::kSkipped ? state : JobState::kRunning;
     }
   }
-  if (reason) *reason = state == JobState::kPassed || state == JobState::kRunning ? "" : why;
+  const bool none = state == JobState::kPassed || state == JobState::kRunning;
+  if (reason) *reason = none ? "" : why;
+  if (reason_code) *reason_code = none ? "" : code;
+  if (reason_params) *reason_params = base::MessageParamsText(none ? json::object() : params);
   return state;
 }
 
@@ -295,30 +358,30 @@ void SaveFinal(const JobRecord& job, JobRunContext& ctx) {
 // executor that let go of a stage): it resumes at that stage after a restart. *stopped_by names what
 // stopped the job (a stage's end, or the cancel), "" when nothing did.
 bool RunStages(JobRecord& job, const Recipe& recipe, const RunnerInfo& runner, JobRunContext& ctx,
-               std::string* stopped_by) {
+               Stopper* stopped_by) {
   for (size_t i = 0; i < job.stages.size(); ++i) {
     StageRecord& rec = job.stages[i];
     const StageSpec& spec = recipe.stages[i];
     if (storage::IsFinished(rec.state)) {
-      if (Stops(rec.state)) *stopped_by = rec.name + " " + storage::JobStateName(rec.state);
+      if (Stops(rec.state)) *stopped_by = StoppedByStage(rec);
       continue;
     }
     if (!stopped_by->empty()) continue;
     if (ctx.stop->detach && rec.handle.empty()) return false;
     if (ctx.stop->cancel && rec.handle.empty()) {
       rec.state = JobState::kCancelled;
-      rec.reason = "cancelled before it started";
-      *stopped_by = "job cancelled";
+      SetReason(rec, "cancelled before it started", "stage.cancelled_before_start");
+      *stopped_by = {"job cancelled", base::NestedMessage("job.cancelled", json::object(), "job cancelled")};
       continue;
     }
-    if (auto unmet = UnmetRequirement(spec, runner); unmet && rec.handle.empty()) {
+    if (auto unmet = FindUnmet(spec, runner); unmet && rec.handle.empty()) {
       rec.state = JobState::kSkipped;
-      rec.reason = *unmet;
+      SetReason(rec, unmet->text, unmet->code, unmet->params);
       SaveJob(job, ctx);
       continue;
     }
     if (!StageRun(job, i, ctx).Execute(recipe, spec)) return false;
-    if (Stops(rec.state)) *stopped_by = rec.name + " " + storage::JobStateName(rec.state);
+    if (Stops(rec.state)) *stopped_by = StoppedByStage(rec);
   }
   return true;
 }
@@ -334,18 +397,20 @@ JobRecord RunJob(JobRecord job, JobRunContext& ctx) {
   if (job.runner.empty() || job.runner == "{}") job.runner = RunnerToJson(runner).dump();
   Status ready = PrepareWorkTree(job, recipe, ctx);
   if (!ready.ok()) {
-    SkipRest(job, "checkout failed");
+    SkipRest(job, {"checkout failed", base::NestedMessage("job.checkout_failed", json::object(), "checkout failed")});
     job.state = JobState::kFailed;
     job.reason = "checkout: " + ready.message();
+    job.reason_code = "job.checkout";
+    job.reason_params = base::MessageParamsText({{"error", ready.message()}});
     job.finished_at = ctx.clock->NowS();
     SaveFinal(job, ctx);
     return job;
   }
   SaveJob(job, ctx);
-  std::string stopped_by;
+  Stopper stopped_by;
   if (!RunStages(job, *recipe, runner, ctx, &stopped_by)) return job;  // let go of; resumed after a restart
   if (!stopped_by.empty()) SkipRest(job, stopped_by);
-  job.state = OverallState(job.stages, &job.reason);
+  job.state = OverallState(job.stages, &job.reason, &job.reason_code, &job.reason_params);
   job.finished_at = ctx.clock->NowS();
   std::error_code ec;
   if (!ctx.keep_work_tree) fs::remove_all(job.work_dir + "/tree", ec);

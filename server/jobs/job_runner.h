@@ -51,8 +51,10 @@ storage::JobRecord RunJob(storage::JobRecord job, JobRunContext& ctx);
 
 // The job's state from its stages: the state of the first failed, timed_out, cancelled or lost stage;
 // else skipped when any stage was skipped; else passed when all passed; else running. reason names
-// the stage that decided it.
-storage::JobState OverallState(const std::vector<storage::StageRecord>& stages, std::string* reason);
+// the stage that decided it; reason_code and reason_params, when given, the same as a code
+// ("job.stage_stopped", "job.stage_skipped"; "" when passed or running) and its parameters' JSON.
+storage::JobState OverallState(const std::vector<storage::StageRecord>& stages, std::string* reason,
+                               std::string* reason_code = nullptr, std::string* reason_params = nullptr);
 
 // Whether a finished job ended without a verdict on its commit — an error, not a failure: its checkout
 // (or a submodule's) failed or its stored recipe did not match, so no stage ran; a stage was lost with

@@ -8,12 +8,14 @@
 #include <cmath>
 
 #include "analyzer/render/carry_json.h"
+#include "base/message_code.h"
 #include "server/services/carry_service.h"
 #include "server/services/webhooks.h"
 
 namespace forkscope::server {
 namespace {
 
+using nlohmann::json;
 using storage::AlertCondition;
 
 constexpr size_t kListedPaths = 5;  // paths named in a message before "and N more"
@@ -44,6 +46,29 @@ std::string Graded(int64_t value, int64_t threshold, bool worsening) {
   const bool far = value > 2 * threshold;
   if (far && worsening) return "critical";
   return far || worsening ? "warning" : "info";
+}
+
+// The trend as a nested message (docs/openapi.yaml, MessageCode).
+json TrendCode(const Trend& t, const std::string& text) {
+  if (t.baseline) return base::NestedMessage("trend.baseline", json::object(), text);
+  if (t.behind_delta == 0) return base::NestedMessage("trend.same", json::object(), text);
+  const int64_t n = t.behind_delta > 0 ? t.behind_delta : -t.behind_delta;
+  return base::NestedMessage(t.behind_delta > 0 ? "trend.further" : "trend.closer", {{"n", n}}, text);
+}
+
+// The first kListedPaths items of a list (the rest are counted in the message's "more").
+json Listed(const json& items) {
+  json out = json::array();
+  for (size_t i = 0; i < items.size() && i < kListedPaths; ++i) out.push_back(items[i]);
+  return out;
+}
+
+int64_t MoreThanListed(size_t n) { return n > kListedPaths ? static_cast<int64_t>(n - kListedPaths) : 0; }
+
+// Sets the condition's message code and parameters.
+void SetCode(AlertCondition& c, const std::string& code, const json& params) {
+  c.message_code = code;
+  c.message_params = base::MessageParamsText(params);
 }
 
 std::string TrendText(const Trend& t) {
@@ -78,6 +103,8 @@ AlertCondition Behind(const AlertRulesConfig& rules, const std::string& fork, co
   c.message = fork + " lacks " + Plural(d.behind, "upstream commit", "upstream commits") + " (alert above " +
               std::to_string(rules.behind_commits) + ", behind_commits; " + TrendText(t) +
               "). Rebase the migration branch onto upstream; forkscope carry previews the replay.";
+  SetCode(c, "alert.behind", {{"fork", fork}, {"behind", d.behind}, {"threshold", rules.behind_commits},
+                              {"trend", TrendCode(t, TrendText(t))}});
   return Finish(c, t);
 }
 
@@ -91,18 +118,26 @@ AlertCondition MergeBaseAge(const AlertRulesConfig& rules, const std::string& fo
   c.message = fork + "'s merge-base " + Short(d.merge_base) + " with upstream is " + Plural(days, "day", "days") +
               " old (alert above " + std::to_string(threshold) + ", merge_base_age_days; " + TrendText(t) +
               "). Rebase onto a recent upstream commit to move the merge-base.";
+  SetCode(c, "alert.merge-base-age", {{"fork", fork}, {"merge_base", Short(d.merge_base)}, {"days", days},
+                                      {"threshold", threshold}, {"trend", TrendCode(t, TrendText(t))}});
   return Finish(c, t);
 }
 
 AlertCondition Conflicts(const AlertRulesConfig& rules, const std::string& fork, const analyzer::DriftReport& d,
                          const Trend& t) {
   std::vector<std::string> paths;
-  for (const auto& p : d.predicted_conflicts) paths.push_back(p.path + " (" + analyzer::LayerName(p.layer) + ")");
+  json listed = json::array();
+  for (const auto& p : d.predicted_conflicts) {
+    paths.push_back(p.path + " (" + analyzer::LayerName(p.layer) + ")");
+    listed.push_back({{"path", p.path}, {"layer", analyzer::LayerName(p.layer)}});
+  }
   const auto n = static_cast<int64_t>(paths.size());
   AlertCondition c{"predicted-conflict", rules.predicted_conflicts && n > 0, n, 0, "warning", "", 1, false};
   c.message = "rebasing " + fork + " onto upstream " + Short(d.upstream_sha) + " would conflict in " +
               Plural(n, "path", "paths") + ": " + ListPaths(paths) +
               ". Resolve them on a rebase branch (forkscope carry shows each conflict) before upstream adds more.";
+  SetCode(c, "alert.predicted-conflict", {{"fork", fork}, {"upstream", Short(d.upstream_sha)}, {"count", n},
+                                          {"paths", Listed(listed)}, {"more", MoreThanListed(paths.size())}});
   return Finish(c, t);
 }
 
@@ -117,6 +152,8 @@ AlertCondition UpstreamTouched(const AlertRulesConfig& rules, const std::string&
   c.message = Plural(n, "upstream commit", "upstream commits") + " since the merge-base touch " +
               Plural(static_cast<int64_t>(paths.size()), "file", "files") + " " + fork + " patched: " +
               ListPaths(paths) + ". Review them: the next rebase has to reconcile each with the fork's change.";
+  SetCode(c, "alert.upstream-touched", {{"fork", fork}, {"commits", n}, {"files", paths.size()},
+                                        {"paths", Listed(json(paths))}, {"more", MoreThanListed(paths.size())}});
   return Finish(c, t);
 }
 
@@ -137,7 +174,22 @@ AlertCondition CandidateReady(const AlertRulesConfig& rules, const std::string& 
   } else {
     a.message += ". Publish it to a side branch (the last command instead replaces " + c->branch + "):";
   }
-  for (const std::string& command : PublishCommands(*c)) a.message += "\n  " + command;
+  const std::vector<std::string> commands = PublishCommands(*c);
+  for (const std::string& command : commands) a.message += "\n  " + command;
+  json params{{"fork", fork}, {"id", c->id}, {"candidate", Short(c->candidate_sha)}, {"branch", c->branch},
+              {"fork_sha", Short(c->fork_sha)}, {"onto", Short(c->onto)}, {"applied", c->applied},
+              {"dropped", c->dropped}, {"commands", commands}};
+  std::string code = "alert.candidate-ready";
+  if (!c->published_branch.empty()) {
+    code += ".published";
+    params["published_branch"] = c->published_branch;
+    params["published_url"] = c->published_url;
+  } else if (!c->publish_error.empty()) {
+    code += ".publish-failed";
+    params["published_url"] = c->published_url;
+    params["publish_error"] = c->publish_error;
+  }
+  SetCode(a, code, params);
   return a;
 }
 
@@ -147,17 +199,28 @@ AlertCondition CandidateConflict(const AlertRulesConfig& rules, const std::strin
   AlertCondition a{"candidate-conflict", rules.candidate_conflict && conflict, conflict ? c->id : 0, 0, "warning", ""};
   if (!conflict) return a;
   std::vector<std::string> paths;
-  std::string stop;
+  json listed = json::array();
+  std::string stop, stop_sha, stop_subject;
   if (auto carry = analyzer::CarryFromJson(nlohmann::json::parse(c->carry_json, nullptr, false)); carry.ok()) {
-    for (const auto& k : carry->conflicts)
+    for (const auto& k : carry->conflicts) {
       paths.push_back(k.path + " (" + analyzer::LayerName(k.layer) + ", " + analyzer::ConflictKindName(k.kind) + ")");
+      listed.push_back(
+          {{"path", k.path}, {"layer", analyzer::LayerName(k.layer)}, {"kind", analyzer::ConflictKindName(k.kind)}});
+    }
     for (const auto& commit : carry->commits)
-      if (commit.state == analyzer::CarryCommitState::kConflict)
+      if (commit.state == analyzer::CarryCommitState::kConflict) {
         stop = Short(commit.fork_sha) + " \"" + commit.subject + "\"";
+        stop_sha = Short(commit.fork_sha);
+        stop_subject = commit.subject;
+      }
   }
   a.message = "carrying " + fork + " (" + c->branch + " " + Short(c->fork_sha) + ") onto upstream " + Short(c->onto) +
               " stops at fork commit " + (stop.empty() ? "?" : stop) + ": " + std::to_string(c->conflicts) +
               " conflicting path(s): " + ListPaths(paths) + " (candidate #" + std::to_string(c->id) + ")";
+  SetCode(a, "alert.candidate-conflict",
+          {{"fork", fork}, {"branch", c->branch}, {"fork_sha", Short(c->fork_sha)}, {"onto", Short(c->onto)},
+           {"stop_sha", stop_sha}, {"stop_subject", stop_subject}, {"count", c->conflicts}, {"paths", Listed(listed)},
+           {"more", MoreThanListed(paths.size())}, {"id", c->id}});
   return a;
 }
 
@@ -209,6 +272,8 @@ AlertCondition SyncCondition(const AlertRulesConfig& rules, const std::string& f
               std::to_string(n) + ", failures_before_alert); the last error: " + health.last_sync_error +
               ". Check that the fork and upstream URLs answer from this host, then POST /api/v1/forks/" + fork +
               "/sync.";
+  SetCode(c, "alert.sync-failing",
+          {{"fork", fork}, {"failures", health.sync_failures}, {"threshold", n}, {"error", health.last_sync_error}});
   return c;
 }
 
@@ -221,6 +286,8 @@ AlertCondition JobCondition(const AlertRulesConfig& rules, const std::string& fo
   c.message = "the GPU job of " + fork + " failed on " + std::to_string(health.job_failures) +
               " consecutive heads (latest " + Short(health.last_job_sha) + "; alert at " + std::to_string(n) +
               "). Open the latest job on the jobs page: its reason names the stage, its log shows why.";
+  SetCode(c, "alert.job-failing",
+          {{"fork", fork}, {"failures", health.job_failures}, {"sha", Short(health.last_job_sha)}, {"threshold", n}});
   return c;
 }
 

@@ -6,6 +6,7 @@
 
 #include "analyzer/carry/carry.h"
 #include "base/memory.h"
+#include "base/message_code.h"
 #include "base/url.h"
 #include "server/services/analysis_service.h"
 #include "server/services/repositories.h"
@@ -43,10 +44,14 @@ bool StopsJob(JobState s) {
 storage::CandidateUpdate UpdateFromJob(const storage::JobRecord& job) {
   storage::CandidateUpdate u;
   u.reason = job.reason;
+  u.reason_code = job.reason_code;
+  u.reason_params = job.reason_params;
   switch (job.state) {
     case JobState::kPassed:
       u.state = CandidateState::kReady;
       u.reason.clear();
+      u.reason_code.clear();
+      u.reason_params = "{}";
       break;
     case JobState::kFailed:
     case JobState::kTimedOut:
@@ -61,10 +66,16 @@ storage::CandidateUpdate UpdateFromJob(const storage::JobRecord& job) {
     case JobState::kCancelled:
       u.state = CandidateState::kUnvalidated;
       u.reason = "the build job was cancelled";
+      u.reason_code = "candidate.job_cancelled";
+      u.reason_params = "{}";
       break;
     default:  // skipped (queued and running jobs never end here)
       u.state = CandidateState::kUnvalidated;
-      if (u.reason.empty()) u.reason = "a stage of the build job was skipped";
+      if (u.reason.empty()) {
+        u.reason = "a stage of the build job was skipped";
+        u.reason_code = "candidate.stage_skipped";
+        u.reason_params = "{}";
+      }
       break;
   }
   return u;
@@ -218,6 +229,8 @@ Result<CandidateRecord> CarryService::Validate(storage::Store& store, CandidateR
     } else {
       u.state = CandidateState::kUnvalidated;
       u.reason = "no build job: " + job.status().message();
+      u.reason_code = "candidate.no_job";
+      u.reason_params = base::MessageParamsText({{"error", job.status().message()}});
     }
     FS_ASSIGN_OR_RETURN(candidate, storage::CandidateStore(store.db()).Update(candidate.id, u, clock_.NowS()));
   }

@@ -2,6 +2,7 @@
 // synthetic corpus of tests/support/pattern_corpus.h (four libraries and their Paddle forks).
 #include "storage/pattern_store.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <map>
 #include <set>
@@ -138,8 +139,10 @@ TEST_CASE("mining groups the shared migration hunks across forks, exactly", "[st
     CHECK(got->file_kind == "cxx");
     CHECK(got->id.rfind("mined.cpp_compat.", 0) == 0);
     CHECK(got->description ==
-          "cpp_compat (cxx): adds `paddle::experimental::record_stream($ID._PD_GetInner(),$ID);`; "
-          "removes `$ID.record_stream($ID);`");
+          "Changes C++ bindings and host code: `src.record_stream(stream);` → "
+          "`paddle::experimental::record_stream(src._PD_GetInner(), stream);` (1 line replaced by 1)");
+    CHECK(got->action == "edits");
+    CHECK(got->description_code == "pattern.edits");
     CHECK(got->named == std::vector<std::string>{"cpp_compat.pd-bridge"});
     CHECK(got->first_seen > 0);
     CHECK(got->last_seen >= got->first_seen);
@@ -319,6 +322,48 @@ TEST_CASE("the compat-gap registry: records, the no-removal lint, ranking across
     CHECK(ranked[0].forks == std::vector<std::string>{"fastops", "quickattn", "sparsekit"});
     CHECK(ranked[0].occurrences == 3);
   }
+}
+
+}  // namespace
+}  // namespace forkscope::storage
+
+namespace forkscope::storage {
+namespace {
+
+TEST_CASE("the catalogue lists what a migration does before deletions of docs, and says it in words",
+          "[storage][patterns]") {
+  Corpus c;
+  for (const auto& pair : c.pairs) {  // every fork drops upstream's README: a 4-fork pattern of deletions
+    forkscope::testing::GitRepo fork(pair.fork);
+    fork.Remove("README.md");
+    fork.Commit("Drop the upstream README");
+    c.Sync(pair);
+  }
+  c.Mine();
+  const std::vector<CataloguePattern> list = c.List({"", 2, std::nullopt});
+  auto deletion = std::find_if(list.begin(), list.end(), [](const CataloguePattern& p) {
+    return p.kind == PatternKind::kMined && p.example && p.example->path == "README.md";
+  });
+  REQUIRE(deletion != list.end());
+  CHECK(deletion->forks_count() == 4);  // as many forks as the most shared change, setup.py's
+  CHECK(deletion->action == "removes");
+  CHECK(deletion->rank == 3);
+  INFO(deletion->description);
+  CHECK(deletion->description.rfind("Deletes 3 lines from docs, e.g. `# ", 0) == 0);  // blank lines do not count
+  CHECK(deletion->description_code == "pattern.removes");
+  // Every addition or edit, named or mined, comes first, whatever its number of forks.
+  for (auto it = list.begin(); it != deletion; ++it) CHECK(it->rank <= deletion->rank);
+  for (auto it = deletion; it != list.end(); ++it) CHECK(it->action == "removes");
+  auto bridge = std::find_if(list.begin(), list.end(), [](const CataloguePattern& p) {
+    return p.kind == PatternKind::kMined && p.example && p.example->path == "csrc/bindings.cpp";
+  });
+  REQUIRE(bridge != list.end());
+  CHECK(bridge->forks_count() == 2);
+  CHECK(bridge < deletion);  // two forks' edit before four forks' deletion
+  CHECK(bridge->action == "edits");
+  CHECK(bridge->description ==
+        "Changes C++ bindings and host code: `src.record_stream(stream);` → "
+        "`paddle::experimental::record_stream(src._PD_GetInner(), stream);` (1 line replaced by 1)");
 }
 
 }  // namespace

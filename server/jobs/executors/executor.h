@@ -62,6 +62,8 @@ struct StageOutcome {
   storage::JobState state = storage::JobState::kLost;
   std::optional<int> exit_code;
   std::string reason;               // "" when passed
+  std::string reason_code;          // the reason as a code ("stage.exit_code"), "" when none describes it
+  std::string reason_params = "{}";  // JSON object: its parameters (docs/openapi.yaml, MessageCode)
   std::string node;                 // where it ran (Slurm node list), if known
   std::optional<int64_t> run_ms;    // how long it ran, when the executor knows better than the caller
 };

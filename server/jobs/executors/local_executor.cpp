@@ -12,6 +12,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "base/message_code.h"
 #include "server/jobs/executors/capped_log.h"
 #include "server/jobs/executors/subprocess.h"
 
@@ -51,24 +52,34 @@ StageOutcome Finish(StopCause cause, const ExitInfo& exit, int timeout_s, Capped
     case StopCause::kTimeout:
       o.state = JobState::kTimedOut;
       o.reason = "timed out after " + std::to_string(timeout_s) + " s";
+      o.reason_code = "stage.timed_out";
+      o.reason_params = base::MessageParamsText({{"seconds", timeout_s}});
       break;
     case StopCause::kCancel:
       o.state = JobState::kCancelled;
       o.reason = "cancelled";
+      o.reason_code = "stage.cancelled";
       break;
     case StopCause::kDetach:
       o.state = JobState::kCancelled;
       o.reason = "interrupted: the daemon stopped";
+      o.reason_code = "stage.interrupted";
       break;
     case StopCause::kNone:
       if (exit.exited) {
         o.exit_code = exit.code;
         o.state = exit.code == 0 ? JobState::kPassed : JobState::kFailed;
-        if (exit.code != 0) o.reason = "exit code " + std::to_string(exit.code);
+        if (exit.code != 0) {
+          o.reason = "exit code " + std::to_string(exit.code);
+          o.reason_code = "stage.exit_code";
+          o.reason_params = base::MessageParamsText({{"code", exit.code}});
+        }
       } else {
         o.exit_code = 128 + exit.signal;
         o.state = JobState::kFailed;
         o.reason = std::string("killed by signal ") + strsignal(exit.signal);
+        o.reason_code = "stage.signal";
+        o.reason_params = base::MessageParamsText({{"signal", strsignal(exit.signal)}, {"number", exit.signal}});
       }
       break;
   }

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <thread>
 
+#include "base/message_code.h"
 #include "server/jobs/executors/capped_log.h"
 #include "server/jobs/executors/subprocess.h"
 
@@ -56,8 +57,17 @@ StageOutcome FinalOutcome(const SlurmJobStatus& s, const std::string& id) {
   o.state = MapSlurmState(s.state);
   if (o.state == JobState::kPassed) return o;
   o.reason = "Slurm job " + id + " " + s.state;
-  if (o.state == JobState::kFailed && s.exit_code) o.reason += " with exit code " + std::to_string(*s.exit_code);
-  if (!s.reason.empty() && s.reason != "None") o.reason += " (" + s.reason + ")";
+  nlohmann::json params{{"slurm_job", id}, {"slurm_state", s.state}, {"exit_code", nullptr}, {"slurm_reason", nullptr}};
+  if (o.state == JobState::kFailed && s.exit_code) {
+    o.reason += " with exit code " + std::to_string(*s.exit_code);
+    params["exit_code"] = *s.exit_code;
+  }
+  if (!s.reason.empty() && s.reason != "None") {
+    o.reason += " (" + s.reason + ")";
+    params["slurm_reason"] = s.reason;
+  }
+  o.reason_code = "stage.slurm";
+  o.reason_params = base::MessageParamsText(params);
   return o;
 }
 
@@ -312,10 +322,14 @@ StageOutcome SlurmExecutor::Follow(const StageCommand& cmd, const std::string& i
     o.state = JobState::kTimedOut;
     o.exit_code.reset();
     o.reason = "timed out after " + std::to_string(cmd.timeout_s) + " s (Slurm job " + id + " cancelled)";
+    o.reason_code = "stage.slurm_timed_out";
+    o.reason_params = base::MessageParamsText({{"seconds", cmd.timeout_s}, {"slurm_job", id}});
   } else if (cause == Cause::kCancel) {
     o.state = JobState::kCancelled;
     o.exit_code.reset();
     o.reason = "cancelled (Slurm job " + id + ")";
+    o.reason_code = "stage.slurm_cancelled";
+    o.reason_params = base::MessageParamsText({{"slurm_job", id}});
   }
   std::ofstream(cmd.log_path, std::ios::app) << (o.reason.empty() ? "" : "[forkscope: " + o.reason + "]\n");
   return o;

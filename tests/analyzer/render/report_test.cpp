@@ -187,7 +187,9 @@ TEST_CASE("AnalysisToJson writes the top-level keys with their types", "[analyze
   REQUIRE(doc.at("violations").size() == 3);
   CHECK(doc.at("violations")[0] == json({{"rule", "formatting-only"},
                                          {"path", "include/flashinfer/attention/decode.cuh"}, {"line", 120},
-                                         {"message", "whitespace-only change in a kernel"}, {"severity", "error"},
+                                         {"message", "whitespace-only change in a kernel"},
+                                         {"message_code", "formatting-only"}, {"message_params", json::object()},
+                                         {"severity", "error"},
                                          {"snippet", nullptr}, {"files", json::array()},
                                          {"fingerprint", ViolationFingerprint(MakeAnalysis().violations[0])}}));
   REQUIRE(doc.at("moves").size() == 1);

@@ -123,6 +123,10 @@ TEST_CASE("daemon: alerts API, and deliveries pending at SIGKILL arrive after a 
   CHECK(a["notified_count"] == 2);
   CHECK(a["severity"] == "critical");  // twice the threshold, and every failure makes it worse
   CHECK(a["message"].get<std::string>().find("failed to sync 4 times in a row (alert at 2") != std::string::npos);
+  CHECK(a["message_code"] == "alert.sync-failing");  // the same message as a code, for other languages
+  CHECK(a["message_params"]["failures"] == 4);
+  CHECK(a["message_params"]["threshold"] == 2);
+  CHECK(a["message_params"]["fork"] == a["fork"]);
   CHECK(b["fork"] == "broken-b");
   CHECK(Alerts(*c, "?state=open&fork=broken-b").size() == 1);
   CHECK(Alerts(*c, "?state=resolved").empty());

@@ -161,6 +161,10 @@ void CheckUnvalidated(httplib::Client& c, const CarryEnv& env, const json& gpu, 
   CHECK(gpu["dropped"] == 0);
   CHECK(gpu["candidate_ref"] == "refs/forks/fastops/candidates/paddle/" + onto.substr(0, 12));
   CHECK(gpu["reason"].get<std::string>().find("no GPU runner") != std::string::npos);
+  // The reason as a code (its job's): the skipped stage, its own reason nested.
+  CHECK(gpu["reason_code"] == "job.stage_skipped");
+  CHECK(gpu["reason_params"]["reason"]["code"] == "stage.no_gpu");
+  CHECK(gpu["reason_params"]["reason"]["text"] == "no GPU runner");
   json detail = Candidate(c, gpu["id"]);
   CHECK(detail["carry"]["state"] == "clean");
   REQUIRE(detail["carry"]["range_diff"].size() == 1);

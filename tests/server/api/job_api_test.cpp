@@ -202,6 +202,12 @@ TEST_CASE("jobs API: run a fork's recipe, follow it, list it, read its log", "[s
     json compare = done["stages"][0];
     CHECK(compare["name"] == "compare");
     CHECK(compare["reason"] == "first divergence at record 0 (checksum): op build_ext at setup.py:14 [layer build]");
+    CHECK(compare["reason_code"] == "stage.divergence");
+    CHECK(compare["reason_params"] == json{{"index", 0}, {"kind", "checksum"}, {"op", "build_ext"},
+                                           {"site", "setup.py:14"}, {"layer", "build"}});
+    CHECK(done["reason_code"] == "job.stage_stopped");
+    CHECK(done["reason_params"]["stage"] == "compare");
+    CHECK(done["reason_params"]["reason"]["code"] == "stage.divergence");
     CHECK(compare["trace_diff"]["divergence"]["layer"] == "build");
     CHECK(compare["trace_diff"]["divergence"]["layer_source"] == "analysis");
   }

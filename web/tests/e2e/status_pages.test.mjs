@@ -69,11 +69,19 @@ test('a fork whose syncs fail says when and why on the forks page and its own pa
   await failure.waitFor();
   assert.match(await failure.textContent(), /failed .* · 2 failures in a row/);
   assert.match(await failure.locator('.sync-error-message').textContent(), /missing/);
+  // In the table the error is cut to a line; its tooltip holds the whole text.
+  const lastError = (await daemon.api('GET', '/api/v1/forks/broken')).json.sync.last_error;
+  assert.equal(await failure.locator('.sync-error-message').getAttribute('title'), lastError);
   await screenshot(page, 'forks-sync-error');
 
   await page.goto(daemon.url + '/forks/broken');
   await settled(page);
   assert.match(await page.locator('.sync-error').textContent(), /2 failures in a row/);
+  // On the fork's own page the whole error shows, nothing cut off.
+  const whole = page.locator('.sync-error .sync-error-message');
+  assert.equal(await whole.textContent(), lastError);
+  assert.ok(await whole.evaluate((el) => el.scrollWidth <= el.clientWidth && getComputedStyle(el).textOverflow !== 'ellipsis'),
+    'the error is cut off on the fork page');
   browser.errors.length = 0;  // the never-analysed fork's analysis answers 404, as it should
 });
 

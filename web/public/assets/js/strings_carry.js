@@ -97,7 +97,7 @@ export const carryZh = {
   'carry.subject': '标题',
   'carry.patch': '补丁',
   'carry.conflicts': '冲突',
-  'carry.conflict_in': '{kind} 冲突，分支提交 {commit}',
+  'carry.conflict_in': '{kind}冲突，分支提交 {commit}',
   'carry.upstream_commits': '自基点以来改动过它的上游提交：',
   'carry.region': '基点第 {line} 行处的冲突区',
   'carry.side_upstream': '基点 → 上游',

@@ -1,5 +1,5 @@
 // UI strings of the status displays — a fork's sync health, a job's outcome and checkout log, alert
-// figures, the drift risk score and the violations list — in English and Chinese, merged into
+// figures, the drift risk score, the violations list, conflict kinds and server messages' list endings — in English and Chinese, merged into
 // strings.js's dictionaries (same keys in both). Entries with {one, other} are plural forms.
 export const en = {
   'sync.last': 'Last sync',
@@ -30,6 +30,12 @@ export const en = {
 
   'violations.caption': 'Minimal-modification violations, by file',
   'col.where': 'Where',
+
+  'msg.more': ' and {n} more',
+  'conflict.content': 'content',
+  'conflict.modify/delete': 'modify/delete',
+  'conflict.add/add': 'add/add',
+  'conflict.rename': 'rename',
 };
 
 export const zh = {
@@ -61,4 +67,10 @@ export const zh = {
 
   'violations.caption': '最小改动原则违规（按文件）',
   'col.where': '位置',
+
+  'msg.more': '，另有 {n} 个',
+  'conflict.content': '内容',
+  'conflict.modify/delete': '修改/删除',
+  'conflict.add/add': '双方新增',
+  'conflict.rename': '重命名',
 };

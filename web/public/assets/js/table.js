@@ -8,7 +8,13 @@ import { navigate } from './router.js';
 
 const PAGE_SIZES = [25, 50, 100, 200];
 
-// columns: [{key, label: () => text, value: row => sortable, render: row => node|text, numeric}]
+function cellClass(col, header) {
+  const names = [col.numeric ? 'num' : header ? null : col.class, col.fold ? `fold-${col.fold}` : null].filter(Boolean);
+  return names.length ? names.join(' ') : null;
+}
+
+// columns: [{key, label: () => text, value: row => sortable, render: row => node|text, numeric, class, fold}]
+// fold: 'wide' | 'narrow' — a secondary column that app.css hides below a width (th and td get fold-<fold>).
 export function createTable({ id, caption, columns, rows = [], pageSize = 50, sort = null, rowHref = null, rowVersion = () => 0, empty }) {
   const state = { rows, page: 0, pageSize, sort };
   const rendered = new WeakMap();  // row -> {version, tr}
@@ -76,7 +82,7 @@ export function createTable({ id, caption, columns, rows = [], pageSize = 50, so
             h('span', { class: 'sort-mark', 'aria-hidden': 'true' }, active ? (state.sort.dir === 'desc' ? '▼' : '▲') : ''),
           )
         : label;
-      tr.append(h('th', { scope: 'col', 'aria-sort': ariaSort, class: col.numeric ? 'num' : null }, content));
+      tr.append(h('th', { scope: 'col', 'aria-sort': ariaSort, class: cellClass(col, true), 'data-col': col.key }, content));
     }
     thead.replaceChildren(tr);
   }
@@ -95,7 +101,7 @@ export function createTable({ id, caption, columns, rows = [], pageSize = 50, so
         if (e.key === 'Enter' && e.target === tr) navigate(href);
       });
     }
-    for (const col of columns) tr.append(h('td', { class: col.numeric ? 'num' : col.class || null }, col.render(row)));
+    for (const col of columns) tr.append(h('td', { class: cellClass(col, false), 'data-col': col.key }, col.render(row)));
     rendered.set(row, { version, tr });
     return tr;
   }

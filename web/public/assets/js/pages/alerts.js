@@ -3,6 +3,7 @@
 import { ApiError, getJson, postJson } from '../api.js';
 import { forkHref, formatTime, h, notice } from '../dom.js';
 import { t } from '../i18n.js';
+import { messageOf } from '../messages.js';
 import { render } from '../router.js';
 import { createTable } from '../table.js';
 import { askToken, getToken, setToken } from '../token.js';
@@ -59,7 +60,7 @@ export async function alertsPage(main, _params, params) {
     detail.replaceChildren(h('h2', {}, t('alerts.delivery_log', { id: alert.id })), h('p', { class: 'muted' }, t('loading')));
     try {
       const doc = await getJson(`/api/v1/alerts/${encodeURIComponent(alert.id)}/deliveries`);
-      detail.replaceChildren(h('h2', { id: 'delivery-title' }, t('alerts.delivery_log', { id: alert.id })), h('p', {}, alert.message), deliveriesTable(doc.deliveries));
+      detail.replaceChildren(h('h2', { id: 'delivery-title' }, t('alerts.delivery_log', { id: alert.id })), h('p', {}, messageOf(alert)), deliveriesTable(doc.deliveries));
     } catch (err) {
       detail.replaceChildren(h('h2', {}, t('alerts.delivery_log', { id: alert.id })), errorNotice(err));
     }
@@ -73,7 +74,7 @@ export async function alertsPage(main, _params, params) {
       { key: 'fork', label: () => t('col.fork'), value: (a) => a.fork, render: (a) => h('a', { href: forkHref(a.fork) }, a.fork) },
       { key: 'rule', label: () => t('col.rule'), value: (a) => a.rule, render: (a) => h('code', {}, a.rule) },
       { key: 'state', label: () => t('col.state'), value: (a) => a.state, render: (a) => stateBadge(a.state) },
-      { key: 'message', label: () => t('col.message'), render: (a) => [a.message, a.value != null ? h('div', { class: 'muted alert-figures' }, t(`alert.figures.${a.rule}`, { value: a.value, threshold: a.threshold, count: a.value }, `${a.value} / ${a.threshold}`)) : ''] },
+      { key: 'message', label: () => t('col.message'), render: (a) => [h('span', { class: 'alert-message' }, messageOf(a)), a.value != null ? h('div', { class: 'muted alert-figures' }, t(`alert.figures.${a.rule}`, { value: a.value, threshold: a.threshold, count: a.value }, `${a.value} / ${a.threshold}`)) : ''] },
       { key: 'opened', label: () => t('col.opened'), value: (a) => String(a.opened_at), render: (a) => formatTime(a.opened_at) },
       { key: 'acked', label: () => t('col.acked_by'), value: (a) => a.acked_by || null, render: (a) => (a.acked_by ? `${a.acked_by} · ${formatTime(a.acked_at)}` : '—') },
       {

@@ -5,6 +5,7 @@
 import { ApiError, getJson, postJson } from '../api.js';
 import { forkHref, formatTime, h, notice, shortSha } from '../dom.js';
 import { t } from '../i18n.js';
+import { messageOf } from '../messages.js';
 import { layerBadge } from '../layers.js';
 import { createTable } from '../table.js';
 import { requireToken, setToken } from '../token.js';
@@ -18,7 +19,7 @@ export function candidateHref(fork, id) {
 // The forks page's cell: the newest candidate's state and target.
 export function candidateCell(fork, candidate) {
   if (!candidate) return '—';
-  return h('a', { href: candidateHref(fork, candidate.id), class: 'candidate-link', title: candidate.reason || candidate.onto },
+  return h('a', { href: candidateHref(fork, candidate.id), class: 'candidate-link', title: messageOf(candidate, 'reason') || candidate.onto },
     stateBadge(candidate.state), ` → ${shortSha(candidate.onto)}`);
 }
 
@@ -49,7 +50,7 @@ function conflictBlock(c) {
         diffBox(regionDiff(c.path, r, 'upstream'), t('carry.side_upstream')),
         diffBox(regionDiff(c.path, r, 'fork'), t('carry.side_fork'))));
   return h('article', { class: 'conflict', 'data-path': c.path },
-    h('h4', {}, h('code', {}, c.path), ' ', layerBadge(c.layer), ' ', t('carry.conflict_in', { kind: c.kind, commit: shortSha(c.fork_commit) })),
+    h('h4', {}, h('code', {}, c.path), ' ', layerBadge(c.layer), ' ', t('carry.conflict_in', { kind: t(`conflict.${c.kind}`, {}, c.kind), commit: shortSha(c.fork_commit) })),
     c.upstream_commits.length
       ? h('p', {}, t('carry.upstream_commits'), ' ', c.upstream_commits.map((u) => h('code', { title: u.subject }, `${shortSha(u.sha)} ${u.subject}`)).flatMap((x, i) => (i ? [', ', x] : [x])))
       : null,
@@ -99,13 +100,13 @@ function candidateMeta(c) {
   return h('dl', { class: 'meta' },
     row('carry.target', sha(c.onto)), row('carry.fork_head', [sha(c.fork_sha), ` (${c.branch})`]), row('carry.base', sha(c.base)),
     row('col.strategy', c.strategy), row('carry.candidate', sha(c.candidate_sha)), row('carry.ref', c.candidate_ref && h('code', {}, c.candidate_ref)),
-    row('col.applied_dropped', `${c.applied} / ${c.dropped}`), row('carry.failing_stage', c.failing_stage), row('carry.reason', c.reason),
+    row('col.applied_dropped', `${c.applied} / ${c.dropped}`), row('carry.failing_stage', c.failing_stage), row('carry.reason', c.reason && h('span', { id: 'candidate-reason' }, messageOf(c, 'reason'))),
     row('carry.triggered_by', t(`carry.trigger.${c.triggered_by}`)), row('col.created', formatTime(c.created_at)));
 }
 
 function candidateDetail(c) {
   const job = c.job
-    ? [h('p', {}, h('a', { href: `/jobs/${encodeURIComponent(c.job.id)}`, id: 'candidate-job' }, c.job.id), ' ', stateBadge(c.job.state), c.job.reason ? ` ${c.job.reason}` : ''), timeline(c.job)]
+    ? [h('p', {}, h('a', { href: `/jobs/${encodeURIComponent(c.job.id)}`, id: 'candidate-job' }, c.job.id), ' ', stateBadge(c.job.state), c.job.reason ? ` ${messageOf(c.job, 'reason')}` : ''), timeline(c.job)]
     : [h('p', { class: 'muted' }, t('carry.no_job'))];
   const carry = c.carry || {};
   return h('article', { id: 'candidate-detail', 'data-state': c.state, 'data-id': c.id },

@@ -53,23 +53,29 @@ export function setQueryParam(name, value) {
   history.replaceState(null, '', url);
 }
 
+// "at::foo → paddle::experimental::foo"; a side the marker and the hunk do not name says so in words.
+export function gapText(g) {
+  return `${g.api || t('gap.api_unnamed')} → ${g.bridge || t('gap.bridge_unnamed')}`;
+}
+
 export function isAnalysisMissing(err) {
   return err instanceof ApiError && err.status === 404 && !err.endpointMissing;
 }
 
-// A fork whose last sync failed says so wherever it is shown: when, how often in a row, and why.
-export function syncFailure(fork) {
+// A fork whose last sync failed says so wherever it is shown: when, how often in a row, and why. In a
+// table the error is cut to one line, its whole text in the tooltip; full: the whole text (its own page).
+export function syncFailure(fork, { full = false } = {}) {
   const s = fork.sync;
   if (!s?.last_error) return null;
-  return h('div', { class: 'sync-error', title: t('sync.error_title', { error: s.last_error }) },
+  return h('div', { class: full ? 'sync-error full' : 'sync-error', title: t('sync.error_title', { error: s.last_error }) },
     h('strong', {}, t('sync.failed', { ago: formatAgo(s.last_error_at) })), ` · ${t('sync.failures', { n: s.failures_in_a_row })}`,
-    h('div', { class: 'sync-error-message' }, s.last_error));
+    h('div', { class: 'sync-error-message', title: s.last_error }, s.last_error));
 }
 
-// The fork's last sync outcome in a line, the failure (with its error) when there is one.
+// The fork's last sync outcome in a line, the failure (with its whole error) when there is one.
 export function syncSummary(fork) {
   const s = fork.sync;
-  if (s?.last_error) return syncFailure(fork);
+  if (s?.last_error) return syncFailure(fork, { full: true });
   if (!s?.last_sync_at) return h('span', { class: 'muted' }, t('sync.never'));
   return t('sync.ok', { ago: formatAgo(s.last_success_at || s.last_sync_at) });
 }

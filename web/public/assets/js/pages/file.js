@@ -3,8 +3,22 @@
 import { getAnalysis, getJson } from '../api.js';
 import { encodePath, forkHref, h, notice } from '../dom.js';
 import { t } from '../i18n.js';
+import { messageOf } from '../messages.js';
 import { layerBadge } from '../layers.js';
-import { errorNotice, isAnalysisMissing, pageHeader } from './common.js';
+import { errorNotice, gapText, isAnalysisMissing, pageHeader } from './common.js';
+
+// git's extended header lines for a file's status, so that diff2html's badge (ADDED, DELETED,
+// RENAMED, COPIED, CHANGED) says what the page says.
+function extendedHeader(file, oldPath) {
+  const similarity = file.similarity != null ? [`similarity index ${file.similarity}%`] : [];
+  switch (file.status) {
+    case 'added': return ['new file mode 100644'];
+    case 'deleted': return ['deleted file mode 100644'];
+    case 'renamed': return [...similarity, `rename from ${oldPath}`, `rename to ${file.path}`];
+    case 'copied': return [...similarity, `copy from ${oldPath}`, `copy to ${file.path}`];
+    default: return [];
+  }
+}
 
 // The unified diff of one hunk, as `git diff` would print it.
 export function hunkDiffText(file, hunk) {
@@ -12,7 +26,18 @@ export function hunkDiffText(file, hunk) {
   const from = file.status === 'added' ? '/dev/null' : `a/${oldPath}`;
   const to = file.status === 'deleted' ? '/dev/null' : `b/${file.path}`;
   const header = `@@ -${hunk.old_start},${hunk.old_lines} +${hunk.new_start},${hunk.new_lines} @@${hunk.header ? ` ${hunk.header.trimStart()}` : ''}`;
-  return [`diff --git a/${oldPath} b/${file.path}`, `--- ${from}`, `+++ ${to}`, header, ...(hunk.lines || [])].join('\n') + '\n';
+  return [`diff --git a/${oldPath} b/${file.path}`, ...extendedHeader(file, oldPath), `--- ${from}`, `+++ ${to}`, header, ...(hunk.lines || [])].join('\n') + '\n';
+}
+
+// Marks the rows of the rendered diff at the given new-side lines (a compat gap's line).
+function markLines(box, lines, className, label) {
+  if (!lines.length) return;
+  for (const row of box.querySelectorAll('tr')) {
+    const num = row.querySelector('.line-num2');
+    if (!num || !lines.includes(Number(num.textContent.trim()))) continue;
+    row.classList.add(className);
+    row.setAttribute('title', label);
+  }
 }
 
 function renderDiff(text) {
@@ -38,6 +63,8 @@ function hunkSection(file, hunk, index, analysis) {
   const anchor = `hunk-${index + 1}`;
   const violations = (analysis?.violations || []).filter((v) => v.path === file.path && (hunk.violations.includes(v.rule) && (v.line === 0 || inHunk(hunk, v.line))));
   const gaps = (analysis?.compat_gaps || []).filter((g) => g.path === file.path && inHunk(hunk, g.line));
+  const diff = renderDiff(hunkDiffText(file, hunk));
+  markLines(diff, gaps.map((g) => g.line), 'gap-line', t('hunk.compat_gap'));
   const marks = h(
     'div',
     { class: 'hunk-marks' },
@@ -47,8 +74,8 @@ function hunkSection(file, hunk, index, analysis) {
     hunk.violations.length ? [h('span', { class: 'mark-label' }, t('col.violations')), hunk.violations.map((r) => h('span', { class: 'badge violation' }, r))] : null,
   );
   const details = [
-    ...violations.map((v) => h('li', { class: 'violation-detail' }, h('code', {}, v.rule), ` ${v.message}`)),
-    ...gaps.map((g) => h('li', { class: 'gap-detail' }, `${t('hunk.compat_gap')}: ${g.api || '?'} → ${g.bridge || '?'}`, g.scope ? ` · ${t('gap.scope')}: ${g.scope}` : '', g.removal ? ` · ${t('gap.removal')}: ${g.removal}` : '', g.issue ? ` · ${g.issue}` : '')),
+    ...violations.map((v) => h('li', { class: 'violation-detail' }, h('code', {}, v.rule), ` ${messageOf(v)}`)),
+    ...gaps.map((g) => h('li', { class: 'gap-detail' }, `${t('hunk.compat_gap')}: ${gapText(g)} · ${t('gap.line', { line: g.line })}`, g.scope ? ` · ${t('gap.scope')}: ${g.scope}` : '', g.removal ? ` · ${t('gap.removal')}: ${g.removal}` : '', g.issue ? ` · ${g.issue}` : '')),
   ];
   return h(
     'section',
@@ -56,7 +83,7 @@ function hunkSection(file, hunk, index, analysis) {
     h('h2', { id: `${anchor}-title` }, h('a', { href: `${location.pathname}#${anchor}` }, t('hunk.title', { n: index + 1 })), h('code', { class: 'hunk-range' }, ` @@ -${hunk.old_start},${hunk.old_lines} +${hunk.new_start},${hunk.new_lines} @@`)),
     marks,
     details.length ? h('ul', { class: 'hunk-details' }, details) : null,
-    renderDiff(hunkDiffText(file, hunk)),
+    diff,
   );
 }
 

@@ -3,10 +3,11 @@
 import { getAnalysis, getJson, getText, query } from '../api.js';
 import { fileHref, formatNumber, formatTime, h, notice, shortSha } from '../dom.js';
 import { t } from '../i18n.js';
+import { messageOf, render as renderMessage } from '../messages.js';
 import { LAYERS, LAYER_COLORS, layerBadge, layerName } from '../layers.js';
 import { createTable } from '../table.js';
 import { candidatesSection } from './candidates.js';
-import { errorNotice, isAnalysisMissing, pageHeader, selectFilter, setQueryParam, syncFailure, syncSummary } from './common.js';
+import { errorNotice, gapText, isAnalysisMissing, pageHeader, selectFilter, setQueryParam, syncFailure, syncSummary } from './common.js';
 
 // The style and, when the analysis carries it, the evidence it was decided on.
 function styleText(analysis) {
@@ -76,12 +77,23 @@ function violationsTable(fork, violations) {
     columns: [
       { key: 'rule', label: () => t('col.rule'), value: (v) => v.rule, render: (v) => h('code', {}, v.rule) },
       { key: 'where', label: () => t('col.where'), value: (v) => `${v.path}:${String(v.line || 0).padStart(8, '0')}`, render: (v) => h('a', { href: fileHref(fork, v.path) }, where(v)), class: 'path' },
-      { key: 'message', label: () => t('col.message'), render: (v) => v.message },
+      { key: 'message', label: () => t('col.message'), render: (v) => h('span', { class: 'violation-message' }, messageOf(v)) },
     ],
     rows: violations,
     pageSize: 25,
     sort: { key: 'where', dir: 'asc' },
   });
+}
+
+// Directories moved or copied wholesale (the Markdown report's "Directory moves and copies").
+function movesTable(moves) {
+  return h('table', { class: 'data compact', id: 'moves-table' },
+    h('caption', {}, t('moves.caption')),
+    h('thead', {}, h('tr', {}, ['moves.kind', 'moves.from', 'moves.to'].map((k) => h('th', { scope: 'col' }, t(k))),
+      ['col.files', 'moves.verbatim', 'moves.adapted'].map((k) => h('th', { scope: 'col', class: 'num' }, t(k))))),
+    h('tbody', {}, moves.map((m) => h('tr', { 'data-kind': m.kind },
+      h('td', {}, t(`moves.kind.${m.kind}`, {}, m.kind)), h('td', { class: 'path' }, m.from), h('td', { class: 'path' }, m.to),
+      [m.files, m.verbatim, m.adapted].map((n) => h('td', { class: 'num' }, formatNumber(n)))))));
 }
 
 function hunkPatterns(file) {
@@ -125,7 +137,7 @@ export async function forkPage(main, { name }, params) {
     analysis = await getAnalysis(fork);
   } catch (err) {
     download.disabled = true;
-    main.append(isAnalysisMissing(err) ? notice('empty', t('fork.not_analysed')) : errorNotice(err), syncFailure(fork) || '');
+    main.append(isAnalysisMissing(err) ? notice('empty', t('fork.not_analysed')) : errorNotice(err), syncFailure(fork, { full: true }) || '');
     return null;
   }
   main.append(meta(analysis, fork));
@@ -168,17 +180,19 @@ export async function forkPage(main, { name }, params) {
       table.el));
   await loadFiles();
 
+  if (analysis.moves?.length) main.append(h('section', { class: 'moves' }, h('h2', {}, t('fork.moves')), movesTable(analysis.moves)));
+
   main.append(
     h('section', { class: 'findings' },
       h('h2', {}, t('fork.patterns')),
       analysis.patterns.length
-        ? h('ul', {}, analysis.patterns.map((p) => h('li', {}, h('a', { href: `/patterns/${encodeURIComponent(p.id)}` }, p.id), ' ', layerBadge(p.layer), ` ${p.description || ''} ×${p.count}`)))
+        ? h('ul', {}, analysis.patterns.map((p) => h('li', {}, h('a', { href: `/patterns/${encodeURIComponent(p.id)}` }, p.id), ' ', layerBadge(p.layer), ` ${renderMessage(p.description || '', 'pattern.named', { id: p.id })} ×${p.count}`)))
         : h('p', { class: 'muted' }, t('fork.none')),
       h('h2', {}, t('fork.violations')),
       analysis.violations.length ? violationsTable(name, analysis.violations).el : h('p', { class: 'muted' }, t('fork.none')),
       h('h2', {}, t('fork.compat_gaps')),
       analysis.compat_gaps.length
-        ? h('ul', {}, analysis.compat_gaps.map((g) => h('li', {}, h('a', { href: fileHref(name, g.path) }, `${g.path}:${g.line}`), ` ${g.api || '?'} → ${g.bridge || '?'}`, g.removal ? ` (${t('gap.removal')}: ${g.removal})` : '')))
+        ? h('ul', {}, analysis.compat_gaps.map((g) => h('li', {}, h('a', { href: fileHref(name, g.path) }, `${g.path}:${g.line}`), ` ${gapText(g)}`, g.removal ? ` (${t('gap.removal')}: ${g.removal})` : '')))
         : h('p', { class: 'muted' }, t('fork.none'))));
 
   return () => chart?.destroy();

@@ -2,6 +2,7 @@
 import { getJson, query } from '../api.js';
 import { forkHref, formatTime, h, notice, shortSha, toDate } from '../dom.js';
 import { t } from '../i18n.js';
+import { messageOf } from '../messages.js';
 import { render } from '../router.js';
 import { createTable } from '../table.js';
 import { errorNotice, optionalJson, pageHeader, selectFilter, setQueryParam, stateBadge, unavailableNotice } from './common.js';
@@ -62,7 +63,7 @@ export function timeline(job) {
   return h('ol', { class: 'timeline', id: 'stage-timeline', 'aria-label': t('jobs.timeline') }, stages.map((s) =>
     h('li', { class: `stage state-${s.state}`, style: { flexGrow: String(Math.max(0.05, (s.duration_s || 0) / total)) }, 'data-stage': s.name },
       h('strong', {}, s.name), ' ', stateBadge(s.state),
-      h('span', { class: 'stage-info' }, s.duration_s != null ? ` ${Number(s.duration_s).toFixed(1)} s` : '', s.exit_code != null ? ` · ${t('jobs.exit', { code: s.exit_code })}` : '', s.reason ? ` · ${s.reason}` : ''))));
+      h('span', { class: 'stage-info' }, s.duration_s != null ? ` ${Number(s.duration_s).toFixed(1)} s` : '', s.exit_code != null ? ` · ${t('jobs.exit', { code: s.exit_code })}` : '', s.reason ? ` · ${messageOf(s, 'reason')}` : ''))));
 }
 
 // The log that explains the job: the running stage's; else the stage that stopped it; else, when no
@@ -119,7 +120,7 @@ export async function jobPage(main, { id }) {
       h('dt', {}, t('col.created')), h('dd', {}, formatTime(job.created_at)),
       h('dt', {}, t('col.duration')), h('dd', {}, duration(job)),
       FINAL.has(job.state) ? [h('dt', {}, t('jobs.outcome')), h('dd', { id: 'job-outcome', class: job.error ? 'outcome-error' : '' }, t(job.state === 'passed' ? 'jobs.outcome_passed' : job.error ? 'jobs.outcome_error' : 'jobs.outcome_failure'))] : null,
-      job.reason ? [h('dt', {}, t('jobs.reason')), h('dd', { id: 'job-reason' }, job.reason)] : null));
+      job.reason ? [h('dt', {}, t('jobs.reason')), h('dd', { id: 'job-reason' }, messageOf(job, 'reason'))] : null));
     timelineBox.replaceChildren(h('h2', {}, t('jobs.timeline')), timeline(job));
   }
 

@@ -1,6 +1,8 @@
 // The forks overview: one row per fork with its sync state (live while a sync runs), drift, a layer
 // bar of its changes, violations, open alerts, last job and newest sync candidate. Sortable;
-// filterable by label and name.
+// filterable by label and name. The fork's name cell holds its Sync button and stays in view when the
+// table scrolls sideways; upstream and branch fold into it below 1500 px, the job and merge-base age
+// columns below 1100 px (app.css), so the table fits a 1280 px screen in both languages.
 import { getAnalysis, getJson, mapLimited, postJson, ApiError } from '../api.js';
 import { formatAgo, formatDays, formatNumber, forkHref, h, notice } from '../dom.js';
 import { t } from '../i18n.js';
@@ -23,6 +25,16 @@ function lastJobCell(job) {
   return h('a', { href: `/jobs/${encodeURIComponent(job.id)}` }, stateBadge(job.state));
 }
 
+// "queued", "syncing · fetch fork 40%": a queued task has neither stage nor progress to tell; a
+// running one its stage when that says more than its state.
+export function progressText(task) {
+  const state = t(`task.${task.state}`, {}, task.state);
+  if (task.state === 'queued') return state;
+  const pct = task.progress?.percent ?? 0;
+  const stage = task.progress?.stage || '';
+  return stage && stage !== task.state ? `${state} · ${t(`task.stage.${stage}`, {}, stage)} ${pct}%` : `${state} ${pct}%`;
+}
+
 function syncCell(row) {
   if (row.task) {
     const pct = row.task.progress?.percent ?? 0;
@@ -30,7 +42,7 @@ function syncCell(row) {
       'span',
       { class: 'sync-progress', 'data-task': row.task.id },
       h('progress', { max: 100, value: pct, 'aria-label': t('overview.sync_progress', { fork: row.fork.name }) }),
-      ` ${t(`task.${row.task.state}`)} · ${row.task.progress?.stage || ''} ${pct}%`,
+      ` ${progressText(row.task)}`,
     );
   }
   const failure = syncFailure(row.fork);
@@ -40,22 +52,24 @@ function syncCell(row) {
   return [h('time', { datetime: row.analysis.created_at, title: row.analysis.created_at }, formatAgo(row.analysis.created_at)), failure];
 }
 
+const branchOf = (r) => r.analysis?.fork?.branch || r.fork.branch || 'paddle';
+
+// The name, its labels and the Sync button side by side; below, upstream and branch for when their
+// own columns are folded away.
+function nameCell(r, onSync) {
+  return h('div', { class: 'fork-cell' },
+    h('div', { class: 'fork-line' },
+      h('a', { href: forkHref(r.fork.name), class: 'fork-link' }, r.fork.name),
+      h('button', { type: 'button', class: 'sync-button', 'aria-label': t('overview.sync_fork', { fork: r.fork.name }), disabled: !!r.task, onclick: () => onSync(r) }, t('overview.sync'))),
+    r.fork.labels.length ? h('div', { class: 'labels' }, r.fork.labels.map((l) => h('span', { class: 'label' }, l))) : null,
+    h('div', { class: 'fork-origin muted', title: r.fork.upstream_url }, `${upstreamLabel(r.fork)} · `, h('code', {}, branchOf(r))));
+}
+
 function columns(onSync) {
   return [
-    {
-      key: 'name',
-      label: () => t('col.fork'),
-      value: (r) => r.fork.name,
-      render: (r) => h('span', {}, h('a', { href: forkHref(r.fork.name), class: 'fork-link' }, r.fork.name),
-        r.fork.labels.length ? h('span', { class: 'labels' }, r.fork.labels.map((l) => h('span', { class: 'label' }, l))) : null),
-    },
-    { key: 'upstream', label: () => t('col.upstream'), value: (r) => upstreamLabel(r.fork), render: (r) => h('span', { title: r.fork.upstream_url }, upstreamLabel(r.fork)) },
-    {
-      key: 'branch',
-      label: () => t('col.migration_branch'),
-      value: (r) => r.analysis?.fork?.branch || r.fork.branch || null,
-      render: (r) => h('code', {}, r.analysis?.fork?.branch || r.fork.branch || 'paddle'),
-    },
+    { key: 'name', label: () => t('col.fork'), value: (r) => r.fork.name, class: 'fork-name', render: (r) => nameCell(r, onSync) },
+    { key: 'upstream', label: () => t('col.upstream'), fold: 'wide', value: (r) => upstreamLabel(r.fork), render: (r) => h('span', { title: r.fork.upstream_url }, upstreamLabel(r.fork)) },
+    { key: 'branch', label: () => t('col.migration_branch'), fold: 'wide', value: (r) => branchOf(r), render: (r) => h('code', {}, branchOf(r)) },
     { key: 'synced', label: () => t('col.last_sync'), value: (r) => r.analysis?.created_at ?? null, render: syncCell },
     {
       key: 'behind',
@@ -64,7 +78,7 @@ function columns(onSync) {
       value: (r) => r.analysis?.behind ?? null,
       render: (r) => (r.analysis ? h('span', { class: 'behind-ahead' }, `${r.analysis.behind} / ${r.analysis.ahead}`) : '—'),
     },
-    { key: 'age', label: () => t('col.merge_base_age'), numeric: true, value: (r) => r.drift?.merge_base_age_days ?? null, render: (r) => formatDays(r.drift?.merge_base_age_days) },
+    { key: 'age', label: () => t('col.merge_base_age'), numeric: true, fold: 'narrow', value: (r) => r.drift?.merge_base_age_days ?? null, render: (r) => formatDays(r.drift?.merge_base_age_days) },
     {
       key: 'layers',
       label: () => t('col.layers'),
@@ -73,21 +87,18 @@ function columns(onSync) {
     },
     { key: 'violations', label: () => t('col.violations'), numeric: true, value: (r) => r.analysis?.violations?.length ?? null, render: (r) => formatNumber(r.analysis?.violations?.length) },
     { key: 'alerts', label: () => t('col.open_alerts'), numeric: true, value: (r) => r.alerts ?? null, render: (r) => (r.alerts == null ? '—' : h('a', { href: '/alerts?state=open' }, formatNumber(r.alerts))) },
-    { key: 'job', label: () => t('col.last_job'), value: (r) => r.job?.state ?? null, render: (r) => lastJobCell(r.job) },
+    { key: 'job', label: () => t('col.last_job'), fold: 'narrow', value: (r) => r.job?.state ?? null, render: (r) => lastJobCell(r.job) },
     { key: 'candidate', label: () => t('col.candidate'), value: (r) => r.candidate?.state ?? null, render: (r) => candidateCell(r.fork.name, r.candidate) },
-    {
-      key: 'actions',
-      label: () => t('col.actions'),
-      render: (r) => h('button', { type: 'button', class: 'sync-button', 'aria-label': t('overview.sync_fork', { fork: r.fork.name }), disabled: !!r.task, onclick: () => onSync(r) }, t('overview.sync')),
-    },
   ];
 }
 
 export async function overviewPage(main, _params, query) {
   main.append(pageHeader(t('overview.title')));
   const status = h('div', { class: 'status-line', role: 'status' });
+  // What the last Sync click came to (a refused token, a failed sync), apart from the page's notices.
+  const actionStatus = h('div', { class: 'status-line', id: 'action-status', role: 'status' });
   const controls = h('div', { class: 'controls' });
-  main.append(controls, status);
+  main.append(controls, status, actionStatus);
 
   const forks = (await getJson('/api/v1/forks')).forks;
   const [drift, alerts, jobs, tasks, candidates] = await Promise.all([
@@ -133,13 +144,14 @@ export async function overviewPage(main, _params, query) {
     if (!token) return;
     try {
       const { task } = await postJson(`/api/v1/forks/${encodeURIComponent(row.fork.name)}/sync`);
+      actionStatus.replaceChildren();  // an earlier refusal (a bad token) no longer holds
       row.task = { id: task, fork: row.fork.name, state: 'queued', progress: { percent: 0, stage: 'queued' } };
       row.version++;
       table.refresh();
       schedulePoll();
     } catch (err) {
       if (err instanceof ApiError && (err.status === 401 || err.status === 403)) setToken('');
-      status.replaceChildren(errorNotice(err));
+      actionStatus.replaceChildren(errorNotice(err));
     }
   }
 
@@ -218,7 +230,7 @@ export async function overviewPage(main, _params, query) {
         const done = await getJson(`/api/v1/tasks/${encodeURIComponent(row.task.id)}`).catch(() => null);
         row.task = null;
         row.version++;
-        if (done && done.state === 'failed') status.replaceChildren(notice('error', t('overview.sync_failed', { fork: row.fork.name, message: done.error || '' })));
+        if (done && done.state === 'failed') actionStatus.replaceChildren(notice('error', t('overview.sync_failed', { fork: row.fork.name, message: done.error || '' })));
         try {
           row.fork = await getJson(`/api/v1/forks/${encodeURIComponent(row.fork.name)}`);
           await loadAnalysis(row);

@@ -3,6 +3,7 @@
 import { ApiError, getJson } from '../api.js';
 import { fileHref, forkHref, h, notice } from '../dom.js';
 import { t } from '../i18n.js';
+import { messageOf } from '../messages.js';
 import { LAYERS, layerBadge } from '../layers.js';
 import { createTable } from '../table.js';
 import { pageHeader, selectFilter, setQueryParam } from './common.js';
@@ -44,14 +45,15 @@ export async function patternsPage(main) {
     main.append(notice('empty', t('patterns.none')));
     return;
   }
-  patterns.sort((a, b) => LAYERS.indexOf(a.layer) - LAYERS.indexOf(b.layer) || a.id.localeCompare(b.id));
+  // The API's order: what a migration does first (additions and edits before deletions of CI and
+  // docs), then the patterns most forks share.
   const table = createTable({
     id: 'patterns-table',
     caption: () => t('patterns.catalogue'),
     columns: [
       { key: 'id', label: () => t('col.pattern'), value: (p) => p.id, render: (p) => h('a', { href: patternHref(p.id) }, p.id) },
       { key: 'layer', label: () => t('col.layer'), value: (p) => LAYERS.indexOf(p.layer), render: (p) => layerBadge(p.layer) },
-      { key: 'description', label: () => t('col.description'), render: (p) => p.description || '' },
+      { key: 'description', label: () => t('col.description'), render: (p) => [p.action ? h('span', { class: `badge action action-${p.action}`, 'data-action': p.action }, t(`pattern.action.${p.action}`)) : null, messageOf(p, 'description')] },
       { key: 'forks', label: () => t('col.forks'), numeric: true, value: (p) => Object.keys(p.forks).length, render: (p) => Object.keys(p.forks).length },
       { key: 'total', label: () => t('col.occurrences'), numeric: true, value: (p) => p.total, render: (p) => p.total },
     ],
@@ -75,7 +77,7 @@ export async function patternPage(main, { id }, params) {
     throw err;
   }
   const info = catalogue.patterns.find((p) => p.id === id);
-  main.append(h('p', { class: 'pattern-meta' }, layerBadge(doc.layer), ' ', info?.description || ''));
+  main.append(h('p', { class: 'pattern-meta' }, layerBadge(doc.layer), ' ', messageOf(info, 'description')));
   let fork = params.get('fork') || '';
   const forks = [...new Set(doc.occurrences.map((o) => o.fork))].sort();
   const rows = () => doc.occurrences.filter((o) => !fork || o.fork === fork);
