@@ -7,6 +7,7 @@
 #include <chrono>
 #include <filesystem>
 
+#include "base/message_code.h"
 #include "base/url.h"
 #include "server/services/analysis_service.h"
 #include "server/services/repositories.h"
@@ -39,6 +40,7 @@ void MarkLostStages(JobRecord& job, int64_t now) {
     if (interrupted && s.handle.empty()) {
       s.state = JobState::kLost;
       s.reason = "the daemon stopped while the stage ran";
+      s.reason_code = "stage.interrupted";
       s.finished_at = now;
     }
   }
@@ -98,9 +100,11 @@ Status JobService::Schedule(const JobRecord& job) {
       if (!storage::IsFinished(s.state)) {
         s.state = JobState::kCancelled;
         s.reason = "cancelled before it started";
+        s.reason_code = "stage.cancelled_before_start";
       }
     cancelled.state = JobState::kCancelled;
     cancelled.reason = task.error.empty() ? "cancelled before it started" : task.error;
+    cancelled.reason_code = "job.cancelled";
     cancelled.finished_at = NowS();
     (void)jobs.Save(cancelled);
   };
@@ -228,6 +232,8 @@ Status JobService::Execute(TaskContext& ctx, JobRecord job, const std::shared_pt
   if (executor == executors_.end()) {
     job.state = JobState::kFailed;
     job.reason = "executor '" + job.executor + "' is not configured";
+    job.reason_code = "job.executor_missing";
+    job.reason_params = base::MessageParamsText({{"executor", job.executor}});
     job.finished_at = NowS();
     (void)jobs.Save(job);
     outcome = FailedPrecondition(job.reason);

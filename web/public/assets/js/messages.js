@@ -58,6 +58,7 @@ const ZH = {
   'job.stopped_by': '阶段 {stage} {state}',
   'job.cancelled': '任务已取消',
   'job.checkout_failed': '检出失败',
+  'job.executor_missing': '执行器 {executor} 未配置',
   'stage.exit_code': '退出码 {code}',
   'stage.signal': '被信号 {signal} 终止',
   'stage.timed_out': '{seconds} 秒后超时',
