@@ -13,6 +13,7 @@
 #include "analyzer/classify/include_reach.h"
 #include "analyzer/classify/moves.h"
 #include "analyzer/git/network.h"
+#include "analyzer/integration/eager_import.h"
 
 namespace forkscope::analyzer {
 namespace {
@@ -286,6 +287,7 @@ Result<Analysis> AnalyzeResolved(const ResolvedPair& pair, const Rules& rules, c
   }
   if (reach && !reach->ok()) return reach->status();
   LintAnalysis(rules, a);
+  FS_RETURN_IF_ERROR(integration::AddEagerImportFindings(rules, *repo, a));
   a.rules_version = rules.version();
   const int64_t end = clock.NowMs();
   a.created_at = end / 1000;
