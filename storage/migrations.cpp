@@ -10,7 +10,7 @@ namespace forkscope::storage {
 
 namespace {
 
-// Versions 3 to 6 and 10 create the area stores' tables: storage/migrations_areas.cpp.
+// Versions 3 to 6, 10 and 14 create the area stores' tables: storage/migrations_areas.cpp.
 
 // Version 1. Read this comment as the format of the database.
 constexpr std::string_view kSchemaV1 = R"sql(
@@ -429,11 +429,11 @@ ALTER TABLE candidates ADD COLUMN published_at INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE candidates ADD COLUMN publish_error TEXT NOT NULL DEFAULT '';
 )sql";
 
-const std::array<std::string_view, 13> kMigrations = {
+const std::array<std::string_view, 14> kMigrations = {
     kSchemaV1,           kSchemaV2,           internal::kSchemaV3Drift,  internal::kSchemaV4Alerts,
     internal::kSchemaV5Jobs, internal::kSchemaV6Patterns, kSchemaV7Findings, kSchemaV8FileOrigins,
     kSchemaV9Candidates, internal::kSchemaV10Credentials, kSchemaV11ForkBase, kSchemaV12Reserved,
-    kSchemaV13Publish};
+    kSchemaV13Publish,   internal::kSchemaV14Integrators};
 
 }  // namespace
 

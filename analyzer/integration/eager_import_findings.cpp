@@ -111,7 +111,7 @@ void AddFunctionLevel(const RulesData& rules, const ViolationRule& rule, const M
                       std::vector<Violation>& out) {
   for (const auto& n : graph.nodes) {
     for (const auto& s : n.imports) {
-      if (s.module_level || s.type_checking || s.in_getattr || !graph.ImportsTorch(s)) continue;
+      if (s.module_level || s.type_checking || s.in_getattr || !graph.LoadsTorchLate(s)) continue;
       const std::string what = "`" + s.module + "` imported in " + s.function + "()";
       Verdict verdict = Judge(rules, rule, s.comment, what);
       Violation v{rule.id, n.path, s.line, rule.message + ": " + verdict.detail, verdict.severity, LineText(n, s.line)};
@@ -124,7 +124,7 @@ bool LazyTargetMatters(const ModuleGraph& graph, const LazyLoad& lazy) {
   if (lazy.kind != "import_module" || lazy.target.empty()) return true;
   ImportStmt s;
   s.module = lazy.target;
-  return graph.own_packages.count(s.module.substr(0, s.module.find('.'))) > 0 || graph.ImportsTorch(s);
+  return graph.own_packages.count(s.module.substr(0, s.module.find('.'))) > 0 || graph.LoadsTorchLate(s);
 }
 
 void AddLazy(const RulesData& rules, const ViolationRule& rule, const ModuleGraph& graph, std::vector<Violation>& out) {

@@ -78,11 +78,11 @@ std::vector<size_t> ModuleGraph::Targets(const ImportStmt& stmt) const {
   return out;
 }
 
-bool ModuleGraph::ImportsTorch(const ImportStmt& stmt) const {
+bool ModuleGraph::LoadsTorchLate(const ImportStmt& stmt) const {
   const std::string top = Top(stmt.module);
   if (own_packages.count(top) == 0) return IsTorchName(top);
   for (size_t t : Targets(stmt))
-    if (nodes[t].imports_torch) return true;
+    if (nodes[t].imports_torch && !nodes[t].loaded) return true;
   return false;
 }
 

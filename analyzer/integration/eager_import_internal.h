@@ -59,9 +59,10 @@ struct ModuleGraph {
   // Internal modules an import loads: every known prefix of its module, and module.name for each
   // imported name that is a module.
   std::vector<size_t> Targets(const ImportStmt& stmt) const;
-  // Whether an import (of any level) brings in torch: torch itself, a sensitive package, or an
-  // internal module that imports torch while it loads. Needs Solve().
-  bool ImportsTorch(const ImportStmt& stmt) const;
+  // Whether an import run later (inside a function) would load torch outside the guard: torch or a
+  // sensitive package (always imported anew under whatever compat state is then in force), or an
+  // internal torch-importing module that `import <package>` did not load. Needs Solve().
+  bool LoadsTorchLate(const ImportStmt& stmt) const;
   bool IsTorchName(const std::string& top) const { return top == "torch" || sensitive.count(top) > 0; }
   void Solve();
   int LoadedCount() const;

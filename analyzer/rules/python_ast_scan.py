@@ -3,7 +3,9 @@
 CPython's ast and tokenize modules and writes one JSON answer on stdout. It only parses: it never
 imports, compiles to bytecode or executes any file it is given, and reads nothing but stdin.
 
-Run by analyzer/integration/python_scan.cpp as `python3 -I -S -B python_ast_scan.py`. Modes:
+Run by analyzer/integration/python_scan.cpp as `python3 -I -S -B python_ast_scan.py`. The request's
+"mode" applies to every file; a file entry's own "mode" overrides it (one process reads an integrator's
+build_utils.py, loader and import test together). Modes:
 
   {"mode": "modules", "files": [{"path", "module", "package", "text"}]}
       -> {"files": [{"path", "error"?, "imports": [...], "lazy": [...]}]}
@@ -387,13 +389,11 @@ class LoaderScan(ast.NodeVisitor):
         load = {'module': const_str(call.args[0]), 'line': call.lineno, 'extra_libs': extra or [],
                 'guard': 'none', 'scope': [], 'guard_line': 0, 'available': ''}
         for parent in reversed(self.stack):
-            if isinstance(parent, (ast.With, ast.AsyncWith)):
+            if isinstance(parent, (ast.With, ast.AsyncWith)) and load['guard'] == 'none':
                 for item in parent.items:
                     if self.guard_call(item.context_expr, 'use_compat_guard'):
                         self.set_guard(load, 'use_compat_guard', item.context_expr, parent.lineno)
                         break
-                if load['guard'] != 'none':
-                    break
             if isinstance(parent, ast.If) and not load['available']:
                 for sub in ast.walk(parent.test):
                     if isinstance(sub, ast.Call) and call_name(sub).startswith('is_') and \
@@ -453,12 +453,14 @@ def main():
     except ValueError as exc:
         json.dump({'error': f'bad request: {exc}'}, sys.stdout)
         return 2
-    scan = MODES.get(request.get('mode'))
-    if scan is None:
-        json.dump({'error': f"unknown mode {request.get('mode')!r}"}, sys.stdout)
-        return 2
+    default = request.get('mode')
     files = []
     for entry in request.get('files', []):
+        mode = entry.get('mode', default)
+        scan = MODES.get(mode)
+        if scan is None:
+            json.dump({'error': f'unknown mode {mode!r}'}, sys.stdout)
+            return 2
         try:
             files.append(scan(entry))
         except RecursionError:
