@@ -81,7 +81,11 @@ struct IntegratorReport {
   std::string head;     // the integrator branch's commit
   std::vector<LibraryReport> libraries;  // submodules in path order, then registered forks not integrated
   std::vector<std::string> notices;      // files missing or not parsed
-  int64_t read_us = 0;                   // time spent reading (tree, parse, pins)
+  int64_t read_us = 0;                   // time spent reading: all of it, and its three parts
+  int64_t tree_us = 0;                   // the tree walk and the files' blobs
+  int64_t parse_us = 0;                  // the parse helper
+  int64_t parse_cpu_us = 0;              // the helper's CPU time (user + system)
+  int64_t judge_us = 0;                  // matching, pins, steps
 };
 
 // A registered fork as the reader sees it: where its refs are and what its package needs.

@@ -57,7 +57,7 @@ std::map<std::string, json> ByPath(const json& answer) {
 }
 
 IntegratorFiles ParseFiles(const git::TreeRead& tree, const ReadOptions& options, std::vector<std::string>& notices,
-                           Status& status) {
+                           Status& status, int64_t& cpu_us) {
   IntegratorFiles files;
   auto text = [&](const std::string& path) -> const std::string& {
     static const std::string kEmpty;
@@ -83,13 +83,17 @@ IntegratorFiles ParseFiles(const git::TreeRead& tree, const ReadOptions& options
   if (!loader.empty()) request["files"].push_back({{"mode", "loader"}, {"path", loader}, {"text", text(loader)}});
   if (!files.layout.import_test.empty())
     request["files"].push_back({{"mode", "modules"}, {"path", files.layout.import_test}, {"module", ""},
-                                {"package", false}, {"text", text(files.layout.import_test)}});
+                                {"package", false}, {"comments", false}, {"text", text(files.layout.import_test)}});
   if (request["files"].empty()) {
     notices.push_back("no build_utils.py with EcosystemLibrary, no paddlefleet_ops/__init__.py loader and no "
                       "test_ops_import.py: only the submodules were read");
     return files;
   }
-  auto answer = RunPythonScan(request, options.scan);
+  PythonScanStats stats;
+  PythonScanOptions scan = options.scan;
+  scan.stats = &stats;
+  auto answer = RunPythonScan(request, scan);
+  cpu_us = stats.cpu_us;
   if (!answer.ok()) {
     status = answer.status();
     return files;
@@ -171,9 +175,13 @@ Result<IntegratorReport> ReadIntegrator(const IntegratorSource& source, const st
   report.branch = source.branch;
   FS_ASSIGN_OR_RETURN(git::TreeRead tree, git::ReadTree(source.repo, source.ref, Wanted));
   report.head = tree.commit;
+  const int64_t tree_done = base::SystemClock().MonotonicUs();
+  report.tree_us = tree_done - start;
   Status parse_status;
-  IntegratorFiles files = ParseFiles(tree, options, report.notices, parse_status);
+  IntegratorFiles files = ParseFiles(tree, options, report.notices, parse_status, report.parse_cpu_us);
   FS_RETURN_IF_ERROR(parse_status);
+  const int64_t parse_done = base::SystemClock().MonotonicUs();
+  report.parse_us = parse_done - tree_done;
   InferThirdParty(tree, files.layout);
   if (files.layout.build_utils.empty()) files.layout.build_utils = IntegratorLayout().build_utils;
   if (files.layout.loader.empty()) files.layout.loader = IntegratorLayout().loader;
@@ -199,9 +207,13 @@ Result<IntegratorReport> ReadIntegrator(const IntegratorSource& source, const st
   if (options.readiness)
     for (size_t i = 0; i < forks.size(); ++i)
       if (!matched[i]) report.libraries.push_back(JudgeReadiness(forks[i], files, forks));
-  report.read_us = base::SystemClock().MonotonicUs() - start;
-  spdlog::debug("integrator read name={} head={} entries={} submodules={} libraries={} us={}", report.name,
-                report.head, tree.entries, tree.gitlinks.size(), report.libraries.size(), report.read_us);
+  const int64_t end = base::SystemClock().MonotonicUs();
+  report.read_us = end - start;
+  report.judge_us = end - parse_done;
+  spdlog::debug("integrator read name={} head={} entries={} submodules={} libraries={} us={} tree_us={} parse_us={} "
+                "judge_us={} parse_cpu_us={}",
+                report.name, report.head, tree.entries, tree.gitlinks.size(), report.libraries.size(), report.read_us,
+                report.tree_us, report.parse_us, report.judge_us, report.parse_cpu_us);
   return report;
 }
 

@@ -3,12 +3,14 @@
 CPython's ast and tokenize modules and writes one JSON answer on stdout. It only parses: it never
 imports, compiles to bytecode or executes any file it is given, and reads nothing but stdin.
 
-Run by analyzer/integration/python_scan.cpp as `python3 -I -S -B python_ast_scan.py`. The request's
+Run by analyzer/integration/python_scan.cpp as `python3 -I -S -B python_ast_scan.py` (one request on stdin,
+one answer on stdout), or with --serve as a long-lived helper that answers framed requests until its stdin
+closes (python_served.cpp: the interpreter's start-up is paid once per process, not per sync). The request's
 "mode" applies to every file; a file entry's own "mode" overrides it (one process reads an integrator's
 build_utils.py, loader and import test together). Modes:
 
   {"mode": "modules", "files": [{"path", "module", "package", "text"}]}
-      -> {"files": [{"path", "error"?, "imports": [...], "lazy": [...]}]}
+      -> {"files": [{"path", "error"?, "imports": [...], "lazy": [...]}]}   ("comments": false skips them)
       Every import of each file with the absolute module it names (relative imports resolved against
       "module", the file's dotted name; "package" is true for an __init__.py), whether it runs while the
       module loads ("level": "module") or inside a function ("function"), and the comment block just
@@ -27,7 +29,6 @@ import ast
 import io
 import json
 import sys
-import tokenize
 
 
 def dotted(node):
@@ -78,6 +79,9 @@ class Comments:
     def __init__(self, text):
         self.inline = {}      # line -> comment text after code on that line
         self.own_line = {}    # line -> comment text of a comment-only line
+        if text is None:
+            return
+        import tokenize  # only when comments are wanted: its import costs more than a small parse
         try:
             for tok in tokenize.generate_tokens(io.StringIO(text).readline):
                 if tok.type != tokenize.COMMENT:
@@ -273,7 +277,8 @@ def scan_modules(entry):
     if tree is None:
         out['error'] = error
         return out
-    scan = ModuleScan(entry.get('module', ''), bool(entry.get('package')), Comments(text))
+    comments = Comments(text if entry.get('comments', True) else None)
+    scan = ModuleScan(entry.get('module', ''), bool(entry.get('package')), comments)
     scan.visit(tree)
     out['imports'] = scan.imports
     out['lazy'] = scan.lazy
@@ -446,27 +451,58 @@ def scan_loader(entry):
 MODES = {'modules': scan_modules, 'build_utils': scan_build_utils, 'loader': scan_loader}
 
 
-def main():
-    sys.setrecursionlimit(10000)
-    try:
-        request = json.load(sys.stdin)
-    except ValueError as exc:
-        json.dump({'error': f'bad request: {exc}'}, sys.stdout)
-        return 2
+def handle(request):
+    """The answer to one request, or {'error': ...} for a request of no known shape."""
+    if not isinstance(request, dict):
+        return {'error': 'bad request: not an object'}
     default = request.get('mode')
     files = []
     for entry in request.get('files', []):
         mode = entry.get('mode', default)
         scan = MODES.get(mode)
         if scan is None:
-            json.dump({'error': f'unknown mode {mode!r}'}, sys.stdout)
-            return 2
+            return {'error': f'unknown mode {mode!r}'}
         try:
             files.append(scan(entry))
         except RecursionError:
             files.append({'path': entry.get('path', ''), 'error': 'RecursionError: nesting too deep to parse'})
-    json.dump({'files': files}, sys.stdout, separators=(',', ':'))
-    return 0
+    return {'files': files}
+
+
+def serve():
+    """Requests framed as '<bytes>\\n<json>' on stdin, answers framed the same on stdout, until stdin
+    closes. Each answer carries cpu_us, the CPU time its request took."""
+    import time
+    inp, out = sys.stdin.buffer, sys.stdout.buffer
+    while True:
+        header = inp.readline()
+        if not header:
+            return 0
+        body = inp.read(int(header))
+        started = time.process_time()
+        try:
+            answer = handle(json.loads(body))
+        except ValueError as exc:
+            answer = {'error': f'bad request: {exc}'}
+        answer['cpu_us'] = int((time.process_time() - started) * 1e6)
+        data = json.dumps(answer, separators=(',', ':')).encode()
+        out.write(b'%d\n' % len(data))
+        out.write(data)
+        out.flush()
+
+
+def main():
+    sys.setrecursionlimit(10000)
+    if '--serve' in sys.argv[1:]:
+        return serve()
+    try:
+        request = json.load(sys.stdin)
+    except ValueError as exc:
+        json.dump({'error': f'bad request: {exc}'}, sys.stdout)
+        return 2
+    answer = handle(request)
+    json.dump(answer, sys.stdout, separators=(',', ':'))
+    return 2 if 'error' in answer else 0
 
 
 if __name__ == '__main__':

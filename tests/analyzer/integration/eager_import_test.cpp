@@ -5,7 +5,10 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <atomic>
+#include <csignal>
 #include <filesystem>
+#include <thread>
 
 #include "tests/support/fixtures.h"
 #include "tests/support/rules.h"
@@ -303,6 +306,34 @@ TEST_CASE("the rules decide severities and which checks run", "[analyzer][integr
 
   auto bad = Rules::FromJson(R"({"eager_import": {"documented": "("}})", "<bad>");
   CHECK(!bad.ok());
+}
+
+TEST_CASE("the long-lived helper: one process for many calls and threads, replaced when it dies",
+          "[analyzer][integration][eager]") {
+  const std::vector<PythonFile> files = {{"p/__init__.py", "from . import m\n"}, {"p/m.py", "import torch\n"}};
+  REQUIRE(LintPythonPackages(Data(), files).ok());
+  const int pid = PythonHelperPid();
+  REQUIRE(pid > 0);
+  std::vector<std::thread> threads;
+  std::atomic<int> ok{0};
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&] {
+      for (int i = 0; i < 5; ++i) {
+        auto r = LintPythonPackages(Data(), files);
+        if (r.ok() && r->needed_scope == std::vector<std::string>{"p"}) ++ok;
+      }
+    });
+  for (auto& t : threads) t.join();
+  CHECK(ok == 20);
+  CHECK(PythonHelperPid() == pid);
+  // Killed between two calls (out of memory, an operator): the next call gets a fresh helper.
+  REQUIRE(::kill(pid, SIGKILL) == 0);
+  auto again = LintPythonPackages(Data(), files);
+  INFO(again.status().ToString());
+  REQUIRE(again.ok());
+  CHECK(again->needed_scope == std::vector<std::string>{"p"});
+  CHECK(PythonHelperPid() != pid);
+  CHECK(PythonHelperPid() > 0);
 }
 
 }  // namespace
