@@ -82,7 +82,7 @@ std::string RenderForkIntegrationMarkdown(const std::string& fork_name, const st
   for (const auto& r : reports) {
     for (const auto& lib : r.libraries) {
       if (lib.fork != fork_name) continue;
-      rows += "| " + r.name + " `" + r.branch + "` | `" + lib.path + "` | " + StateText(lib) + " | `" + Short(lib.pinned_sha) +
+      rows += "| " + r.name + (r.branch.empty() ? std::string() : " `" + r.branch + "`") + " | `" + lib.path + "` | " + StateText(lib) + " | `" + Short(lib.pinned_sha) +
               "` | " + Upstream(lib) + " | " + StepsText(lib.steps, "✓", "✗") + " | " + lib.loader.guard + " " +
               Scope(lib.loader.scope) + " | " + Scope(lib.needed_scope) + " |\n";
       if (!lib.notes.empty()) pastes += "\n" + r.name + ", `" + lib.name + "`: " + lib.notes + "\n";
