@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "analyzer/diff/analysis.h"
+#include "tests/support/corpus.h"
 #include "tests/support/eager_corpus.h"
 #include "tests/support/rules.h"
 
@@ -51,8 +52,26 @@ TEST_CASE("a compat fork's analysis carries the eager-import findings of its pac
   REQUIRE(late != nullptr);
   CHECK(late->path == "lazyops/layers.py");
   CHECK(late->line == 2);
+  // Nothing loads with `import lazyops`, so no scope is needed yet.
+  CHECK(std::none_of(a.notices.begin(), a.notices.end(),
+                     [](const std::string& n) { return n.find("needed compat scope") != std::string::npos; }));
   // None of these files is in the diff: the rule is about the package as it is at the head.
   CHECK(std::none_of(a.files.begin(), a.files.end(), [](const FileChange& f) { return f.path.rfind("lazyops/", 0) == 0; }));
+}
+
+TEST_CASE("the demo compat fork loads eagerly: no findings, and its needed scope as a notice",
+          "[analyzer][integration][eager]") {
+  TempDir tmp;
+  GitRepo up = testing::BuildUpstream(tmp.Sub("upstream"));
+  GitRepo fork = testing::BuildCompatFork(up.path(), tmp.Sub("fork"));
+  Analysis a = Analyze(tmp, fork, up);
+  REQUIRE(a.style == MigrationStyle::kCompat);
+  CHECK(Find(a, "lazy-loader") == nullptr);
+  CHECK(Find(a, "eager-import-missing") == nullptr);
+  CHECK(Find(a, "function-level-torch-import") == nullptr);
+  CHECK(std::find(a.notices.begin(), a.notices.end(),
+                  "needed compat scope (the packages that import torch while the package loads): "
+                  "paddle.use_compat_guard(scope={\"fastops\", \"triton\"})") != a.notices.end());
 }
 
 TEST_CASE("a native port of the same package is spared", "[analyzer][integration][eager]") {
