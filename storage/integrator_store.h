@@ -1,4 +1,4 @@
-// Integrators in SQLite (schema v14, documented in storage/migrations_areas.cpp): the registry of
+// Integrators in SQLite (schema v15, documented in storage/migrations_areas.cpp): the registry of
 // repositories that ship forks as submodules, each sync's report (the API's JSON text, encoded by
 // server/codec/integration_json.h) and the pin bumps pushed to them. An integrator's http(s) URL is
 // stored with '***' for its userinfo and the credentials apart, as forks' are; FetchUrl puts them

@@ -10,7 +10,7 @@ namespace forkscope::storage {
 
 namespace {
 
-// Versions 3 to 6, 10 and 14 create the area stores' tables: storage/migrations_areas.cpp.
+// Versions 3 to 6, 10 and 15 create the area stores' tables: storage/migrations_areas.cpp.
 
 // Version 1. Read this comment as the format of the database.
 constexpr std::string_view kSchemaV1 = R"sql(
@@ -429,11 +429,15 @@ ALTER TABLE candidates ADD COLUMN published_at INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE candidates ADD COLUMN publish_error TEXT NOT NULL DEFAULT '';
 )sql";
 
-const std::array<std::string_view, 14> kMigrations = {
+// Version 14 is assigned to work on another branch (the task runtime); this stand-in holds its place until
+// that migration is merged in here (a stand-in changes nothing).
+constexpr std::string_view kSchemaV14Reserved = "-- schema version 14: assigned to another branch\n";
+
+const std::array<std::string_view, 15> kMigrations = {
     kSchemaV1,           kSchemaV2,           internal::kSchemaV3Drift,  internal::kSchemaV4Alerts,
     internal::kSchemaV5Jobs, internal::kSchemaV6Patterns, kSchemaV7Findings, kSchemaV8FileOrigins,
     kSchemaV9Candidates, internal::kSchemaV10Credentials, kSchemaV11ForkBase, kSchemaV12Reserved,
-    kSchemaV13Publish,   internal::kSchemaV14Integrators};
+    kSchemaV13Publish,   kSchemaV14Reserved,  internal::kSchemaV15Integrators};
 
 }  // namespace
 

@@ -444,10 +444,10 @@ CREATE TABLE fork_credentials (
 #undef FS_HAS_USERINFO
 #undef FS_REST
 
-// Version 14: integrators (storage/integrator_store.cpp).
-extern const std::string_view kSchemaV14Integrators = R"sql(
+// Version 15: integrators (storage/integrator_store.cpp).
+extern const std::string_view kSchemaV15Integrators = R"sql(
 /*
-** forkscope database, schema version 14: integrators -- repositories that ship forks as git
+** forkscope database, schema version 15: integrators -- repositories that ship forks as git
 ** submodules (PaddleFleet's paddlefleet_ops; docs/integration.md). Conventions as in version 1.
 **
 ** integrators -- one row per registered integrator.

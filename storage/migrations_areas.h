@@ -11,6 +11,6 @@ extern const std::string_view kSchemaV4Alerts;         // alerts, webhook outbox
 extern const std::string_view kSchemaV5Jobs;           // GPU jobs (job_store.cpp)
 extern const std::string_view kSchemaV6Patterns;       // mined patterns, compat gaps, plans (pattern_store.cpp)
 extern const std::string_view kSchemaV10Credentials;   // fork URL credentials (fork_credentials.cpp)
-extern const std::string_view kSchemaV14Integrators;   // integrators and their reports (integrator_store.cpp)
+extern const std::string_view kSchemaV15Integrators;   // integrators and their reports (integrator_store.cpp)
 
 }  // namespace forkscope::storage::internal

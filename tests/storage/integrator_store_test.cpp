@@ -1,4 +1,4 @@
-// Integrators in SQLite (schema v14): registration with credentials kept apart, reports, bumps, and a
+// Integrators in SQLite (schema v15): registration with credentials kept apart, reports, bumps, and a
 // database of version 13 migrated to 14 keeping its rows.
 #include "storage/integrator_store.h"
 
@@ -91,8 +91,8 @@ TEST_CASE("integrator reports and bumps", "[storage][integrators]") {
   CHECK(left->ColumnInt64(0) == 0);
 }
 
-TEST_CASE("a version 13 database gains the integrator tables and keeps its rows", "[storage][integrators]") {
-  REQUIRE(LatestSchemaVersion() == 14);
+TEST_CASE("a version 13 database migrates to 15 with the integrator tables and keeps its rows", "[storage][integrators]") {
+  REQUIRE(LatestSchemaVersion() == 15);
   TempDir dir;
   const std::string path = dir.File("v13.db");
   {
@@ -106,7 +106,7 @@ TEST_CASE("a version 13 database gains the integrator tables and keeps its rows"
                 .ok());
   }
   auto store = OpenStore(path);
-  CHECK(store->SchemaVersion() == 14);
+  CHECK(store->SchemaVersion() == 15);
   IntegratorStore s(store->db());
   REQUIRE(s.Add("PaddleFleet", "/srv/PaddleFleet.git", "develop", "", 5).ok());
   auto forks = store->db().Prepare("SELECT count(*) FROM forks");
