@@ -10,7 +10,7 @@ namespace forkscope::storage {
 
 namespace {
 
-// Versions 3 to 6 and 10 create the area stores' tables, 15 adds message codes to several of them:
+// Versions 3 to 6, 10 and 16 create the area stores' tables, 15 adds message codes to several of them:
 // storage/migrations_areas.cpp.
 
 // Version 1. Read this comment as the format of the database.
@@ -449,11 +449,11 @@ CREATE INDEX tasks_fork ON tasks(fork_name, created_at DESC);
 CREATE INDEX tasks_kind ON tasks(kind, created_at DESC);
 )sql";
 
-const std::array<std::string_view, 15> kMigrations = {
+const std::array<std::string_view, 16> kMigrations = {
     kSchemaV1,           kSchemaV2,           internal::kSchemaV3Drift,  internal::kSchemaV4Alerts,
     internal::kSchemaV5Jobs, internal::kSchemaV6Patterns, kSchemaV7Findings, kSchemaV8FileOrigins,
     kSchemaV9Candidates, internal::kSchemaV10Credentials, kSchemaV11ForkBase, kSchemaV12Reserved,
-    kSchemaV13Publish, kSchemaV14Tasks, internal::kSchemaV15Messages};
+    kSchemaV13Publish, kSchemaV14Tasks, internal::kSchemaV15Messages, internal::kSchemaV16Integrators};
 
 }  // namespace
 

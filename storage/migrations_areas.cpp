@@ -468,4 +468,88 @@ ALTER TABLE violations ADD COLUMN params TEXT NOT NULL DEFAULT '{}';
 #undef FS_HAS_USERINFO
 #undef FS_REST
 
+// Version 16: integrators (storage/integrator_store.cpp).
+extern const std::string_view kSchemaV16Integrators = R"sql(
+/*
+** forkscope database, schema version 16: integrators -- repositories that ship forks as git
+** submodules (PaddleFleet's paddlefleet_ops; docs/integration.md). Conventions as in version 1.
+**
+** integrators -- one row per registered integrator.
+**   id           integrator id (AUTOINCREMENT: never reused).
+**   name         its name, unique; the API's {name}.
+**   url          the repository URL; an http(s) URL's userinfo is '***' (the credentials live in
+**                integrator_credentials, as forks' do in fork_credentials).
+**   branch       the branch read on each sync.
+**   push_url     where bump branches (forkscope/bump-<lib>-<sha12>) are pushed; '' = never push. Kept
+**                without credentials: they come from the environment at push time.
+**   created_at, updated_at.
+**
+** integrator_credentials -- the userinfo of an integrator's http(s) url. Read only to fetch.
+**   integrator_id  integrators.id, ON DELETE CASCADE; PRIMARY KEY.
+**   userinfo       the credentials as given in the URL.
+**
+** integrator_reports -- each sync's reading of the integrator branch.
+**   id             report id.
+**   integrator_id  integrators.id, ON DELETE CASCADE.
+**   head           the integrator branch's commit that was read.
+**   report         JSON text: the API document (server/codec/integration_json.h: {name, head,
+**                  libraries: [{name, path, url, pinned_sha, fork, branch, state, behind,
+**                  upstream_behind, steps, loader, needed_scope, missing}]}).
+**   libraries      how many libraries it lists; orphaned, behind: how many of them are in those states.
+**   created_at     when it was read.
+**
+** integrator_bumps -- pin bumps pushed (or tried) to an integrator's push_url, at most one per
+** library path and commit.
+**   integrator_id  integrators.id, ON DELETE CASCADE.
+**   path           the submodule path bumped.
+**   fork           the fork's name ('' when unknown).
+**   new_sha        the commit the bump pins.
+**   commit_sha     the bump commit ('' when it could not be made).
+**   branch         'forkscope/bump-<lib>-<sha12>'.
+**   pushed_url     the push URL, credentials shown as '***'.
+**   pushed_at      when it was pushed (0 unless pushed).
+**   error          why the bump failed, one line without credentials; '' unless it failed.
+**   created_at.
+**   UNIQUE (integrator_id, path, new_sha).
+*/
+CREATE TABLE integrators (
+  id          INTEGER PRIMARY KEY AUTOINCREMENT,
+  name        TEXT NOT NULL UNIQUE,
+  url         TEXT NOT NULL,
+  branch      TEXT NOT NULL,
+  push_url    TEXT NOT NULL DEFAULT '',
+  created_at  INTEGER NOT NULL,
+  updated_at  INTEGER NOT NULL
+);
+CREATE TABLE integrator_credentials (
+  integrator_id INTEGER PRIMARY KEY REFERENCES integrators(id) ON DELETE CASCADE,
+  userinfo      TEXT NOT NULL
+);
+CREATE TABLE integrator_reports (
+  id            INTEGER PRIMARY KEY,
+  integrator_id INTEGER NOT NULL REFERENCES integrators(id) ON DELETE CASCADE,
+  head          TEXT NOT NULL,
+  report        TEXT NOT NULL,
+  libraries     INTEGER NOT NULL DEFAULT 0,
+  orphaned      INTEGER NOT NULL DEFAULT 0,
+  behind        INTEGER NOT NULL DEFAULT 0,
+  created_at    INTEGER NOT NULL
+);
+CREATE INDEX integrator_reports_integrator ON integrator_reports(integrator_id, id);
+CREATE TABLE integrator_bumps (
+  id            INTEGER PRIMARY KEY,
+  integrator_id INTEGER NOT NULL REFERENCES integrators(id) ON DELETE CASCADE,
+  path          TEXT NOT NULL,
+  fork          TEXT NOT NULL DEFAULT '',
+  new_sha       TEXT NOT NULL,
+  commit_sha    TEXT NOT NULL DEFAULT '',
+  branch        TEXT NOT NULL DEFAULT '',
+  pushed_url    TEXT NOT NULL DEFAULT '',
+  pushed_at     INTEGER NOT NULL DEFAULT 0,
+  error         TEXT NOT NULL DEFAULT '',
+  created_at    INTEGER NOT NULL,
+  UNIQUE (integrator_id, path, new_sha)
+);
+)sql";
+
 }  // namespace forkscope::storage::internal

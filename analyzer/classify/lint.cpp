@@ -160,6 +160,10 @@ class Linter {
       case ViolationCheck::kRenamedFile:
       case ViolationCheck::kDeletedFile:
         return std::nullopt;  // file-wide, see FindFileFindings
+      case ViolationCheck::kEagerImportMissing:
+      case ViolationCheck::kFunctionLevelTorchImport:
+      case ViolationCheck::kLazyLoader:
+        return std::nullopt;  // over the fork's package at its head, see analyzer/integration/eager_import.h
     }
     return std::nullopt;
   }

@@ -67,6 +67,7 @@ class RulesParser {
   Status WholeFileRules(const json& doc, RulesData& data) const;
   Status OnePattern(const json& obj, const std::string& key, PatternRule& rule) const;
   Status Patterns(const json& doc, RulesData& data) const;
+  Status EagerImport(const json& doc, RulesData& data) const;
   Status OneViolation(const json& obj, const std::string& key, ViolationRule& rule) const;
   Status Violations(const json& doc, RulesData& data) const;
   Status CompatGaps(const json& doc, RulesData& data) const;
@@ -377,6 +378,9 @@ std::optional<ViolationCheck> CheckFromName(const std::string& name) {
       {"renamed-file", ViolationCheck::kRenamedFile},
       {"deleted-file", ViolationCheck::kDeletedFile},
       {"compat-gap-no-removal", ViolationCheck::kCompatGapNoRemoval},
+      {"eager-import-missing", ViolationCheck::kEagerImportMissing},
+      {"function-level-torch-import", ViolationCheck::kFunctionLevelTorchImport},
+      {"lazy-loader", ViolationCheck::kLazyLoader},
   };
   auto it = kChecks.find(name);
   if (it == kChecks.end()) return std::nullopt;
@@ -486,8 +490,7 @@ Status RulesParser::Style(const json& doc, RulesData& data) const {
 Status RulesParser::Parse(const json& doc, RulesData& data) {
   FS_RETURN_IF_ERROR(CheckKeys(
       doc, "", {"schema", "path_sets", "path_rules", "hunk_rules", "whole_file_rules", "patterns", "violations",
-                "compat_gaps", "style",
-                "mining"}));
+                "compat_gaps", "style", "mining", "eager_import"}));
   if (doc.contains("schema") && doc["schema"] != 1) return Fail("schema", "unsupported version (want 1)");
   FS_RETURN_IF_ERROR(PathSetsOf(doc));
   FS_RETURN_IF_ERROR(PathRules(doc, data));
@@ -497,7 +500,36 @@ Status RulesParser::Parse(const json& doc, RulesData& data) {
   FS_RETURN_IF_ERROR(Violations(doc, data));
   FS_RETURN_IF_ERROR(CompatGaps(doc, data));
   if (auto it = doc.find("mining"); it != doc.end()) FS_RETURN_IF_ERROR(ParseMiningOptions(*it, origin_, data.mining));
+  FS_RETURN_IF_ERROR(EagerImport(doc, data));
   return Style(doc, data);
+}
+
+Status RulesParser::EagerImport(const json& doc, RulesData& data) const {
+  auto it = doc.find("eager_import");
+  if (it == doc.end()) return Status::Ok();
+  const std::string key = "eager_import";
+  if (!it->is_object()) return Fail(key, "expected an object");
+  FS_RETURN_IF_ERROR(
+      CheckKeys(*it, key, {"_comment", "proxy_sensitive", "skip_dirs", "documented", "circular", "max_files", "max_bytes"}));
+  for (const char* list : {"proxy_sensitive", "skip_dirs"}) {
+    auto l = it->find(list);
+    if (l == it->end()) continue;
+    if (!l->is_array()) return Fail(key + "." + list, "expected an array of strings");
+    auto& out = std::string(list) == "proxy_sensitive" ? data.eager_import.proxy_sensitive : data.eager_import.skip_dirs;
+    for (const auto& v : *l) {
+      if (!v.is_string() || v.get<std::string>().empty()) return Fail(key + "." + list, "expected non-empty strings");
+      out.push_back(v.get<std::string>());
+    }
+  }
+  FS_RETURN_IF_ERROR(OptionalRegex(*it, key, "documented", data.eager_import.documented));
+  FS_RETURN_IF_ERROR(OptionalRegex(*it, key, "circular", data.eager_import.circular));
+  for (const char* n : {"max_files", "max_bytes"}) {
+    auto v = it->find(n);
+    if (v == it->end()) continue;
+    if (!v->is_number_unsigned() || v->get<uint64_t>() == 0) return Fail(key + "." + n, "expected a positive integer");
+    (std::string(n) == "max_files" ? data.eager_import.max_files : data.eager_import.max_bytes) = v->get<size_t>();
+  }
+  return Status::Ok();
 }
 
 }  // namespace

@@ -120,6 +120,11 @@ enum class ViolationCheck {
   kRenamedFile,
   kDeletedFile,
   kCompatGapNoRemoval,
+  // Tree-wide, over the fork's Python package at its head (analyzer/integration/eager_import.h); the
+  // hunk pass skips them.
+  kEagerImportMissing,
+  kFunctionLevelTorchImport,
+  kLazyLoader,
 };
 
 struct ViolationRule {
@@ -157,6 +162,23 @@ struct StyleRules {
   int mixed_hunks = 2;                // ... and the fewest hunks it must come from
 };
 
+// The "eager_import" section: what the eager-import lint (analyzer/integration/eager_import.h) needs
+// besides its three violation rules.
+struct EagerImportRules {
+  // Top-level packages besides torch that import torch while they load (a module importing one at
+  // module level imports torch too, and the loader's compat scope must name it).
+  std::vector<std::string> proxy_sensitive;
+  // Directory names whose Python packages are not the library's (tests, examples, vendored code).
+  std::vector<std::string> skip_dirs;
+  // A comment just above a lazy import that documents an allowed exception (its removal condition);
+  // such an import is reported at note severity.
+  LazyRegex documented;
+  // A comment that only excuses a circular import: never an exception (fix the import order).
+  LazyRegex circular;
+  size_t max_files = 5000;                    // Python files of the package read at most
+  size_t max_bytes = size_t{64} << 20;        // and their total size
+};
+
 struct RulesData {
   std::string origin;   // file path or "<text>"
   std::string version;  // 12 hex digits of FNV-1a 64 over the file text
@@ -170,6 +192,7 @@ struct RulesData {
   CompatGapRules compat_gaps;
   StyleRules style;
   MiningOptions mining;  // the "mining" section; defaults when absent
+  EagerImportRules eager_import;  // the "eager_import" section; nothing proxy-sensitive when absent
 
   const PatternRule* FindPattern(std::string_view id) const;
   // The regexes these rules name (a glob list counts once; a shared program once per rule naming it),

@@ -12,6 +12,7 @@
 #include "analyzer/classify/classifier.h"
 #include "analyzer/classify/moves.h"
 #include "analyzer/git/network.h"
+#include "analyzer/integration/eager_import.h"
 
 namespace forkscope::analyzer {
 namespace {
@@ -264,6 +265,7 @@ Result<Analysis> AnalyzeResolved(const ResolvedPair& pair, const Rules& rules, c
     a.files.push_back(std::move(f.change));
   }
   LintAnalysis(rules, a);
+  FS_RETURN_IF_ERROR(integration::AddEagerImportFindings(rules, *repo, a));
   a.rules_version = rules.version();
   const int64_t end = clock.NowMs();
   a.created_at = end / 1000;

@@ -38,7 +38,7 @@ constexpr CommandEntry kCommands[] = {
     {"analyze", AddAnalyzeCommand}, {"serve", AddServeCommand},           {"demo", AddDemoCommand},
     {"check", AddCheckCommand},     {"drift", AddDriftCommand},           {"carry", AddCarryCommand},
     {"job", AddJobCommand},         {"trace-diff", AddTraceDiffCommand},  {"patterns", AddPatternsCommand},
-    {"plan", AddPlanCommand},
+    {"plan", AddPlanCommand},       {"integration", AddIntegrationCommand},
 };
 
 // The first word that is not an option names the command (the global options are flags, they take no

@@ -35,6 +35,7 @@ Command AddJobCommand(CLI::App& app);        // server/cli_job.cpp
 Command AddTraceDiffCommand(CLI::App& app);  // server/cli_trace_diff.cpp
 Command AddPatternsCommand(CLI::App& app);
 Command AddPlanCommand(CLI::App& app);
+Command AddIntegrationCommand(CLI::App& app);  // server/cli/integration.cpp
 
 int RunCli(int argc, char** argv);
 

@@ -17,6 +17,8 @@ echo "== drift: conflict prediction vs git merge-tree, sweep vs a shell loop of 
 python3 "$here/drift_bench.py" "$build/forkscope"
 echo "== carry: forkscope carry vs git rebase --onto in a scratch clone"
 python3 "$here/carry_bench.py" "$build/forkscope"
+echo "== integrators: reading a PaddleFleet-sized integrator (3,000 files, 12 submodules) vs the git CLI"
+python3 "$here/integration_bench.py" "$build/forkscope"
 echo "== pattern mining: MinHash/LSH vs all-pairs Jaccard"
 "$build/tests/pattern_mining_bench"
 echo "== crash suite: SIGKILL at random points, restart, check (tests/crash, docs/reliability.md)"
@@ -27,3 +29,6 @@ echo "== labelled corpus: layer and style accuracy against hand labels (tests/co
 # Exits 2, naming every missing file, when the git-ignored file cache is absent (a fresh checkout):
 # see tests/corpus/README.md for how to fill it.
 python3 "$here/../corpus/score.py" "$build/forkscope"
+echo "== eager-import lint on flash-linear-attention's port, before and after its eager commit (docs/accuracy.md)"
+# Exits 2 when the cached fork files or a clone of upstream are missing (tests/corpus/eager/eager_score.py).
+python3 "$here/../corpus/eager/eager_score.py" "$build/forkscope"

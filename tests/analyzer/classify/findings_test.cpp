@@ -169,7 +169,9 @@ TEST_CASE("the default rules' severities", "[analyzer][rules][findings]") {
       {"global-enable-compat-runtime", Severity::kError}, {"schema-edit", Severity::kError},
       {"kernel-edit", Severity::kWarning},                {"formatting-only", Severity::kWarning},
       {"renamed-upstream-file", Severity::kWarning},      {"deleted-upstream-file", Severity::kWarning},
-      {"compat-gap-no-removal", Severity::kWarning},      {"deprecated-torch-proxy", Severity::kNote}};
+      {"compat-gap-no-removal", Severity::kWarning},      {"deprecated-torch-proxy", Severity::kNote},
+      {"eager-import-missing", Severity::kError},         {"function-level-torch-import", Severity::kError},
+      {"lazy-loader", Severity::kError}};
   for (const auto& rule : DefaultRules().data().violations) {
     INFO(rule.id);
     REQUIRE(want.count(rule.id) == 1);
