@@ -23,6 +23,7 @@ void InstallPatternRoutes(Router& router);    // /api/v1/patterns, /compat-gaps,
 void InstallDriftRoutes(Router& router);      // /api/v1/drift, /forks/{name}/drift
 void InstallAlertRoutes(Router& router);      // /api/v1/alerts, /alerts/{id}/ack, /alerts/{id}/deliveries
 void InstallJobRoutes(Router& router);        // /api/v1/forks/{name}/jobs, /jobs, /jobs/{id}[/log|/cancel], /runners
+void InstallIntegratorRoutes(Router& router);  // /api/v1/integrators, /integrators/{name}[/sync]
 void InstallCandidateRoutes(Router& router);  // /api/v1/forks/{name}/carry, /candidates, /candidates/{id}, ...
 void InstallDashboardRoutes(Router& router);  // the dashboard's static assets
 

@@ -117,6 +117,8 @@ struct Daemon {
         patterns({c.data_dir, &stores, c.security.allow_foreign_owner, &clock}, rules, runtime),
         sync(SyncOptions{c.data_dir, &stores, c.security.allow_foreign_owner, {}}, rules, runtime, clock),
         carry(CarryOptionsFromConfig(c, stores), rules, runtime, clock),
+        integrations({c.data_dir, &stores, c.security.allow_foreign_owner, c.integrators, c.scheduler}, rules, runtime,
+                     alerts, clock),
         scheduler({&stores, 10, c.sync_backoff_max_s, c.sync_timeout_s, 0}, clock, sync, alerts, runtime) {}
 
   const Config& config;
@@ -128,6 +130,7 @@ struct Daemon {
   PatternService patterns;
   SyncService sync;
   CarryService carry;
+  IntegrationService integrations;
   Scheduler scheduler;
   std::unique_ptr<JobService> jobs;
 
@@ -141,7 +144,7 @@ struct Daemon {
 Status Daemon::Wire(const analyzer::Rules& rules) {
   alerts.SetDeliveryNotifier([this] { delivery.Wake(); });
   FS_ASSIGN_OR_RETURN(jobs, CreateJobService(config, rules, stores, runtime));
-  WirePipeline(sync, PipelineServices{clock, scheduler, alerts, patterns, *jobs, carry});
+  WirePipeline(sync, PipelineServices{clock, scheduler, alerts, patterns, *jobs, carry, integrations});
   return Status::Ok();
 }
 
@@ -151,6 +154,7 @@ Status Daemon::Start() {
   FS_RETURN_IF_ERROR(patterns.Start());
   FS_RETURN_IF_ERROR(jobs->Start());
   FS_RETURN_IF_ERROR(carry.Start());
+  FS_RETURN_IF_ERROR(integrations.Start());
   FS_RETURN_IF_ERROR(delivery.Start());
   if (config.scheduler) FS_RETURN_IF_ERROR(scheduler.Start());
   return Status::Ok();
@@ -193,6 +197,7 @@ int Serve(const ServeOptions& options, const analyzer::Rules& rules, const sigse
   ctx.jobs = daemon.jobs.get();
   ctx.patterns = &daemon.patterns;
   ctx.carry = &daemon.carry;
+  ctx.integrations = &daemon.integrations;
   ctx.responses.SetLimits({c.http.response_cache_bytes, ResponseCacheLimits{}.max_entries});
   HttpServer http(ctx, InstallApiRoutes);
   // The port first: a start that cannot listen writes nothing (connections wait until Serve).

@@ -3,13 +3,15 @@
 // (null when it failed) and never fails the sync. Some steps queue tasks of their own (a carry, a
 // build job), whose ends lead on, as the second half of this file says:
 //
-//   sync ─► schedule ─► drift + alerts ─► patterns ─► job ─► carry
+//   sync ─► schedule ─► drift + alerts ─► patterns ─► job ─► carry ─► integration pins
 //                                                              │ (upstream ahead, head not carried yet)
 //                                                              ▼
 //                         carry task ─► candidate: conflict ─► alerts
 //                                                  clean ─► validation job ─► job finished
 //                                                                                 │
 //        candidate ready ─► publish task (forks with push_url) ─► alerts ◄────────┘ failed / unvalidated
+//                             └► integrators pinning the fork: bump commands in the alert; a bump task
+//                                pushes forkscope/bump-<lib>-<sha12> to an integrator with push_url
 #include "server/app/pipeline.h"
 
 #include <spdlog/spdlog.h>
@@ -48,6 +50,8 @@ std::vector<Step> AfterSync(const PipelineServices& s) {
       {"job", s.jobs.MakeSyncHook()},
       // A carry onto upstream's head when upstream moved (carry.after_sync): see below.
       {"carry", s.carry.MakeSyncHook()},
+      // Every integrator re-judged without a fetch: the fork moved, so its pins' states may have.
+      {"integration pins", s.integrations.MakeSyncHook()},
   };
 }
 
@@ -64,10 +68,15 @@ void WirePipeline(SyncService& sync, const PipelineServices& s) {
     FS_ASSIGN_OR_RETURN(storage::JobRecord job, jobs.Submit(store, JobRequest{c.fork, c.candidate_sha, "", ""}));
     return job.id;
   });
-  // A decided candidate (conflict, ready — after its push, failed, unvalidated) goes to the alert rules.
+  // A decided candidate (conflict, ready — after its push, failed, unvalidated) goes to the alert rules;
+  // a ready one first to the integrators that pin its fork (their bump commands join the alert).
   AlertEngine& alerts = s.alerts;
-  s.carry.SetListener([&alerts](storage::Store& store, const std::string& fork, const storage::CandidateRecord* c) {
-    Status st = alerts.OnCandidate(store, fork, c);
+  IntegrationService& integrations = s.integrations;
+  s.carry.SetListener([&alerts, &integrations](storage::Store& store, const std::string& fork,
+                                               const storage::CandidateRecord* c) {
+    std::vector<std::string> notes;
+    if (c != nullptr && c->state == storage::CandidateState::kReady) notes = integrations.OnCandidateReady(store, *c);
+    Status st = alerts.OnCandidate(store, fork, c, notes);
     if (!st.ok()) spdlog::warn("alerts fork={} error={}", fork, st.message());
   });
   // A finished job decides its candidate, if it validated one; else it is the fork head's own job, and

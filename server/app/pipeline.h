@@ -6,6 +6,7 @@
 #include "server/jobs/job_service.h"
 #include "server/services/alerts.h"
 #include "server/services/carry_service.h"
+#include "server/services/integration_service.h"
 #include "server/services/pattern_service.h"
 #include "server/services/scheduler.h"
 #include "server/services/sync_service.h"
@@ -20,6 +21,7 @@ struct PipelineServices {
   PatternService& patterns;
   JobService& jobs;
   CarryService& carry;
+  IntegrationService& integrations;
 };
 
 // Sets the steps after every sync on sync, the candidate validator and listener on carry, and what a

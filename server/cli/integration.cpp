@@ -1,7 +1,7 @@
 // `forkscope integration`: one reading of an integrator (PaddleFleet) against the forks given: each
 // submodule's pin state, integration steps, compat guard and scope, and the text to paste for what is
-// missing (docs/integration.md). The integrator is mirrored under DIR/mirrors, each fork into a fork
-// network under DIR/networks (its upstream's when --upstream names one, else its own); the report is
+// missing (docs/integration.md). The integrator is fetched as the upstream of its own network, each fork
+// into a fork network under DIR/networks (its upstream's when --upstream names one, else its own); the report is
 // stored in the database and printed. Exit 1 when a pin is orphaned (a fresh checkout of the
 // integrator would fail), 2 on an error.
 #include <spdlog/spdlog.h>
@@ -10,9 +10,6 @@
 #include <map>
 #include <memory>
 
-#include "analyzer/git/mirror.h"
-#include "analyzer/git/network.h"
-#include "analyzer/git/repo.h"
 #include "analyzer/integration/integration_render.h"
 #include "analyzer/integration/integrator.h"
 #include "analyzer/integration/repo_url.h"
@@ -20,6 +17,8 @@
 #include "server/cli/cli.h"
 #include "server/cli/progress.h"
 #include "server/codec/integration_json.h"
+#include "server/config/config.h"
+#include "server/services/integration_service.h"
 #include "server/config/paths.h"
 #include "storage/integrator_store.h"
 #include "storage/store.h"
@@ -28,7 +27,6 @@ namespace forkscope::server {
 namespace {
 
 namespace ai = analyzer::integration;
-namespace git = analyzer::git;
 
 struct IntegrationArgs {
   std::string integrator;
@@ -69,54 +67,13 @@ Result<Located> ParseLocated(const std::string& arg, const char* option) {
   return l;
 }
 
-// The branch of a repository's refs: given, else `preferred` when it exists, else the default branch.
-Result<std::string> PickBranch(const git::PairRepo& repo, const std::string& given, const std::string& preferred) {
-  if (!given.empty()) return given;
-  if (!preferred.empty() && repo.ForkBranchSha(preferred).ok()) return preferred;
-  std::string def = repo.ForkDefaultBranch();
-  if (def.empty()) return NotFound("no branch given and the repository has no default branch");
-  return def;
-}
-
-// Mirrors a fork into a network and fills where its refs are; a fetch failure leaves it unreachable.
-ai::RegisteredFork SyncFork(const Located& fork, const Located* upstream, const IntegrationArgs& args) {
-  ai::RegisteredFork f;
-  f.name = fork.name;
-  f.url = fork.url;
-  f.branch = fork.branch;
-  auto fail = [&](const Status& st) {
-    spdlog::warn("fork {} unreachable: {}", fork.name, st.message());
-    f.fetch_error = st.message();
-    return f;
-  };
-  auto location = git::NormalizeLocation(fork.url);
-  if (!location.ok()) return fail(location.status());
-  f.url = *location;
-  std::string upstream_url = *location;
-  if (upstream != nullptr) {
-    auto up = git::NormalizeLocation(upstream->url);
-    if (!up.ok()) return fail(up.status());
-    upstream_url = *up;
-  }
-  git::NetworkSyncOptions options;
+NetworkSyncOptions SyncOptionsOf(const IntegrationArgs& args) {
+  NetworkSyncOptions options;
   options.mirror.data_dir = args.data_dir;
   options.mirror.allow_foreign_owner = args.allow_foreign_owner;
   options.mirror.progress = MakeProgressReporter();
   options.fetch = args.fetch;
-  auto synced = git::SyncNetwork(upstream_url, *location, fork.name, options);
-  if (!synced.ok()) return fail(synced.status());
-  auto repo = git::PairRepo::Open(synced->view.path, synced->view.path, synced->view.refs);
-  if (!repo.ok()) return fail(repo.status());
-  auto branch = PickBranch(**repo, fork.branch, "paddle");
-  if (!branch.ok()) return fail(branch.status());
-  f.branch = *branch;
-  f.repo = synced->view.path;
-  f.refs_prefix = synced->view.refs.fork;
-  if (upstream != nullptr) {
-    std::string ub = upstream->branch.empty() ? (*repo)->UpstreamDefaultBranch() : upstream->branch;
-    if (!ub.empty()) f.upstream_ref = synced->view.refs.upstream + "heads/" + ub;
-  }
-  return f;
+  return options;
 }
 
 Result<ai::IntegratorReport> Read(IntegrationArgs& args, ai::IntegratorSource& source) {
@@ -134,50 +91,32 @@ Result<ai::IntegratorReport> Read(IntegrationArgs& args, ai::IntegratorSource& s
   std::vector<ai::RegisteredFork> forks;
   for (const auto& a : args.forks) {
     FS_ASSIGN_OR_RETURN(Located l, ParseLocated(a, "--fork"));
-    FS_ASSIGN_OR_RETURN(std::string ns, git::ForkNamespace(l.name, l.url));  // a valid fork name
-    (void)ns;
+    if (std::string why = ForkNameProblem(l.name); !why.empty())
+      return InvalidArgument("--fork " + l.name + ": '" + l.name + "' " + why);
     auto up = upstreams.find(l.name);
-    forks.push_back(SyncFork(l, up == upstreams.end() ? nullptr : &up->second, args));
+    const bool has_upstream = up != upstreams.end();
+    forks.push_back(SyncForkForIntegration(l.name, l.url, l.branch, has_upstream ? up->second.url : "",
+                                           has_upstream ? up->second.branch : "", SyncOptionsOf(args)));
   }
   for (const auto& [name, l] : upstreams) {
     bool known = false;
     for (const auto& f : forks) known = known || f.name == name;
     if (!known) return InvalidArgument("--upstream " + name + ": no --fork " + name);
   }
-  // Each fork's package counts as proxy-sensitive for the others (sonicmoe imports quack).
-  for (auto& f : forks) FS_RETURN_IF_ERROR(ai::ForkPackageNames(rules, f));
-  for (auto& f : forks) {
-    std::vector<std::string> others;
-    for (const auto& g : forks)
-      if (&g != &f) others.insert(others.end(), g.packages.begin(), g.packages.end());
-    FS_RETURN_IF_ERROR(ai::ForkPackageScope(rules, f, others));
-  }
-
-  FS_ASSIGN_OR_RETURN(source.url, git::NormalizeLocation(args.integrator));
-  git::MirrorOptions mirror;
-  mirror.data_dir = args.data_dir;
-  mirror.allow_foreign_owner = args.allow_foreign_owner;
-  mirror.progress = MakeProgressReporter();
-  FS_ASSIGN_OR_RETURN(git::MirrorResult m, git::SyncMirror(source.url, mirror));
-  FS_ASSIGN_OR_RETURN(auto repo, git::PairRepo::Open(m.path, m.path));
-  FS_ASSIGN_OR_RETURN(source.branch, PickBranch(*repo, args.branch, ""));
-  source.name = ai::RepoName(source.url);
-  source.repo = m.path;
-  source.ref = "refs/heads/" + source.branch;
+  FS_RETURN_IF_ERROR(ScopeForks(rules, forks));
+  FS_ASSIGN_OR_RETURN(std::string location, NormalizeLocation(args.integrator));
+  FS_ASSIGN_OR_RETURN(source, SyncIntegratorSource(ai::RepoName(location), location, args.branch, args.fetch,
+                                                   SyncOptionsOf(args)));
   FS_ASSIGN_OR_RETURN(ai::IntegratorReport report, ai::ReadIntegrator(source, forks));
 
   FS_ASSIGN_OR_RETURN(auto store, storage::Store::Open(DatabasePath(args.data_dir)));
   storage::IntegratorStore integrators(store->db());
   const int64_t now = base::SystemClock().NowS();
   FS_RETURN_IF_ERROR(integrators.Upsert(source.name, source.url, source.branch, "", now).status());
-  int orphaned = 0, behind = 0;
-  for (const auto& lib : report.libraries) {
-    orphaned += lib.state == ai::PinState::kOrphaned;
-    behind += lib.state == ai::PinState::kBehind;
-  }
+  const ReportCounts counts = CountsOf(report);
   FS_RETURN_IF_ERROR(integrators
-                         .SaveReport(source.name, report.head, IntegratorReportToJson(report).dump(),
-                                     static_cast<int>(report.libraries.size()), orphaned, behind, now)
+                         .SaveReport(source.name, report.head, IntegratorReportToJson(report).dump(), counts.libraries,
+                                     counts.orphaned, counts.behind, now)
                          .status());
   return report;
 }

@@ -165,10 +165,15 @@ Status ReadDelivery(const toml::table& table, DeliveryConfig& delivery) {
 Status ReadAlerts(const toml::table& table, AlertsConfig& alerts) {
   FS_RETURN_IF_ERROR(TableReader(table, "alerts").CheckKnown({"behind_commits", "merge_base_age_days",
       "predicted_conflicts", "upstream_touched", "failures_before_alert", "job_failing", "candidate_ready",
-      "candidate_conflict", "delivery"}));
+      "candidate_conflict", "integration_pin_orphaned", "integration_pin_behind", "integration_scope_mismatch",
+      "delivery"}));
   AlertRuleOverrides given;
   FS_RETURN_IF_ERROR(ReadAlertRuleOverrides(table, "alerts", given));
   alerts.rules = ResolveAlertRules(alerts.rules, given);
+  TableReader r(table, "alerts");
+  FS_RETURN_IF_ERROR(r.Bool("integration_pin_orphaned", alerts.rules.integration_pin_orphaned));
+  FS_RETURN_IF_ERROR(r.Integer("integration_pin_behind", kThresholdRange, alerts.rules.integration_pin_behind));
+  FS_RETURN_IF_ERROR(r.Bool("integration_scope_mismatch", alerts.rules.integration_scope_mismatch));
   FS_ASSIGN_OR_RETURN(const toml::table* delivery, TableReader(table, "alerts").Table("delivery"));
   if (delivery != nullptr) FS_RETURN_IF_ERROR(ReadDelivery(*delivery, alerts.delivery));
   return Status::Ok();
@@ -204,24 +209,36 @@ Result<WebhookConfig> ReadWebhook(const toml::table& table, const std::string& p
 }
 
 // push_url and the credential for it: never in the file (the URL's userinfo is refused), read from the
-// variable push_secret_env names.
-Status ReadPushTarget(TableReader& r, const std::string& path, ForkConfig& fork) {
-  FS_RETURN_IF_ERROR(r.String("push_url", fork.push_url));
-  FS_RETURN_IF_ERROR(r.String("push_secret_env", fork.push_secret_env));
-  if (!base::SplitCredentials(fork.push_url).userinfo.empty())
+// variable push_secret_env names. Forks' and integrators' alike.
+Status ReadPushTarget(TableReader& r, const std::string& path, std::string& push_url, std::string& secret_env,
+                      std::string& userinfo) {
+  FS_RETURN_IF_ERROR(r.String("push_url", push_url));
+  FS_RETURN_IF_ERROR(r.String("push_secret_env", secret_env));
+  if (!base::SplitCredentials(push_url).userinfo.empty())
     return InvalidArgument(path + ".push_url: credentials never sit in this file; put them in an environment "
                                   "variable and name it in push_secret_env");
-  if (fork.push_secret_env.empty()) return Status::Ok();
-  if (fork.push_url.empty()) return InvalidArgument(path + ".push_secret_env: set push_url too");
-  const std::string probe = base::SplitCredentials(base::WithUserinfo(fork.push_url, "x")).userinfo;
+  if (secret_env.empty()) return Status::Ok();
+  if (push_url.empty()) return InvalidArgument(path + ".push_secret_env: set push_url too");
+  const std::string probe = base::SplitCredentials(base::WithUserinfo(push_url, "x")).userinfo;
   if (probe.empty())
     return InvalidArgument(path + ".push_secret_env: only an http(s) push_url takes a credential");
-  const char* secret = std::getenv(fork.push_secret_env.c_str());
+  const char* secret = std::getenv(secret_env.c_str());
   if (secret == nullptr || *secret == '\0')
-    return InvalidArgument(path + ".push_secret_env: environment variable '" + fork.push_secret_env +
-                           "' is not set or empty");
-  fork.push_userinfo = secret;
+    return InvalidArgument(path + ".push_secret_env: environment variable '" + secret_env + "' is not set or empty");
+  userinfo = secret;
   return Status::Ok();
+}
+
+Result<IntegratorConfig> ReadIntegrator(const toml::table& table, const std::string& path) {
+  TableReader r(table, path);
+  FS_RETURN_IF_ERROR(r.CheckKnown({"name", "url", "branch", "sync_interval_s", "push_url", "push_secret_env"}));
+  IntegratorConfig in;
+  FS_RETURN_IF_ERROR(r.String("name", in.name));
+  FS_RETURN_IF_ERROR(r.String("url", in.url));
+  FS_RETURN_IF_ERROR(r.String("branch", in.branch));
+  FS_RETURN_IF_ERROR(r.Integer("sync_interval_s", kSyncIntervalRange, in.sync_interval_s));
+  FS_RETURN_IF_ERROR(ReadPushTarget(r, path, in.push_url, in.push_secret_env, in.push_userinfo));
+  return in;
 }
 
 Result<ForkConfig> ReadFork(const toml::table& table, const std::string& path) {
@@ -245,7 +262,7 @@ Result<ForkConfig> ReadFork(const toml::table& table, const std::string& path) {
     FS_RETURN_IF_ERROR(ReadAlertRuleOverrides(*alerts, path + ".alerts", fork.alerts));
   }
   FS_RETURN_IF_ERROR(r.String("recipe", fork.recipe));
-  FS_RETURN_IF_ERROR(ReadPushTarget(r, path, fork));
+  FS_RETURN_IF_ERROR(ReadPushTarget(r, path, fork.push_url, fork.push_secret_env, fork.push_userinfo));
   return fork;
 }
 
@@ -291,7 +308,7 @@ Status ReadRoot(const toml::table& root, Config& config) {
   TableReader r(root, "");
   FS_RETURN_IF_ERROR(r.CheckKnown({"data_dir", "database", "rules", "workers", "sync_timeout_s", "http",
                                    "security", "forks", "sync_backoff_max_s", "scheduler", "alerts", "webhooks",
-                                   "jobs", "carry"}));
+                                   "jobs", "carry", "integrators"}));
   FS_RETURN_IF_ERROR(r.String("data_dir", config.data_dir));
   FS_RETURN_IF_ERROR(r.String("database", config.database));
   FS_RETURN_IF_ERROR(r.String("rules", config.rules));
@@ -314,6 +331,11 @@ Status ReadRoot(const toml::table& root, Config& config) {
   for (size_t i = 0; i < forks.size(); ++i) {
     FS_ASSIGN_OR_RETURN(ForkConfig fork, ReadFork(*forks[i], "forks[" + std::to_string(i) + "]"));
     config.forks.push_back(std::move(fork));
+  }
+  FS_ASSIGN_OR_RETURN(std::vector<const toml::table*> integrators, r.Tables("integrators"));
+  for (size_t i = 0; i < integrators.size(); ++i) {
+    FS_ASSIGN_OR_RETURN(IntegratorConfig in, ReadIntegrator(*integrators[i], "integrators[" + std::to_string(i) + "]"));
+    config.integrators.push_back(std::move(in));
   }
   FS_ASSIGN_OR_RETURN(const toml::table* jobs, r.Table("jobs"));
   if (jobs != nullptr) FS_RETURN_IF_ERROR(ReadJobs(*jobs, config.jobs));

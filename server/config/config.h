@@ -66,6 +66,10 @@ struct AlertRulesConfig {
   bool job_failing = true;                // "job-failing": a GPU job failed on two consecutive heads
   bool candidate_ready = true;            // "candidate-ready": the newest sync candidate passed its build job
   bool candidate_conflict = true;         // "candidate-conflict": the newest carry stopped on a conflict
+  // Integrators (docs/integration.md), measured on the fork an integrator pins:
+  bool integration_pin_orphaned = true;   // "integration-pin-orphaned": a pin on no branch or tag of the fork
+  int integration_pin_behind = 20;        // "integration-pin-behind": a pin more commits behind the branch (0 = off)
+  bool integration_scope_mismatch = true; // "integration-scope-mismatch": a loader scope lacks a needed package
 };
 
 // Per-fork overrides of AlertRulesConfig; unset fields keep the [alerts] default.
@@ -126,6 +130,20 @@ struct ForkConfig {
   std::string push_userinfo;              // in memory only; never logged or shown
 };
 
+// A repository that ships forks as git submodules (PaddleFleet; docs/integration.md): read at its branch
+// on every sync, each submodule matched to a registered fork.
+struct IntegratorConfig {
+  std::string name;                       // the API's {name}; the fork-name rule
+  std::string url;                        // held to the repository URL policy; https credentials kept apart
+  std::string branch;                     // "" = its default branch
+  int sync_interval_s = 1800;             // floor 300
+  // A pin bump after a ready carry is pushed to refs/heads/forkscope/bump-<lib>-<sha12> of push_url,
+  // never to any other branch. "" = off (the alert gives the commands). Credentials as forks' push_url.
+  std::string push_url;
+  std::string push_secret_env;
+  std::string push_userinfo;              // in memory only; never logged or shown
+};
+
 struct SecurityConfig {
   std::vector<TokenConfig> tokens;
   // Repository URLs must match one of these: "github.com" (any owner), "github.com/PFCCLab" (an owner).
@@ -177,6 +195,7 @@ struct Config {
   HttpConfig http;
   SecurityConfig security;
   std::vector<ForkConfig> forks;          // registered at start-up (kept in step with the database)
+  std::vector<IntegratorConfig> integrators;  // [[integrators]], registered at start-up
   AlertsConfig alerts;
   std::vector<WebhookConfig> webhooks;
   JobsConfig jobs;

@@ -123,6 +123,22 @@ Status ValidateForks(const std::vector<ForkConfig>& forks) {
   return Status::Ok();
 }
 
+Status ValidateIntegrators(const std::vector<IntegratorConfig>& integrators) {
+  std::set<std::string> names;
+  for (size_t i = 0; i < integrators.size(); ++i) {
+    const IntegratorConfig& in = integrators[i];
+    const std::string key = "integrators[" + std::to_string(i) + "]";
+    if (in.name.empty()) return InvalidArgument(key + ".name: must not be empty");
+    if (std::string why = ForkNameProblem(in.name); !why.empty())
+      return InvalidArgument(key + ".name: '" + in.name + "' " + why);
+    if (!names.insert(in.name).second) return InvalidArgument(key + ".name: duplicate '" + in.name + "'");
+    if (in.url.empty()) return InvalidArgument(key + ".url: must not be empty");
+    FS_RETURN_IF_ERROR(CheckBranchName(key + ".branch", in.branch));
+    FS_RETURN_IF_ERROR(CheckRange(key + ".sync_interval_s", in.sync_interval_s, kSyncIntervalRange));
+  }
+  return Status::Ok();
+}
+
 Status ValidateAlerts(const AlertsConfig& alerts, const std::vector<WebhookConfig>& webhooks) {
   const DeliveryConfig& d = alerts.delivery;
   FS_RETURN_IF_ERROR(CheckRange("alerts.delivery.max_attempts", d.max_attempts, kAttemptsRange));
@@ -191,7 +207,8 @@ Status ValidateConfig(const Config& config) {
   FS_RETURN_IF_ERROR(ValidateSecurity(config.security));
   FS_RETURN_IF_ERROR(ValidateJobs(config.jobs));
   FS_RETURN_IF_ERROR(ValidateCarry(config.carry));
-  return ValidateForks(config.forks);
+  FS_RETURN_IF_ERROR(ValidateForks(config.forks));
+  return ValidateIntegrators(config.integrators);
 }
 
 Status CheckForkPolicy(const Config& config) {
@@ -206,6 +223,15 @@ Status CheckForkPolicy(const Config& config) {
     if (fork.push_url.empty()) continue;
     if (Status st = CheckRepositoryAllowed(config.security, fork.push_url); !st.ok())
       return Status(st.code(), key + ".push_url (" + fork.name + "): " + st.message());
+  }
+  for (size_t i = 0; i < config.integrators.size(); ++i) {
+    const IntegratorConfig& in = config.integrators[i];
+    const std::string key = "integrators[" + std::to_string(i) + "]";
+    for (const auto& [field, url] : {std::pair{".url", &in.url}, {".push_url", &in.push_url}}) {
+      if (url->empty()) continue;
+      if (Status st = CheckRepositoryAllowed(config.security, *url); !st.ok())
+        return Status(st.code(), key + field + " (" + in.name + "): " + st.message());
+    }
   }
   return Status::Ok();
 }

@@ -18,9 +18,11 @@ namespace forkscope::server {
 
 class AlertEngine;
 class CarryService;
+class IntegrationService;
 class JobService;
 class PatternService;
 class SyncService;
+class TaskRuntime;
 
 // Everything the handlers need; built by the daemon (server/app/), outlives the HttpServer.
 // The service pointers are set for a running daemon; handlers answer 503 where one is null.
@@ -39,6 +41,7 @@ struct ServerContext {
   JobService* jobs = nullptr;          // build jobs (server/api/jobs.cpp)
   PatternService* patterns = nullptr;  // mining and plans (server/services/pattern_service.h)
   CarryService* carry = nullptr;       // sync candidates (server/services/carry_service.h)
+  IntegrationService* integrations = nullptr;  // integrators (server/services/integration_service.h)
 };
 
 class Router;

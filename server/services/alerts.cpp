@@ -158,7 +158,7 @@ AlertCondition UpstreamTouched(const AlertRulesConfig& rules, const std::string&
 }
 
 AlertCondition CandidateReady(const AlertRulesConfig& rules, const std::string& fork,
-                              const storage::CandidateRecord* c) {
+                              const storage::CandidateRecord* c, const std::vector<std::string>& notes) {
   const bool ready = c != nullptr && c->state == storage::CandidateState::kReady;
   AlertCondition a{"candidate-ready", rules.candidate_ready && ready, ready ? c->id : 0, 0, "info", ""};
   if (!ready) return a;
@@ -176,9 +176,11 @@ AlertCondition CandidateReady(const AlertRulesConfig& rules, const std::string& 
   }
   const std::vector<std::string> commands = PublishCommands(*c);
   for (const std::string& command : commands) a.message += "\n  " + command;
+  // What it means for the integrators that pin the fork (IntegrationService::OnCandidateReady).
+  for (const std::string& note : notes) a.message += "\n" + note;
   json params{{"fork", fork}, {"id", c->id}, {"candidate", Short(c->candidate_sha)}, {"branch", c->branch},
               {"fork_sha", Short(c->fork_sha)}, {"onto", Short(c->onto)}, {"applied", c->applied},
-              {"dropped", c->dropped}, {"commands", commands}};
+              {"dropped", c->dropped}, {"commands", commands}, {"integration", notes}};
   std::string code = "alert.candidate-ready";
   if (!c->published_branch.empty()) {
     code += ".published";
@@ -227,8 +229,9 @@ AlertCondition CandidateConflict(const AlertRulesConfig& rules, const std::strin
 }  // namespace
 
 std::vector<AlertCondition> CandidateConditions(const AlertRulesConfig& rules, const std::string& fork,
-                                                const storage::CandidateRecord* decided) {
-  return {CandidateReady(rules, fork, decided), CandidateConflict(rules, fork, decided)};
+                                                const storage::CandidateRecord* decided,
+                                                const std::vector<std::string>& notes) {
+  return {CandidateReady(rules, fork, decided, notes), CandidateConflict(rules, fork, decided)};
 }
 
 std::string AlertFigures(const storage::AlertRecord& a) {
@@ -242,6 +245,9 @@ std::string AlertFigures(const storage::AlertRecord& a) {
   if (a.rule == "candidate-ready") return "sync candidate #" + v + " passed its build job";
   if (a.rule == "candidate-conflict") return "sync candidate #" + v + " stopped on a conflict";
   if (a.rule == "job-failing") return v + " failing heads in a row · alert at " + limit;
+  if (a.rule == "integration-pin-orphaned") return v + " integrator pins on no branch of the fork · alert on any";
+  if (a.rule == "integration-pin-behind") return "an integrator pin " + v + " commits behind · alert above " + limit;
+  if (a.rule == "integration-scope-mismatch") return v + " loader scopes lack a needed package · alert on any";
   return "value " + v + " · threshold " + limit;
 }
 
@@ -380,10 +386,10 @@ Status AlertEngine::OnJobResult(storage::Store& store, const std::string& fork, 
 }
 
 Status AlertEngine::OnCandidate(storage::Store& store, const std::string& fork,
-                                const storage::CandidateRecord* decided) {
+                                const storage::CandidateRecord* decided, const std::vector<std::string>& notes) {
   FS_ASSIGN_OR_RETURN(storage::ForkRecord record, store.GetFork(fork));
   Status first;
-  for (const AlertCondition& c : CandidateConditions(RulesFor(fork), fork, decided)) {
+  for (const AlertCondition& c : CandidateConditions(RulesFor(fork), fork, decided, notes)) {
     Status st = Apply(store, record.id, c);
     if (!st.ok() && first.ok()) first = st;
   }

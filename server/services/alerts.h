@@ -14,6 +14,9 @@
 //   job_failing           -> "job-failing"        consecutive failing heads    value >= 2       1
 //   candidate_ready       -> "candidate-ready"    the newest decided carry is a ready candidate (value: its id)   a newer one
 //   candidate_conflict    -> "candidate-conflict" the newest decided carry stopped on a conflict (value: its id)  a newer one
+//   integration_pin_orphaned   -> "integration-pin-orphaned"   integrator pins on no branch of the fork  > 0  1 (critical)
+//   integration_pin_behind     -> "integration-pin-behind"     commits the furthest pin is behind        > N  N
+//   integration_scope_mismatch -> "integration-scope-mismatch" loader scopes lacking a needed package   > 0  1
 // A rule turned off (0 / false) resolves its open alert at the next measurement.
 //
 // Severity follows how far past its threshold a value is and whether it is getting worse (the fork fell
@@ -32,6 +35,7 @@
 #include <vector>
 
 #include "analyzer/drift/drift.h"
+#include "analyzer/integration/integrator.h"
 #include "base/clock.h"
 #include "server/config/config.h"
 #include "storage/alert_store.h"
@@ -66,7 +70,13 @@ storage::AlertCondition JobCondition(const AlertRulesConfig& rules, const std::s
 // The candidate rules' measurements of the fork's newest decided carry (null: it found nothing to
 // carry). A newer candidate has a larger id, so each new ready or conflicting candidate notifies again.
 std::vector<storage::AlertCondition> CandidateConditions(const AlertRulesConfig& rules, const std::string& fork,
-                                                         const storage::CandidateRecord* decided);
+                                                         const storage::CandidateRecord* decided,
+                                                         const std::vector<std::string>& notes = {});
+// The integration rules' measurements of one fork in an integrator's report (its libraries pinned on
+// the fork): orphaned pins, the furthest pin behind, loader scopes lacking a needed package.
+std::vector<storage::AlertCondition> IntegrationConditions(const AlertRulesConfig& rules, const std::string& fork,
+                                                           const std::string& integrator,
+                                                           const analyzer::integration::IntegratorReport& report);
 
 class AlertEngine {
  public:
@@ -88,7 +98,13 @@ class AlertEngine {
   Status OnJobResult(storage::Store& store, const std::string& fork, const std::string& sha, bool passed);
   // A carry of fork was decided (conflict, ready, failed, unvalidated), or found the fork up to date
   // (decided null): applies candidate-ready and candidate-conflict.
-  Status OnCandidate(storage::Store& store, const std::string& fork, const storage::CandidateRecord* decided);
+  // notes: lines the candidate-ready alert adds (the integrators' bump and archive commands).
+  Status OnCandidate(storage::Store& store, const std::string& fork, const storage::CandidateRecord* decided,
+                     const std::vector<std::string>& notes = {});
+  // An integrator was read: applies integration-pin-orphaned, -behind and -scope-mismatch to every
+  // registered fork its libraries pin (integration_alerts.cpp).
+  Status OnIntegration(storage::Store& store, const std::string& integrator,
+                       const analyzer::integration::IntegratorReport& report);
   // A user acknowledges an alert. NotFound; FailedPrecondition when it is resolved.
   Result<storage::AlertRecord> Ack(storage::Store& store, int64_t alert_id, const std::string& by);
 

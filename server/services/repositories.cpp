@@ -63,12 +63,35 @@ Result<bool> MigrateMirrors(const std::string& data_dir, const std::string& upst
   return git::MigrateMirrors(data_dir, upstream_location, fork_location, fork_name);
 }
 
+Result<NetworkSyncResult> SyncForkNetwork(const std::string& upstream_location, const std::string& fork_location,
+                                          const std::string& fork_name, const NetworkSyncOptions& options) {
+  return git::SyncNetwork(upstream_location, fork_location, fork_name, options);
+}
+
+std::string UpstreamBranchRef(const std::string& branch) { return std::string(git::kUpstreamRefs) + "heads/" + branch; }
+
 Result<NetworkSyncResult> SyncUpstream(const std::string& location, const NetworkSyncOptions& options) {
   return git::SyncUpstream(location, options);
 }
 
 Result<std::string> ResolveUpstreamCommit(const NetworkSyncResult& network, const std::string& rev) {
   return git::ResolveRevision(network.view.path, rev, network.view.refs.upstream);
+}
+
+Result<std::string> PickBranch(const std::string& repo_path, const std::string& prefix, const std::string& given,
+                               const std::string& preferred) {
+  FS_ASSIGN_OR_RETURN(auto repo, git::PairRepo::Open(repo_path, repo_path, RefSpaces{prefix, prefix}));
+  std::string found;
+  for (const auto& b : repo->ForkBranches()) found += (found.empty() ? "" : ", ") + b;
+  if (!given.empty()) {
+    if (repo->ForkBranchSha(given).ok()) return given;
+    return NotFound("no branch '" + given + "' (branches: " + (found.empty() ? "none" : found) + ")");
+  }
+  if (!preferred.empty() && repo->ForkBranchSha(preferred).ok()) return preferred;
+  std::string def = repo->ForkDefaultBranch();
+  if (def.empty()) return NotFound("no branch given and the repository has no default branch (branches: " +
+                                   (found.empty() ? "none" : found) + ")");
+  return def;
 }
 
 Status PushCandidate(const PushRequest& request) { return git::PushCommit(request); }

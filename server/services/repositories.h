@@ -12,6 +12,7 @@
 #include "analyzer/git/checkout.h"
 #include "analyzer/git/network.h"
 #include "analyzer/git/push.h"
+#include "analyzer/git/repo.h"
 #include "analyzer/git/transfer.h"
 #include "base/status.h"
 #include "storage/store.h"
@@ -55,10 +56,20 @@ Status DropNamespace(const std::string& network_path, const std::string& ns);
 // Moves a fork from the per-URL mirrors of older releases into its network (network.h MigrateMirrors).
 Result<bool> MigrateMirrors(const std::string& data_dir, const std::string& upstream_location,
                             const std::string& fork_location, const std::string& fork_name);
+// A fork and its upstream into the upstream's network (network.h SyncNetwork).
+Result<NetworkSyncResult> SyncForkNetwork(const std::string& upstream_location, const std::string& fork_location,
+                                          const std::string& fork_name, const NetworkSyncOptions& options);
+// The full ref of an upstream branch in a network ("refs/upstream/heads/<branch>").
+std::string UpstreamBranchRef(const std::string& branch);
 // A repository with no fork (a job's repository): the upstream of its own network.
 Result<NetworkSyncResult> SyncUpstream(const std::string& location, const NetworkSyncOptions& options);
 // A revision of such a repository's branches and tags.
 Result<std::string> ResolveUpstreamCommit(const NetworkSyncResult& network, const std::string& rev);
+
+// The branch of a repository's refs under prefix ("refs/upstream/", "refs/forks/<ns>/"): given (when it
+// exists), else preferred when it exists, else the default branch. NotFound naming the branches found.
+Result<std::string> PickBranch(const std::string& repo_path, const std::string& prefix, const std::string& given,
+                               const std::string& preferred);
 
 // Pushes a candidate to a forkscope/ side branch of a remote (push.h: never any other branch).
 Status PushCandidate(const PushRequest& request);
