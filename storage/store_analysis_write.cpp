@@ -44,6 +44,8 @@ std::string EncodeExtra(const Analysis& analysis) {
   json extra = json::object();
   extra["notices"] = analysis.notices;
   extra["migration_branches"] = analysis.migration_branches;
+  extra["resolution_notices"] = analysis.resolution_notices;
+  extra["packages"] = analysis.packages;
   json moves = json::array();
   for (const auto& m : analysis.moves) {
     moves.push_back({{"kind", m.kind},
@@ -64,7 +66,12 @@ std::string EncodeExtra(const Analysis& analysis) {
                               {"runner_up", d.runner_up},
                               {"runner_up_kept_lines", d.runner_up_kept_lines},
                               {"margin_lines", d.margin_lines},
-                              {"equivalent_commits", d.equivalent_commits}};
+                              {"equivalent_commits", d.equivalent_commits},
+                              {"tie_margin_lines", d.tie_margin_lines},
+                              {"import_time", d.import_time},
+                              {"newer_than_import", d.newer_than_import},
+                              {"confidence", d.confidence},
+                              {"confidence_reason", d.confidence_reason}};
   }
   const analyzer::StyleEvidence& e = analysis.style_evidence;
   json strongest = json::array();

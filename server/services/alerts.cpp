@@ -54,6 +54,15 @@ std::string TrendText(const Trend& t) {
   return "no change since the previous sync";
 }
 
+// Figures measured from a searched base of low confidence (a re-imported fork whose base the search could
+// not pin down) may be far off: they warn, never page, and say so.
+void CapForLowConfidenceBase(AlertCondition& c, const analyzer::DriftReport& d) {
+  if (d.base_confidence != "low") return;
+  if (c.severity == "critical") c.severity = "warning";
+  c.message += " Measured from a searched base of low confidence (" + Short(d.merge_base) +
+               "): check it with forkscope analyze --base auto, or pin the fork's base.";
+}
+
 // A baseline is stored as info and notifies nobody.
 AlertCondition Finish(AlertCondition c, const Trend& t) {
   if (t.baseline) {
@@ -78,6 +87,7 @@ AlertCondition Behind(const AlertRulesConfig& rules, const std::string& fork, co
   c.message = fork + " lacks " + Plural(d.behind, "upstream commit", "upstream commits") + " (alert above " +
               std::to_string(rules.behind_commits) + ", behind_commits; " + TrendText(t) +
               "). Rebase the migration branch onto upstream; forkscope carry previews the replay.";
+  CapForLowConfidenceBase(c, d);
   return Finish(c, t);
 }
 
@@ -91,6 +101,7 @@ AlertCondition MergeBaseAge(const AlertRulesConfig& rules, const std::string& fo
   c.message = fork + "'s merge-base " + Short(d.merge_base) + " with upstream is " + Plural(days, "day", "days") +
               " old (alert above " + std::to_string(threshold) + ", merge_base_age_days; " + TrendText(t) +
               "). Rebase onto a recent upstream commit to move the merge-base.";
+  CapForLowConfidenceBase(c, d);
   return Finish(c, t);
 }
 
