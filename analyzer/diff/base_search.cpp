@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <optional>
 
@@ -49,13 +51,13 @@ bool RanksBefore(const git::BaseScore& a, size_t a_index, const git::BaseScore& 
 }
 
 // Why a searched base is not to be trusted ("" when it is).
-std::string LowConfidenceReason(const BaseDistance& bd, bool all_newer) {
+std::string LowConfidenceReason(const BaseDistance& bd, bool all_newer, bool runner_up_close) {
   std::vector<std::string> reasons;
   if (bd.fork_lines == 0 || bd.kept_lines < kMinKeptShare * bd.fork_lines)
     reasons.push_back("it keeps only " + Percent(bd.kept_lines, bd.fork_lines) + " of the fork's lines (" +
                       std::to_string(bd.kept_lines) + " of " + std::to_string(bd.fork_lines) +
                       "): the fork's files barely match any upstream commit");
-  if (!bd.runner_up.empty() && bd.margin_lines <= Noise(bd.fork_lines))
+  if (runner_up_close)
     reasons.push_back("the runner-up " + bd.runner_up.substr(0, 12) + " keeps " +
                       (bd.margin_lines == 0 ? std::string("as many lines")
                        : bd.margin_lines > 0 ? std::to_string(bd.margin_lines) + " line(s) fewer"
@@ -108,11 +110,15 @@ Status SearchBase(const git::PairRepo& repo, int limit, Analysis& a) {
   for (size_t i = 1; i < c.size(); ++i)
     if (RanksBefore(c[i], i, c[best], best)) best = i;
   // Among the candidates within the tie margin of the best, the newest (history is newest first): nothing
-  // in the fork tells them apart, and it leaves the fewest upstream commits to report as drift.
+  // in the fork tells them apart, and it leaves the fewest upstream commits to report as drift. Where the
+  // fork keeps much of upstream, lines the candidate holds and the fork lacks still tell (a commit that
+  // added a function the fork does not have came after the copy) and must tie too; where it keeps little,
+  // those lines are just how much upstream's files grew, and would pull the base back to the oldest commit.
   const int tie = TieMargin(scores.fork_lines);
+  const bool extra_tells = scores.fork_lines > 0 && c[best].kept_lines >= kMinKeptShare * scores.fork_lines;
   size_t chosen = best;
   for (size_t i = 0; i < chosen; ++i)
-    if (c[i].kept_lines >= c[best].kept_lines - tie) {
+    if (c[i].kept_lines >= c[best].kept_lines - tie && (!extra_tells || c[i].extra_lines <= c[best].extra_lines + tie)) {
       chosen = i;
       break;
     }
@@ -141,7 +147,13 @@ Status SearchBase(const git::PairRepo& repo, int limit, Analysis& a) {
     bd.runner_up_kept_lines = c[*runner_up].kept_lines;
     bd.margin_lines = bd.kept_lines - bd.runner_up_kept_lines;
   }
-  bd.confidence_reason = LowConfidenceReason(bd, all_newer);
+  // The runner-up is within noise when it keeps about as many lines and, where those tell, holds about
+  // as many the fork lacks.
+  const int noise = Noise(scores.fork_lines);
+  const bool runner_up_close =
+      runner_up && std::abs(bd.margin_lines) <= noise &&
+      (!extra_tells || std::abs(c[*runner_up].extra_lines - c[chosen].extra_lines) <= noise);
+  bd.confidence_reason = LowConfidenceReason(bd, all_newer, runner_up_close);
   bd.confidence = bd.confidence_reason.empty() ? "high" : "low";
   a.base_distance = bd;
   a.base_source = "searched";

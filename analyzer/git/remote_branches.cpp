@@ -32,8 +32,9 @@ Status CheckLocalRepository(const std::string& location) {
   if (!fs::exists(path, ec)) return NotFound("no such directory: " + path);
   if (!fs::is_directory(path, ec)) return NotFound(path + " is not a directory, so no git repository");
   git_repository* raw = nullptr;
-  if (git_repository_open_ext(&raw, path.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr) < 0)
-    return NotFound(path + " is no git repository (no .git directory, and not a bare repository)");
+  const int rc = git_repository_open_ext(&raw, path.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr);
+  if (rc == GIT_EOWNER) return FromGit(rc, path);  // someone else's: libgit2 says whose and what to do
+  if (rc < 0) return NotFound(path + " is no git repository (no .git directory, and not a bare repository)");
   git_repository_free(raw);
   return Status::Ok();
 }

@@ -267,8 +267,9 @@ TEST_CASE("re-imported fork: base, behind, drift, carry and confidence agree wit
   }
 }
 
-// The search's confidence on forks it cannot pin down: commits that tie, and a fork that keeps little.
-TEST_CASE("re-imported fork: ties go to the newest commit, and a weak base says so",
+// The search's confidence on forks it cannot pin down: a fork that keeps few of upstream's lines, whose
+// candidates tie; and a fork that keeps many, where the lines a candidate holds and the fork lacks decide.
+TEST_CASE("re-imported fork: a weak base goes to the newest of the ties and says it is weak",
           "[analyzer][analysis][base_search][reimport]") {
   TempDir tmp;
   GitRepo up(tmp.Sub("upstream"));
@@ -279,51 +280,51 @@ TEST_CASE("re-imported fork: ties go to the newest commit, and a weak base says 
   const std::string v0 = up.Commit("table");
   up.Write("pkg/table.py", f + "extra_a = 1\nextra_b = 2\n");
   const std::string v1 = up.Commit("two more entries");
+  up.Write("pkg/table.py", f + "extra_a = 1\nextra_b = 2\nextra_c = 3\nextra_d = 4\n");
+  const std::string v2 = up.Commit("two more");
   GitRepo fork(tmp.Sub("fork"), "paddle");
+  AnalyzeRequest req;
+  req.fork_location = fork.path();
+  req.upstream_location = up.path();
+  req.data_dir = tmp.Sub("data");
+  req.base = "auto";
 
-  SECTION("two commits that keep the same lines: the newer, with low confidence") {
-    // The fork holds v0's table and ported one entry: v0 and v1 keep the same fork lines, and v1 holds
-    // two the fork lacks. The newest of the tie is chosen; nothing tells them apart.
+  SECTION("few lines kept: every commit keeps the same three; the newest, with low confidence") {
+    std::string rewritten = "value_0 = 0\nvalue_1 = 1\nvalue_2 = 2\n";
+    for (int i = 3; i < 40; ++i) rewritten += "VALUES[" + std::to_string(i) + "] = paddle.full([1], " + std::to_string(i) + ")\n";
     fork.Write("pkg/__init__.py", "");
-    std::string ported = f;
-    ported.replace(ported.find("value_3 = 3"), 11, "value_3 = paddle.to_tensor(3)");
-    fork.Write("pkg/table.py", ported);
+    fork.Write("pkg/table.py", rewritten);
     fork.Commit("import");
-    AnalyzeRequest req;
-    req.fork_location = fork.path();
-    req.upstream_location = up.path();
-    req.data_dir = tmp.Sub("data");
-    req.base = "auto";
     auto pair = ResolvePair(req);
     REQUIRE(pair.ok());
     const Analysis& h = pair->header;
-    CHECK(h.merge_base == v1);
+    CHECK(h.merge_base == v2);  // not v0, whose file merely grew least
     REQUIRE(h.base_distance.has_value());
-    CHECK(h.base_distance->runner_up == v0);
-    CHECK(h.base_distance->margin_lines == 0);
-    CHECK(h.base_distance->confidence == "low");
-    CHECK_THAT(h.base_distance->confidence_reason, Catch::Contains("keeps as many lines"));
+    const BaseDistance& d = *h.base_distance;
+    CHECK(d.kept_lines == 3);
+    CHECK(d.runner_up == v0);
+    CHECK(d.margin_lines == 0);
+    CHECK(d.confidence == "low");
+    CHECK_THAT(d.confidence_reason, Catch::Contains("keeps only 7.5% of the fork's lines (3 of 40)"));
+    CHECK_THAT(d.confidence_reason, Catch::Contains("keeps as many lines"));
     CHECK_THAT(h.notices.back(), Catch::Contains("confidence low"));
+    const std::string text = RenderText(*AnalyzeResolved(*pair, DefaultRules(), req.diff));
+    CHECK_THAT(text, Catch::Contains("base confidence low: it keeps only 7.5%"));
   }
-
-  SECTION("a fork whose files barely match upstream's") {
-    std::string rewritten;
-    for (int i = 0; i < 40; ++i) rewritten += "VALUES[" + std::to_string(i) + "] = paddle.full([1], " + std::to_string(i) + ")\n";
+  SECTION("most lines kept: the commit whose file the fork holds exactly, with high confidence") {
+    std::string ported = f;
+    ported.replace(ported.find("value_3 = 3"), 11, "value_3 = paddle.to_tensor(3)");
     fork.Write("pkg/__init__.py", "");
-    fork.Write("pkg/table.py", "value_0 = 0\n" + rewritten);
+    fork.Write("pkg/table.py", ported);
     fork.Commit("import");
-    AnalyzeRequest req;
-    req.fork_location = fork.path();
-    req.upstream_location = up.path();
-    req.data_dir = tmp.Sub("data");
-    req.base = "auto";
     auto pair = ResolvePair(req);
     REQUIRE(pair.ok());
+    CHECK(pair->header.merge_base == v0);
     REQUIRE(pair->header.base_distance.has_value());
     const BaseDistance& d = *pair->header.base_distance;
-    CHECK(d.kept_lines == 1);
-    CHECK(d.confidence == "low");
-    CHECK_THAT(d.confidence_reason, Catch::Contains("keeps only"));
+    CHECK(d.runner_up == v1);  // keeps as many, and holds two lines the fork lacks: it came after the copy
+    CHECK(d.margin_lines == 0);
+    CHECK(d.confidence == "high");
   }
 }
 

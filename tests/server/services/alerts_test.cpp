@@ -372,3 +372,33 @@ TEST_CASE("deliveries follow each target's events and minimum severity", "[serve
 
 }  // namespace
 }  // namespace forkscope::server
+
+namespace forkscope::server {
+namespace {
+
+TEST_CASE("a searched base of low confidence never raises a critical alert", "[server][alerts][base_search]") {
+  Env env;
+  analyzer::DriftReport baseline = Drift(10, 10);
+  analyzer::DriftReport far = Drift(1050, 900);  // far past both thresholds and worsening: critical
+  for (auto* d : {&baseline, &far}) d->base_source = "searched";
+  SECTION("high confidence pages") {
+    for (auto* d : {&baseline, &far}) d->base_confidence = "high";
+    REQUIRE(env.Report("flashinfer", baseline).ok());
+    REQUIRE(env.Report("flashinfer", far).ok());
+    CHECK(env.Only("behind").severity == "critical");
+    CHECK(env.Only("merge-base-age").severity == "critical");
+  }
+  SECTION("low confidence warns, and says why the figure may be off") {
+    for (auto* d : {&baseline, &far}) d->base_confidence = "low";
+    REQUIRE(env.Report("flashinfer", baseline).ok());
+    REQUIRE(env.Report("flashinfer", far).ok());
+    for (const char* rule : {"behind", "merge-base-age"}) {
+      const AlertRecord a = env.Only(rule);
+      CHECK(a.severity == "warning");
+      CHECK_THAT(a.message, Catch::Contains("searched base of low confidence"));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace forkscope::server
