@@ -72,6 +72,11 @@ std::string BranchListText(const std::vector<std::string>& ordered, size_t max) 
   return out;
 }
 
+Status RequireBranch(const RemoteBranches& found, const std::string& side, const std::string& branch) {
+  if (std::find(found.branches.begin(), found.branches.end(), branch) != found.branches.end()) return Status::Ok();
+  return NotFound(side + " has no branch '" + branch + "'; " + BranchListText(found.branches));
+}
+
 Result<RemoteBranches> ListRemoteBranches(const std::string& location, const ListBranchesOptions& options) {
   GlobalInit();
   if (options.allow_foreign_owner) git_libgit2_opts(GIT_OPT_SET_OWNER_VALIDATION, 0);

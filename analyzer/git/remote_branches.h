@@ -36,4 +36,8 @@ std::vector<std::string> MigrationBranchesFirst(std::vector<std::string> branche
 // "its branches: paddle, paddle-legacy, main and 12 more" (at most max names; "it has no branches").
 std::string BranchListText(const std::vector<std::string>& ordered, size_t max = 12);
 
+// What registration checks: Ok when found lists branch; else NotFound "fork has no branch 'nope'; its
+// branches: paddle, paddle-legacy and main" (side names the repository: "fork", "upstream").
+Status RequireBranch(const RemoteBranches& found, const std::string& side, const std::string& branch);
+
 }  // namespace forkscope::analyzer::git
