@@ -51,18 +51,20 @@ bool RanksBefore(const git::BaseScore& a, size_t a_index, const git::BaseScore& 
 }
 
 // Why a searched base is not to be trusted ("" when it is).
-std::string LowConfidenceReason(const BaseDistance& bd, bool all_newer, bool runner_up_close) {
+// runner_up_apart: the lines between the base and a runner-up within noise of it (0 = none such).
+std::string LowConfidenceReason(const BaseDistance& bd, bool all_newer, int runner_up_apart) {
   std::vector<std::string> reasons;
   if (bd.fork_lines == 0 || bd.kept_lines < kMinKeptShare * bd.fork_lines)
     reasons.push_back("it keeps only " + Percent(bd.kept_lines, bd.fork_lines) + " of the fork's lines (" +
                       std::to_string(bd.kept_lines) + " of " + std::to_string(bd.fork_lines) +
                       "): the fork's files barely match any upstream commit");
-  if (runner_up_close)
+  if (runner_up_apart > 0)
     reasons.push_back("the runner-up " + bd.runner_up.substr(0, 12) + " keeps " +
                       (bd.margin_lines == 0 ? std::string("as many lines")
                        : bd.margin_lines > 0 ? std::to_string(bd.margin_lines) + " line(s) fewer"
                                              : std::to_string(-bd.margin_lines) + " line(s) more") +
-                      ", within noise: the search cannot tell them apart");
+                      ", within noise, and differs from it in " + std::to_string(runner_up_apart) +
+                      " lines: the search cannot tell them apart");
   if (all_newer) reasons.push_back("every scanned upstream commit is newer than the fork's first commit");
   std::string out;
   for (const auto& r : reasons) out += (out.empty() ? "" : "; ") + r;
@@ -74,7 +76,8 @@ std::string SearchNotice(const Analysis& a, const BaseDistance& bd) {
                        " keeps the most of the fork's content (" + std::to_string(bd.kept_lines) + " of " +
                        std::to_string(bd.fork_lines) + " lines) and differs in " + std::to_string(bd.files) +
                        " files, " + std::to_string(bd.lines) + " lines (searched " +
-                       std::to_string(bd.commits_scanned) + " commits no newer than the fork's first commit of " +
+                       std::to_string(bd.commits_scanned) + (bd.commits_scanned == 1 ? " commit" : " commits") +
+                       " no newer than the fork's first commit of " +
                        Day(bd.import_time);
   if (bd.newer_than_import > 0)
     notice += ", skipping " + std::to_string(bd.newer_than_import) + " newer ones";
@@ -150,10 +153,18 @@ Status SearchBase(const git::PairRepo& repo, int limit, Analysis& a) {
   // The runner-up is within noise when it keeps about as many lines and, where those tell, holds about
   // as many the fork lacks.
   const int noise = Noise(scores.fork_lines);
-  const bool runner_up_close =
+  bool runner_up_close =
       runner_up && std::abs(bd.margin_lines) <= noise &&
       (!extra_tells || std::abs(c[*runner_up].extra_lines - c[chosen].extra_lines) <= noise);
-  bd.confidence_reason = LowConfidenceReason(bd, all_newer, runner_up_close);
+  // Two commits the search cannot tell apart matter only when they differ: a tie with the commit before a
+  // three-line README edit leaves the base as good as known.
+  int apart = 0;
+  if (runner_up_close) {
+    FS_ASSIGN_OR_RETURN(git::TreeDistance between, repo.Distance(a.merge_base, bd.runner_up));
+    apart = between.lines;
+    runner_up_close = apart > noise;
+  }
+  bd.confidence_reason = LowConfidenceReason(bd, all_newer, runner_up_close ? apart : 0);
   bd.confidence = bd.confidence_reason.empty() ? "high" : "low";
   a.base_distance = bd;
   a.base_source = "searched";
