@@ -121,7 +121,8 @@ Status SearchBase(const git::PairRepo& repo, int limit, Analysis& a) {
   const bool extra_tells = scores.fork_lines > 0 && c[best].kept_lines >= kMinKeptShare * scores.fork_lines;
   size_t chosen = best;
   for (size_t i = 0; i < chosen; ++i)
-    if (c[i].kept_lines >= c[best].kept_lines - tie && (!extra_tells || c[i].extra_lines <= c[best].extra_lines + tie)) {
+    if (c[i].kept_lines >= c[best].kept_lines - tie &&
+        (!extra_tells || c[i].extra_lines <= c[best].extra_lines + tie)) {
       chosen = i;
       break;
     }

@@ -256,7 +256,8 @@ std::string RenderCarryMarkdown(const CarryResult& r, const CarryRenderOptions& 
     const auto detailed = Detailed(r, o, left_out);
     out += "\n## Conflict details (" + std::to_string(detailed.size()) + ")\n";
     for (const CarryConflict* c : detailed) MarkdownConflict(*c, o, out);
-    if (left_out > 0) out += "\n" + std::to_string(left_out) + " more conflicts not shown (`--full` shows every one).\n";
+    if (left_out > 0)
+      out += "\n" + std::to_string(left_out) + " more conflicts not shown (`--full` shows every one).\n";
   }
   if (!r.notices.empty()) out += "\n## Notes\n\n";
   for (const auto& n : r.notices) out += "- " + Cell(n) + "\n";

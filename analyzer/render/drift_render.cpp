@@ -67,8 +67,8 @@ std::string BaseOrigin(const DriftReport& r) {
 // 0 means nothing to do, each predicted conflict alone adds 10.
 std::string RiskTerms(const DriftReport& r) {
   const DriftRiskTerms t = RiskTermsOf(r);
-  return OneDecimal(t.conflicts) + " for " + Count(r.predicted_conflicts.size(), "predicted conflict", "predicted conflicts") +
-         " (10 each) + " + OneDecimal(t.touching) + " for " +
+  return OneDecimal(t.conflicts) + " for " +
+         Count(r.predicted_conflicts.size(), "predicted conflict", "predicted conflicts") + " (10 each) + " + OneDecimal(t.touching) + " for " +
          Count(r.upstream_commits_touching_patched.size(), "upstream commit", "upstream commits") +
          " touching patched files (3 each) + " + OneDecimal(t.redundant) + " for " +
          Count(r.redundant_hunks.size(), "redundant hunk", "redundant hunks") + " (1 each) + " + OneDecimal(t.behind) +
@@ -88,8 +88,8 @@ std::string RenderDriftText(const DriftReport& r) {
                     r.upstream_branch + " @ " + Short(r.upstream_sha) + "\n";
   if (const std::string origin = BaseOrigin(r); !origin.empty())
     out += "  base " + Short(r.merge_base) + " " + origin + "\n";
-  out += "  ahead " + std::to_string(r.ahead) + ", behind " + std::to_string(r.behind) + " (upstream commits since the " +
-         BaseWord(r) + ")\n";
+  out += "  ahead " + std::to_string(r.ahead) + ", behind " + std::to_string(r.behind) +
+         " (upstream commits since the " + BaseWord(r) + ")\n";
   out += "  " + BaseWord(r) + " " + Short(r.merge_base) + " of " + Date(r.merge_base_time) + ": " + AgeText(r) + "\n";
   out += "  risk " + OneDecimal(r.risk) + " (" + kRiskMeaning + ")\n    = " + RiskTerms(r) + "\n";
   out += "upstream commits touching patched files: " + std::to_string(r.upstream_commits_touching_patched.size()) +

@@ -291,7 +291,8 @@ TEST_CASE("re-imported fork: a weak base goes to the newest of the ties and says
 
   SECTION("few lines kept: every commit keeps the same three; the newest, with low confidence") {
     std::string rewritten = "value_0 = 0\nvalue_1 = 1\nvalue_2 = 2\n";
-    for (int i = 3; i < 40; ++i) rewritten += "VALUES[" + std::to_string(i) + "] = paddle.full([1], " + std::to_string(i) + ")\n";
+    for (int i = 3; i < 40; ++i)
+      rewritten += "VALUES[" + std::to_string(i) + "] = paddle.full([1], " + std::to_string(i) + ")\n";
     fork.Write("pkg/__init__.py", "");
     fork.Write("pkg/table.py", rewritten);
     fork.Commit("import");

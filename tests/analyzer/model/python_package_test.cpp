@@ -20,7 +20,8 @@ namespace {
 using testing::GitRepo;
 using testing::TempDir;
 
-std::vector<std::string> Detect(const std::vector<std::string>& paths, const std::map<std::string, std::string>& roots) {
+std::vector<std::string> Detect(const std::vector<std::string>& paths,
+                                const std::map<std::string, std::string>& roots) {
   return DetectPythonPackages(paths, [&roots](const std::string& p) {
     auto it = roots.find(p);
     return it == roots.end() ? std::string() : it->second;

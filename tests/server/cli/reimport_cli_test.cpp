@@ -42,7 +42,7 @@ struct ReimportedPort {
     up.Write("setup.py", "from setuptools import setup\n\nsetup(name='ops', packages=['ops'])\n");
     up.Write("ops/__init__.py", "");
     up.Write("ops/core.py", Module(-1, ""));
-    for (int i = 0; i < 14; ++i) up.Write("csrc/cpu/op" + std::to_string(i) + ".cpp", "int op" + std::to_string(i) + "() { return 0; }\n");
+    WriteCpuOps(0);
     copied = up.Commit("ops 1.0");
     fork.Write("README.md", "# ops-paddle\n");
     fork.Commit("Initial commit");
@@ -50,10 +50,15 @@ struct ReimportedPort {
     RunCommand("rm -rf " + ShellQuote(fork.path() + "/csrc"));
     fork.Write("ops/core.py", Module(1, "    return paddle.add(x, 1)"));
     fork.Commit("port");
-    for (int i = 0; i < 14; ++i) up.Write("csrc/cpu/op" + std::to_string(i) + ".cpp", "int op" + std::to_string(i) + "() { return 1; }\n");
+    WriteCpuOps(1);
     up.Commit("ops return 1");
     up.Write("ops/core.py", Module(1, "    return x + 1.0"));
     up.Commit("f1 in float");
+  }
+  void WriteCpuOps(int value) {
+    for (int i = 0; i < 14; ++i)
+      up.Write("csrc/cpu/op" + std::to_string(i) + ".cpp",
+               "int op" + std::to_string(i) + "() { return " + std::to_string(value) + "; }\n");
   }
   std::string Args(const std::string& command) const {
     return command + " --fork " + fork.path() + " --upstream " + up.path() + " --data-dir " + tmp.Sub("data");
@@ -137,8 +142,8 @@ TEST_CASE("another upstream branch far closer is named; a cached analysis says w
   fork.Git("reset -q --hard origin/nv_dev");
   fork.Write("lib/core.py", "import paddle\n\ndef core():\n    return 1\n");
   fork.Commit("paddle");
-  const std::string args =
-      "analyze --fork " + fork.path() + " --upstream " + up.path() + " --data-dir " + tmp.Sub("data") + " --format json";
+  const std::string args = "analyze --fork " + fork.path() + " --upstream " + up.path() + " --data-dir " +
+                           tmp.Sub("data") + " --format json";
 
   json against_main = Parse(Forkscope(args));
   CHECK(against_main["upstream"]["branch"] == "main");

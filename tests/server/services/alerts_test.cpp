@@ -27,7 +27,8 @@ analyzer::DriftReport Drift(int behind, double age_days = 1, int conflicts = 0, 
   d.ahead = 3;
   d.merge_base_age_days = age_days;
   for (int i = 0; i < conflicts; ++i)
-    d.predicted_conflicts.push_back({"csrc/op" + std::to_string(i) + ".cu", analyzer::Layer::kCppCompat, analyzer::ConflictKind::kContent, ""});
+    d.predicted_conflicts.push_back(
+        {"csrc/op" + std::to_string(i) + ".cu", analyzer::Layer::kCppCompat, analyzer::ConflictKind::kContent, ""});
   for (int i = 0; i < touches; ++i)
     d.upstream_commits_touching_patched.push_back(
         {std::string(40, 'a' + i), "upstream change " + std::to_string(i), 1700000000 + i, {"setup.py"},
