@@ -44,6 +44,8 @@ std::string EncodeExtra(const Analysis& analysis) {
   json extra = json::object();
   extra["notices"] = analysis.notices;
   extra["migration_branches"] = analysis.migration_branches;
+  // Added without a schema change (extra is JSON; rows saved before read 0 and []): how many leading
+  // notices came from resolving the pair, and the fork's Python packages.
   extra["resolution_notices"] = analysis.resolution_notices;
   extra["packages"] = analysis.packages;
   json moves = json::array();
@@ -58,6 +60,7 @@ std::string EncodeExtra(const Analysis& analysis) {
   extra["moves"] = std::move(moves);
   if (analysis.base_distance) {
     const auto& d = *analysis.base_distance;
+    // The search's confidence fields (tie_margin_lines ... confidence_reason) came later: absent in older rows.
     extra["base_distance"] = {{"files", d.files},
                               {"lines", d.lines},
                               {"commits_scanned", d.commits_scanned},

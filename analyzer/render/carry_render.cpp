@@ -122,7 +122,15 @@ std::string DeletionSummary(const ConflictSummary& s, const CarryRenderOptions& 
                                         std::tuple{"upstream", s.deleted_by_upstream, &s.upstream_deleted}}) {
     if (n == 0) continue;
     out += (markdown ? "- **" : "  ") + DeletionDecision(side, n) + (markdown ? "**\n" : "\n");
-    for (const auto& g : *groups) out += (markdown ? "  - " : "    ") + GroupLine(g, o, markdown ? "`" : "") + "\n";
+    const size_t shown = o.full ? groups->size() : std::min(groups->size(), o.max_groups);
+    for (size_t i = 0; i < shown; ++i)
+      out += (markdown ? "  - " : "    ") + GroupLine((*groups)[i], o, markdown ? "`" : "") + "\n";
+    if (shown < groups->size()) {
+      size_t files = 0;
+      for (size_t i = shown; i < groups->size(); ++i) files += (*groups)[i].paths.size();
+      out += std::string(markdown ? "  - " : "    ") + "and " + std::to_string(groups->size() - shown) +
+             " more directories (" + std::to_string(files) + " files; --full lists them)\n";
+    }
   }
   return out;
 }

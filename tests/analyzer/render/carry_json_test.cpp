@@ -136,6 +136,25 @@ TEST_CASE("carry text and markdown", "[analyzer][carry]") {
   CHECK(j["conflict_summary"]["upstream_deleted"][0]["paths"] == nlohmann::json::array({"csrc/k.cu"}));
   CHECK(j["conflict_summary"]["decisions"].size() == 1);
   CHECK(j["conflicts"][1]["deleted_by"] == "upstream");
+  SECTION("many directories of deletions: the largest listed, the rest counted") {
+    CarryResult many = r;
+    many.conflicts.clear();
+    for (int d = 0; d < 14; ++d)
+      for (int f = 0; f <= d; ++f) {
+        CarryConflict c;
+        c.path = c.base_path = c.upstream_path = "dir" + std::to_string(d) + "/f" + std::to_string(f) + ".py";
+        c.kind = ConflictKind::kModifyDelete;
+        many.conflicts.push_back(c);
+      }
+    const std::string capped = RenderCarryText(many);
+    CHECK_THAT(capped, Catch::Contains("the fork deleted 105 files upstream changed since the base"));
+    CHECK_THAT(capped, Catch::Contains("    dir13/ (14): f0.py, f1.py, f10.py, f11.py, f12.py and 9 more\n"));
+    CHECK_THAT(capped, Catch::Contains("    and 4 more directories (10 files; --full lists them)\n"));
+    CHECK(capped.find("dir3/ (4)") == std::string::npos);
+    CarryRenderOptions all;
+    all.full = true;
+    CHECK_THAT(RenderCarryText(many, all), Catch::Contains("    dir3/ (4): f0.py, f1.py, f2.py, f3.py\n"));
+  }
   r.state = CarryState::kClean;
   r.conflicts.clear();
   r.candidate_sha = std::string(40, 'c');
