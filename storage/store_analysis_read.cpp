@@ -99,6 +99,8 @@ Status DecodeExtra(const std::string& text, Analysis& analysis) {
   if (!extra.is_object()) return Internal("analyses.extra is not a JSON object");
   analysis.notices = StringsAt(extra, "notices");
   analysis.migration_branches = StringsAt(extra, "migration_branches");
+  analysis.resolution_notices = IntAt(extra, "resolution_notices");  // rows saved before: 0
+  analysis.packages = StringsAt(extra, "packages");
   if (auto it = extra.find("moves"); it != extra.end() && it->is_array()) {
     for (const auto& m : *it) {
       analysis.moves.push_back({StringAt(m, "kind"), StringAt(m, "from"), StringAt(m, "to"), IntAt(m, "files"),
@@ -116,6 +118,11 @@ Status DecodeExtra(const std::string& text, Analysis& analysis) {
     d.runner_up_kept_lines = IntAt(*it, "runner_up_kept_lines");
     d.margin_lines = IntAt(*it, "margin_lines");
     d.equivalent_commits = IntAt(*it, "equivalent_commits");
+    d.tie_margin_lines = IntAt(*it, "tie_margin_lines");  // the confidence fields: absent in older rows
+    if (auto t = it->find("import_time"); t != it->end() && t->is_number_integer()) d.import_time = t->get<int64_t>();
+    d.newer_than_import = IntAt(*it, "newer_than_import");
+    d.confidence = StringAt(*it, "confidence");
+    d.confidence_reason = StringAt(*it, "confidence_reason");
     analysis.base_distance = d;
   }
   if (auto it = extra.find("style_evidence"); it != extra.end() && it->is_object()) DecodeStyleEvidence(*it, analysis);

@@ -44,6 +44,10 @@ std::string EncodeExtra(const Analysis& analysis) {
   json extra = json::object();
   extra["notices"] = analysis.notices;
   extra["migration_branches"] = analysis.migration_branches;
+  // Added without a schema change (extra is JSON; rows saved before read 0 and []): how many leading
+  // notices came from resolving the pair, and the fork's Python packages.
+  extra["resolution_notices"] = analysis.resolution_notices;
+  extra["packages"] = analysis.packages;
   json moves = json::array();
   for (const auto& m : analysis.moves) {
     moves.push_back({{"kind", m.kind},
@@ -56,6 +60,7 @@ std::string EncodeExtra(const Analysis& analysis) {
   extra["moves"] = std::move(moves);
   if (analysis.base_distance) {
     const auto& d = *analysis.base_distance;
+    // The search's confidence fields (tie_margin_lines ... confidence_reason) came later: absent in older rows.
     extra["base_distance"] = {{"files", d.files},
                               {"lines", d.lines},
                               {"commits_scanned", d.commits_scanned},
@@ -64,7 +69,12 @@ std::string EncodeExtra(const Analysis& analysis) {
                               {"runner_up", d.runner_up},
                               {"runner_up_kept_lines", d.runner_up_kept_lines},
                               {"margin_lines", d.margin_lines},
-                              {"equivalent_commits", d.equivalent_commits}};
+                              {"equivalent_commits", d.equivalent_commits},
+                              {"tie_margin_lines", d.tie_margin_lines},
+                              {"import_time", d.import_time},
+                              {"newer_than_import", d.newer_than_import},
+                              {"confidence", d.confidence},
+                              {"confidence_reason", d.confidence_reason}};
   }
   const analyzer::StyleEvidence& e = analysis.style_evidence;
   json strongest = json::array();

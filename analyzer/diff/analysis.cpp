@@ -4,15 +4,16 @@
 
 #include <algorithm>
 #include <chrono>
-#include <climits>
 #include <filesystem>
 #include <optional>
 #include <unordered_set>
 
 #include "analyzer/classify/classifier.h"
 #include "analyzer/classify/moves.h"
+#include "analyzer/diff/resolve_internal.h"
 #include "analyzer/git/network.h"
 #include "analyzer/integration/eager_import.h"
+#include "analyzer/model/python_package.h"
 
 namespace forkscope::analyzer {
 namespace {
@@ -40,40 +41,15 @@ Status ResolveForkBranch(const git::PairRepo& repo, const AnalyzeRequest& req, A
     FS_ASSIGN_OR_RETURN(a.fork.sha, repo.ResolveCommit(req.head));
     return Status::Ok();
   }
-  FS_ASSIGN_OR_RETURN(a.fork.sha, repo.ForkBranchSha(branch));
+  FS_ASSIGN_OR_RETURN(a.fork.sha, resolve::ForkBranchSha(repo, branch));
   return Status::Ok();
-}
-
-// The upstream branch whose merge-base with the fork leaves the smallest fork-side diff.
-Result<std::string> AutoUpstreamBranch(const git::PairRepo& repo, const std::string& fork_sha, int limit,
-                                       std::string& note) {
-  std::string best;
-  git::TreeDistance best_d{INT_MAX, INT_MAX};
-  std::string def = repo.UpstreamDefaultBranch();
-  int def_files = -1, tried = 0;
-  for (const auto& branch : repo.UpstreamBranches()) {
-    if (tried++ >= limit) break;
-    FS_ASSIGN_OR_RETURN(std::string sha, repo.UpstreamBranchSha(branch));
-    FS_ASSIGN_OR_RETURN(auto mb, repo.MergeBase(sha, fork_sha));
-    if (!mb) continue;
-    FS_ASSIGN_OR_RETURN(git::TreeDistance d, repo.Distance(*mb, fork_sha));
-    if (branch == def) def_files = d.files;
-    bool better = d.files < best_d.files || (d.files == best_d.files && d.lines < best_d.lines) ||
-                  (d.files == best_d.files && d.lines == best_d.lines && branch == def);
-    if (better) best = branch, best_d = d;
-  }
-  if (best.empty()) return FailedPrecondition("no upstream branch shares history with the fork");
-  note = "upstream branch '" + best + "' chosen automatically: the fork-side diff from its merge-base has " +
-         std::to_string(best_d.files) + " files";
-  if (!def.empty() && def != best && def_files >= 0)
-    note += " (against default '" + def + "': " + std::to_string(def_files) + " files)";
-  return best;
 }
 
 Status ResolveUpstreamBranch(const git::PairRepo& repo, const AnalyzeRequest& req, Analysis& a) {
   if (req.upstream_branch == "auto") {
     std::string note;
-    FS_ASSIGN_OR_RETURN(a.upstream.branch, AutoUpstreamBranch(repo, a.fork.sha, req.auto_branch_limit, note));
+    FS_ASSIGN_OR_RETURN(a.upstream.branch,
+                        resolve::AutoUpstreamBranch(repo, a.fork.sha, req.auto_branch_limit, note));
     a.upstream_branch_choice = "auto";
     a.notices.push_back(note);
   } else if (!req.upstream_branch.empty()) {
@@ -84,71 +60,7 @@ Status ResolveUpstreamBranch(const git::PairRepo& repo, const AnalyzeRequest& re
     a.upstream_branch_choice = "default";
     if (a.upstream.branch.empty()) return NotFound("upstream has no default branch; pass --upstream-branch");
   }
-  FS_ASSIGN_OR_RETURN(a.upstream.sha, repo.UpstreamBranchSha(a.upstream.branch));
-  return Status::Ok();
-}
-
-// The rank of a base candidate: more fork lines kept, then fewer upstream lines the fork lacks in its
-// files, then the newer commit (earlier in history). Upstream files the fork does not have count for
-// nothing: a port that deleted docs, tests and CI is not pulled to the start of history, where the
-// tree was small. Among commits that hold the same content at the fork's paths (they differ only in
-// files the fork deleted) the newest wins: nothing in the fork tells them apart, and it leaves the
-// fewest upstream commits to report as drift.
-bool RanksBefore(const git::BaseScore& a, size_t a_index, const git::BaseScore& b, size_t b_index) {
-  if (a.kept_lines != b.kept_lines) return a.kept_lines > b.kept_lines;
-  if (a.extra_lines != b.extra_lines) return a.extra_lines < b.extra_lines;
-  return a_index < b_index;
-}
-
-// The upstream commit a fork with no shared history was taken from (git::PairRepo::ScoreBases), with
-// the runner-up: the best commit whose content at the fork's paths differs from the chosen one's.
-Status SearchBase(const git::PairRepo& repo, int limit, Analysis& a) {
-  FS_ASSIGN_OR_RETURN(auto history, repo.History(a.upstream.sha, limit));
-  if (history.empty()) return NotFound("upstream branch has no commits to search");
-  FS_ASSIGN_OR_RETURN(git::BaseScores scores, repo.ScoreBases(a.fork.sha, history));
-  const auto& c = scores.candidates;
-  size_t best = 0;
-  for (size_t i = 1; i < c.size(); ++i)
-    if (RanksBefore(c[i], i, c[best], best)) best = i;
-  std::optional<size_t> runner_up;
-  BaseDistance bd;
-  for (size_t i = 0; i < c.size(); ++i) {
-    if (i == best) continue;
-    if (c[i].signature == c[best].signature) {
-      ++bd.equivalent_commits;
-    } else if (!runner_up || RanksBefore(c[i], i, c[*runner_up], *runner_up)) {
-      runner_up = i;
-    }
-  }
-  a.merge_base = c[best].sha;
-  FS_ASSIGN_OR_RETURN(git::TreeDistance d, repo.Distance(a.merge_base, a.fork.sha));
-  bd.files = d.files;
-  bd.lines = d.lines;
-  bd.commits_scanned = static_cast<int>(history.size());
-  bd.kept_lines = c[best].kept_lines;
-  bd.fork_lines = scores.fork_lines;
-  if (runner_up) {
-    bd.runner_up = c[*runner_up].sha;
-    bd.runner_up_kept_lines = c[*runner_up].kept_lines;
-    bd.margin_lines = bd.kept_lines - bd.runner_up_kept_lines;
-  }
-  a.base_distance = bd;
-  a.base_source = "searched";
-  std::string notice = "fork and upstream share no history; upstream commit " + a.merge_base.substr(0, 12) +
-                       " keeps the most of the fork's content (" + std::to_string(bd.kept_lines) + " of " +
-                       std::to_string(bd.fork_lines) + " lines) and differs in " + std::to_string(bd.files) +
-                       " files, " + std::to_string(bd.lines) + " lines (searched " +
-                       std::to_string(bd.commits_scanned) + " commits";
-  if (bd.equivalent_commits > 0)
-    notice += "; " + std::to_string(bd.equivalent_commits) + " other commits hold the same content at the fork's paths";
-  notice += ")";
-  if (runner_up)
-    notice += "; runner-up " + bd.runner_up.substr(0, 12) + " keeps " + std::to_string(bd.margin_lines) +
-              " lines fewer";
-  a.notices.push_back(notice);
-  spdlog::debug("base search fork={} base={} kept={} runner_up={} margin={} scanned={}", a.fork.sha.substr(0, 12),
-                a.merge_base.substr(0, 12), bd.kept_lines, bd.runner_up.substr(0, 12), bd.margin_lines,
-                bd.commits_scanned);
+  FS_ASSIGN_OR_RETURN(a.upstream.sha, resolve::UpstreamBranchSha(repo, a.upstream.branch));
   return Status::Ok();
 }
 
@@ -164,7 +76,7 @@ Status ResolveBase(const git::PairRepo& repo, const AnalyzeRequest& req, Analysi
     a.base_source = "merge-base";
     return Status::Ok();
   }
-  if (req.base == "auto") return SearchBase(repo, req.base_search_limit, a);
+  if (req.base == "auto") return resolve::SearchBase(repo, req.base_search_limit, a);
   return FailedPrecondition("fork '" + a.fork.branch + "' and upstream '" + a.upstream.branch +
                             "' have unrelated histories (the fork was probably re-imported); " +
                             (req.unrelated_advice.empty() ? kUnrelatedAdvice : req.unrelated_advice));
@@ -193,6 +105,20 @@ TreeText TreeTextOf(const git::PairRepo& repo, const std::string& commit) {
   };
 }
 
+// The Python packages of the fork's tree (analyzer/model/python_package.h), for the validation path.
+Result<std::vector<std::string>> ForkPackages(const git::PairRepo& repo, const std::string& commit) {
+  FS_ASSIGN_OR_RETURN(auto blobs, repo.TreeBlobsMatching(commit, {"__init__.py", "setup.py", "pyproject.toml"}, {}));
+  std::vector<std::string> paths;
+  paths.reserve(blobs.size());
+  for (const auto& [path, oid] : blobs) paths.push_back(path);
+  auto read = [&](const std::string& root_file) {
+    for (const auto& [path, oid] : blobs)
+      if (path == root_file) return repo.BlobText(oid, 1 << 20);
+    return std::string();
+  };
+  return DetectPythonPackages(paths, read);
+}
+
 }  // namespace
 
 Result<ResolvedPair> ResolvePair(const AnalyzeRequest& req) {
@@ -209,10 +135,21 @@ Result<ResolvedPair> ResolvePair(const AnalyzeRequest& req) {
   FS_RETURN_IF_ERROR(ResolveForkBranch(*repo, req, a));
   FS_RETURN_IF_ERROR(ResolveUpstreamBranch(*repo, req, a));
   FS_RETURN_IF_ERROR(ResolveBase(*repo, req, a));
-  FS_ASSIGN_OR_RETURN(auto ab, repo->AheadBehind(a.fork.sha, a.upstream.sha));
+  FS_RETURN_IF_ERROR(resolve::NoteSmallerUpstreamBranch(*repo, req, a));
+  FS_ASSIGN_OR_RETURN(auto ab, AheadBehindFromBase(*repo, a));
   a.ahead = ab.first;
   a.behind = ab.second;
+  a.resolution_notices = static_cast<int>(a.notices.size());
   return pair;
+}
+
+Result<std::pair<int, int>> AheadBehindFromBase(const git::PairRepo& repo, const Analysis& a) {
+  if (a.base_source.empty() || a.base_source == "merge-base") return repo.AheadBehind(a.fork.sha, a.upstream.sha);
+  // A given or searched base: the fork's commits since it, and upstream's since it. For a re-imported
+  // fork the first is its whole history, the second what upstream did after the commit it copied.
+  FS_ASSIGN_OR_RETURN(auto fork_side, repo.AheadBehind(a.fork.sha, a.merge_base));
+  FS_ASSIGN_OR_RETURN(auto upstream_side, repo.AheadBehind(a.upstream.sha, a.merge_base));
+  return std::make_pair(fork_side.first, upstream_side.first);
 }
 
 Result<ResolvedPair> ResolveLocal(const std::string& repo_dir, const std::string& head, const std::string& upstream) {
@@ -227,10 +164,13 @@ Result<ResolvedPair> ResolveLocal(const std::string& repo_dir, const std::string
   FS_ASSIGN_OR_RETURN(a.fork.sha, repo->ResolveCommit(head));
   FS_ASSIGN_OR_RETURN(a.upstream.sha, repo->ResolveCommit(upstream));
   AnalyzeRequest req;
+  req.unrelated_advice = "the CI gate compares within one history: give --upstream a revision that shares history "
+                         "with --head, or analyse a re-imported fork with `forkscope analyze --base auto`";
   FS_RETURN_IF_ERROR(ResolveBase(*repo, req, a));
-  FS_ASSIGN_OR_RETURN(auto ab, repo->AheadBehind(a.fork.sha, a.upstream.sha));
+  FS_ASSIGN_OR_RETURN(auto ab, AheadBehindFromBase(*repo, a));
   a.ahead = ab.first;
   a.behind = ab.second;
+  a.resolution_notices = static_cast<int>(a.notices.size());
   return pair;
 }
 
@@ -264,6 +204,7 @@ Result<Analysis> AnalyzeResolved(const ResolvedPair& pair, const Rules& rules, c
     ClassifyFile(rules, FileSource{f.old_text, f.new_text, tree, &changed_paths, &definitions}, f.change);
     a.files.push_back(std::move(f.change));
   }
+  FS_ASSIGN_OR_RETURN(a.packages, ForkPackages(*repo, a.fork.sha));
   LintAnalysis(rules, a);
   FS_RETURN_IF_ERROR(integration::AddEagerImportFindings(rules, *repo, a));
   a.rules_version = rules.version();

@@ -45,6 +45,10 @@ struct ResolvedPair {
 };
 
 Result<ResolvedPair> ResolvePair(const AnalyzeRequest& request);
+// Ahead and behind counted from the base the header used: for a merge-base, the commits of each side
+// the other lacks; for a given or searched base, the fork's commits not reachable from it and upstream's
+// commits since it (a re-imported fork is behind by what upstream did after the commit it copied).
+Result<std::pair<int, int>> AheadBehindFromBase(const git::PairRepo& repo, const Analysis& header);
 // For a CI checkout: both sides live in one repository (a work tree or its .git directory); head and
 // upstream are revisions in it ("HEAD", "origin/main", a sha). No mirrors, no fetch.
 Result<ResolvedPair> ResolveLocal(const std::string& repo_dir, const std::string& head, const std::string& upstream);

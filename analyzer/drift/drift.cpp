@@ -1,7 +1,9 @@
 // Drift of a fork against its upstream. Four computations over one PairRepo, all in memory:
 //
-// 1. Counts: ahead/behind from the commit graph; merge-base age = now - the merge-base's committer
-//    time, in days, rounded to 0.01 (never negative).
+// 1. Counts: ahead/behind from the commit graph, counted from the base the analysis used
+//    (AheadBehindFromBase: for a given or searched base, the fork's commits not reachable from it and
+//    upstream's since it); base age = now - the base's committer time, in days, rounded to 0.01 (never
+//    negative).
 // 2. Upstream commits touching patched files: upstream commits since the merge-base are walked oldest
 //    first (parents before children), each diffed against its parent (a commit that deletes a
 //    followed file and adds others is diffed again with rename detection, git's -M50%). Every file the fork changed is followed from its merge-base path (old_path for a
@@ -14,6 +16,8 @@
 //    Each conflicted path is reported once under the fork's path (theirs; else the fork path of the
 //    ancestor's or of upstream's path, followed as in 2), sorted, with the layer of the fork's change
 //    there. git merge-tree names a rename conflict by upstream's new path; this names the fork's.
+//    Each has the kind carry gives it (content, modify/delete with the side that deleted the file, add/add,
+//    rename).
 // 4. Redundant hunks — a fork hunk H of file F (hunks cut as the analysis cuts them: merge-base blob
 //    -> fork blob, context_lines of context) is redundant when all of:
 //      a. upstream's head has F (at the path it was followed to) as a text file whose blob differs
@@ -177,12 +181,33 @@ std::string ForkPathOf(const git::MergeConflictPaths& c, const Analysis& analysi
   return !c.ancestor_path.empty() ? c.ancestor_path : c.our_path;
 }
 
+// The kind of one conflicted index entry, as the carry names it (analyzer/git/replay_conflicts.cpp).
+ConflictKind KindOf(const git::MergeConflictPaths& c) {
+  const bool a = !c.ancestor_path.empty(), o = !c.our_path.empty(), t = !c.their_path.empty();
+  const bool ours_moved = a && o && c.our_path != c.ancestor_path;
+  const bool theirs_moved = a && t && c.their_path != c.ancestor_path;
+  if (a && o && t) return ours_moved && theirs_moved && c.our_path != c.their_path ? ConflictKind::kRename
+                                                                                   : ConflictKind::kContent;
+  if (a && (o || t)) return ours_moved || theirs_moved ? ConflictKind::kRename : ConflictKind::kModifyDelete;
+  if (!a && o && t) return c.our_path == c.their_path ? ConflictKind::kAddAdd : ConflictKind::kRename;
+  return ConflictKind::kRename;
+}
+
 Status PredictConflicts(const git::PairRepo& repo, const Analysis& analysis, const PathTracker& tracker,
                         DriftReport& report) {
   FS_ASSIGN_OR_RETURN(auto conflicts, repo.MergeConflicts(report.merge_base, report.upstream_sha, report.fork_sha));
-  std::set<std::string> paths;
-  for (const auto& c : conflicts) paths.insert(ForkPathOf(c, analysis, tracker));
-  for (const auto& p : paths) report.predicted_conflicts.push_back({p, LayerAt(analysis, p)});
+  std::map<std::string, PredictedConflict> by_path;  // a rename conflict's entries meet at one fork path
+  for (const auto& c : conflicts) {
+    const std::string path = ForkPathOf(c, analysis, tracker);
+    const ConflictKind kind = KindOf(c);
+    auto [it, added] = by_path.try_emplace(path, PredictedConflict{path, LayerAt(analysis, path), kind, ""});
+    if (!added && kind == ConflictKind::kRename) it->second.kind = kind;
+    if (it->second.kind == ConflictKind::kModifyDelete)
+      it->second.deleted_by = c.their_path.empty() ? "fork" : "upstream";
+    else
+      it->second.deleted_by.clear();
+  }
+  for (auto& [path, c] : by_path) report.predicted_conflicts.push_back(std::move(c));
   return Status::Ok();
 }
 
@@ -239,8 +264,8 @@ Status FindRedundantHunks(const git::PairRepo& repo, const Analysis& analysis, c
   return Status::Ok();
 }
 
-Status FillCounts(const git::PairRepo& repo, int64_t now, DriftReport& report) {
-  FS_ASSIGN_OR_RETURN(auto ab, repo.AheadBehind(report.fork_sha, report.upstream_sha));
+Status FillCounts(const git::PairRepo& repo, const Analysis& header, int64_t now, DriftReport& report) {
+  FS_ASSIGN_OR_RETURN(auto ab, AheadBehindFromBase(repo, header));
   report.ahead = ab.first;
   report.behind = ab.second;
   FS_ASSIGN_OR_RETURN(git::CommitInfo base, repo.Commit(report.merge_base));
@@ -252,12 +277,19 @@ Status FillCounts(const git::PairRepo& repo, int64_t now, DriftReport& report) {
 
 }  // namespace
 
+DriftRiskTerms RiskTermsOf(const DriftReport& r) {
+  DriftRiskTerms t;
+  t.conflicts = 10.0 * static_cast<double>(r.predicted_conflicts.size());
+  t.touching = 3.0 * static_cast<double>(r.upstream_commits_touching_patched.size());
+  t.redundant = 1.0 * static_cast<double>(r.redundant_hunks.size());
+  t.behind = 2.0 * std::log2(1.0 + std::max(0, r.behind));
+  t.age = std::min(r.merge_base_age_days, 365.0) / 30.0;
+  return t;
+}
+
 double DriftRisk(const DriftReport& r) {
-  double risk = 10.0 * static_cast<double>(r.predicted_conflicts.size()) +
-                3.0 * static_cast<double>(r.upstream_commits_touching_patched.size()) +
-                1.0 * static_cast<double>(r.redundant_hunks.size()) + 2.0 * std::log2(1.0 + std::max(0, r.behind)) +
-                std::min(r.merge_base_age_days, 365.0) / 30.0;
-  return Round2(risk);
+  const DriftRiskTerms t = RiskTermsOf(r);
+  return Round2(t.conflicts + t.touching + t.redundant + t.behind + t.age);
 }
 
 DriftSummary SummaryOf(const DriftReport& r) {
@@ -275,12 +307,18 @@ Result<DriftReport> ComputeDrift(const ResolvedPair& pair, const Analysis& analy
   report.fork_sha = h.fork.sha;
   report.upstream_sha = h.upstream.sha;
   report.merge_base = h.merge_base;
+  report.base_source = h.base_source;
+  if (h.base_source == "searched" && h.base_distance) report.base_confidence = h.base_distance->confidence;
   report.computed_at = now;
   if (h.base_source != "merge-base" && !h.base_source.empty())
     report.notices.push_back("base " + h.merge_base.substr(0, 12) + " was " + h.base_source +
-                             ", not a common ancestor: drift is measured from it");
+                             ", not a common ancestor: drift is measured from it (behind counts upstream's commits "
+                             "since it)" +
+                             (report.base_confidence == "low" ? "; the search's confidence is low: " +
+                                                                    h.base_distance->confidence_reason
+                                                              : std::string()));
   FS_ASSIGN_OR_RETURN(auto repo, git::PairRepo::Open(pair.fork_mirror, pair.upstream_mirror, pair.refs));
-  FS_RETURN_IF_ERROR(FillCounts(*repo, now, report));
+  FS_RETURN_IF_ERROR(FillCounts(*repo, h, now, report));
   int64_t t0 = options.clock->MonotonicUs();
   PathTracker tracker(analysis);
   FS_RETURN_IF_ERROR(WalkUpstream(*repo, analysis, options, tracker, report));

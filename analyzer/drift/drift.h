@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analyzer/diff/analysis.h"
+#include "analyzer/model/carry.h"
 #include "analyzer/model/model.h"
 #include "base/clock.h"
 #include "base/status.h"
@@ -28,6 +29,8 @@ struct UpstreamTouch {
 struct PredictedConflict {
   std::string path;
   Layer layer = Layer::kOther;
+  ConflictKind kind = ConflictKind::kContent;  // as carry names it (analyzer/model/carry.h)
+  std::string deleted_by;                      // for modify/delete: "fork" or "upstream"; else ""
 };
 
 // A fork hunk that upstream now contains as well: the patch may be dropped at the next rebase.
@@ -43,7 +46,9 @@ struct DriftReport {
   std::string upstream_branch;
   std::string fork_sha;
   std::string upstream_sha;
-  std::string merge_base;
+  std::string merge_base;               // the base the analysis used, whatever its source
+  std::string base_source;              // "merge-base", "given", "searched" (as the analysis says)
+  std::string base_confidence;          // a searched base's "high" | "low"; "" otherwise
   int ahead = 0;
   int behind = 0;
   int64_t merge_base_time = 0;         // committer time of the merge-base, unix seconds
@@ -86,5 +91,15 @@ Result<DriftReport> ComputeDrift(const ResolvedPair& pair, const Analysis& analy
 
 // The risk score of a report's figures (see drift.cpp for the formula).
 double DriftRisk(const DriftReport& report);
+
+// The risk's terms, each already weighted (they add up to DriftRisk before rounding), for explaining it.
+struct DriftRiskTerms {
+  double conflicts = 0;   // 10 per predicted conflict
+  double touching = 0;    // 3 per upstream commit touching a patched file
+  double redundant = 0;   // 1 per redundant hunk
+  double behind = 0;      // 2 * log2(1 + behind)
+  double age = 0;         // min(merge-base age in days, 365) / 30
+};
+DriftRiskTerms RiskTermsOf(const DriftReport& report);
 
 }  // namespace forkscope::analyzer

@@ -101,9 +101,13 @@ CarryCommit EntryFor(git_commit* commit) {
 }
 
 std::string SquashMessage(const std::vector<CarryCommit>& commits, const std::string& branch,
-                          const std::string& onto) {
+                          const std::string& onto, const std::string& reimport_base) {
   std::string msg = "Squash of " + std::to_string(commits.size()) + " commit" + (commits.size() == 1 ? "" : "s") +
                     " of " + branch + " onto " + onto.substr(0, 12) + "\n\n";
+  if (!reimport_base.empty())
+    msg = "Carry of " + branch + " onto " + onto.substr(0, 12) + "\n\nThe fork shares no history with upstream: " +
+          "its changes since upstream " + reimport_base.substr(0, 12) +
+          " (the commit it was imported from), as one commit of its tree on that base.\n\n";
   for (const auto& c : commits) msg += "* " + c.subject + " (" + c.fork_sha.substr(0, 12) + ")\n";
   return msg;
 }
@@ -116,7 +120,8 @@ class Replayer {
 
   Status Start(const git_oid& onto, const git_oid& base);
   Status Rebase(const std::vector<git_oid>& order);
-  Status Squash(const std::vector<git_oid>& order, const git_oid& head);
+  // reimport_base: set for a fork with no history in common with the base (the commit message says so).
+  Status Squash(const std::vector<git_oid>& order, const git_oid& head, const std::string& reimport_base = "");
 
  private:
   struct Merge {
@@ -230,8 +235,9 @@ Result<PatchChange> Replayer::ComparePatches(const git_oid& from, const git_oid&
   return git_oid_equal(&original, &replayed) ? PatchChange::kSame : PatchChange::kChanged;
 }
 
-// A root commit in the range belongs to a re-imported fork: it is replayed as if its parent were the
-// base (what `git replace --graft <root> <base>` would make of it), not as the addition of every file.
+// A root commit reached in a rebase (a fork whose history joins the base's through a merge of an
+// unrelated root) is replayed as if its parent were the base, not as the addition of every file. A fork
+// whose history does not reach the base at all is carried as one commit (PairRepo::Replay).
 Result<git_oid> Replayer::ParentTree(git_commit* commit) {
   if (git_commit_parentcount(commit) == 0) return base_tree_;
   FS_ASSIGN_OR_RETURN(CommitPtr parent, LookupCommit(repo_, *git_commit_parent_id(commit, 0)));
@@ -295,7 +301,7 @@ Status Replayer::Rebase(const std::vector<git_oid>& order) {
   return Status::Ok();
 }
 
-Status Replayer::Squash(const std::vector<git_oid>& order, const git_oid& head) {
+Status Replayer::Squash(const std::vector<git_oid>& order, const git_oid& head, const std::string& reimport_base) {
   for (const auto& oid : order) {
     FS_ASSIGN_OR_RETURN(CommitPtr c, LookupCommit(repo_, oid));
     if (git_commit_parentcount(c.get()) <= 1) result_.commits.push_back(EntryFor(c.get()));
@@ -312,7 +318,7 @@ Status Replayer::Squash(const std::vector<git_oid>& order, const git_oid& head) 
     mark(CarryCommitState::kConflict, "");
     return StopAt(m.index.get(), head_sha);
   }
-  std::string message = SquashMessage(result_.commits, request_.branch, OidHex(current_commit_));
+  std::string message = SquashMessage(result_.commits, request_.branch, OidHex(current_commit_), reimport_base);
   std::string subject = message.substr(0, message.find('\n'));
   if (git_oid_equal(&m.tree, &current_tree_)) {
     mark(CarryCommitState::kDropped, "");
@@ -359,10 +365,23 @@ Result<ReplayResult> PairRepo::Replay(const ReplayRequest& request) {
     result.notices.push_back("the fork already contains " + request.onto.substr(0, 12) + ": nothing to carry");
     return result;
   }
+  // A re-imported fork (its history does not reach the base): its commits before and at the import are
+  // no changes to upstream's code, so one commit of the fork's tree on the base is carried, as `git rebase
+  // --onto <onto> <base>` carries such a commit (docs/carry.md, re-imported forks).
+  const int reaches_base = git_oid_equal(&head, &base) ? 1 : git_graph_descendant_of(repo, &head, &base);
+  if (reaches_base < 0) return FromGit(reaches_base, "ancestry of " + request.base);
+  const bool reimport = reaches_base == 0;
   FS_ASSIGN_OR_RETURN(auto order, RebaseOrder(repo, head, base, request.max_commits));
   Replayer replayer(repo, request, result);
   FS_RETURN_IF_ERROR(replayer.Start(onto, base));
-  if (request.strategy == CarryStrategy::kSquash) {
+  if (reimport) {
+    result.notices.push_back("the fork shares no history with upstream: its changes since base " +
+                             request.base.substr(0, 12) +
+                             " are carried as one commit of the fork's tree on that base (what `git rebase --onto " +
+                             request.onto.substr(0, 12) + " " + request.base.substr(0, 12) +
+                             "` makes of it), not commit by commit");
+    FS_RETURN_IF_ERROR(replayer.Squash(order, head, request.base));
+  } else if (request.strategy == CarryStrategy::kSquash) {
     FS_RETURN_IF_ERROR(replayer.Squash(order, head));
   } else {
     FS_RETURN_IF_ERROR(replayer.Rebase(order));

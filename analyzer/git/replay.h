@@ -14,7 +14,9 @@ namespace forkscope::analyzer::git {
 
 struct ReplayRequest {
   std::string head;     // fork commit (full sha)
-  std::string base;     // where the fork's commits start: the merge-base, or a given upstream commit
+  std::string base;     // where the fork's commits start: the merge-base, or a given upstream commit; a head
+                        // whose history does not reach it (a re-imported fork) is carried as one commit of
+                        // its tree on the base, whatever the strategy
   std::string onto;     // upstream target commit
   std::string branch;   // the fork branch: names the candidate ref
   CarryStrategy strategy = CarryStrategy::kRebase;

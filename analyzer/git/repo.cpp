@@ -332,7 +332,8 @@ Result<CommitInfo> PairRepo::Commit(const std::string& sha) const {
   return info;
 }
 
-Result<std::vector<std::string>> PairRepo::History(const std::string& head, int limit) const {
+Result<std::vector<std::string>> PairRepo::History(const std::string& head, int limit, int64_t not_after,
+                                                   int* newer) const {
   FS_ASSIGN_OR_RETURN(git_oid oh, ParseOid(head));
   git_revwalk* raw = nullptr;
   FS_RETURN_IF_ERROR(FromGit(git_revwalk_new(&raw, impl_->fork.get()), "revwalk"));
@@ -340,9 +341,40 @@ Result<std::vector<std::string>> PairRepo::History(const std::string& head, int 
   git_revwalk_sorting(walk.get(), GIT_SORT_TIME);
   FS_RETURN_IF_ERROR(FromGit(git_revwalk_push(walk.get(), &oh), "revwalk"));
   std::vector<std::string> out;
+  if (newer) *newer = 0;
   git_oid oid;
-  while (static_cast<int>(out.size()) < limit && git_revwalk_next(&oid, walk.get()) == 0) out.push_back(OidHex(oid));
+  while (static_cast<int>(out.size()) < limit && git_revwalk_next(&oid, walk.get()) == 0) {
+    if (not_after != INT64_MAX) {
+      FS_ASSIGN_OR_RETURN(CommitPtr c, LookupCommit(impl_->fork.get(), OidHex(oid)));
+      if (git_commit_time(c.get()) > not_after) {
+        if (newer) ++*newer;
+        continue;
+      }
+    }
+    out.push_back(OidHex(oid));
+  }
   return out;
+}
+
+Result<CommitInfo> PairRepo::OldestRoot(const std::string& head) const {
+  FS_ASSIGN_OR_RETURN(git_oid oh, ParseOid(head));
+  git_revwalk* raw = nullptr;
+  FS_RETURN_IF_ERROR(FromGit(git_revwalk_new(&raw, impl_->fork.get()), "revwalk"));
+  RevwalkPtr walk(raw);
+  FS_RETURN_IF_ERROR(FromGit(git_revwalk_push(walk.get(), &oh), "revwalk"));
+  std::optional<CommitInfo> oldest;
+  git_oid oid;
+  while (git_revwalk_next(&oid, walk.get()) == 0) {
+    FS_ASSIGN_OR_RETURN(CommitPtr c, LookupCommit(impl_->fork.get(), OidHex(oid)));
+    if (git_commit_parentcount(c.get()) > 0) continue;
+    const int64_t t = git_commit_committer(c.get())->when.time;
+    if (!oldest || t < oldest->committer_time) {
+      FS_ASSIGN_OR_RETURN(CommitInfo info, Commit(OidHex(oid)));
+      oldest = std::move(info);
+    }
+  }
+  if (!oldest) return NotFound("no root commit in the history of " + head);
+  return *oldest;
 }
 
 Result<std::vector<std::pair<CommitInfo, std::vector<std::string>>>> PairRepo::CommitsWithPaths(

@@ -106,8 +106,12 @@ class PairRepo {
   // Commits reachable from local but not upstream (ahead) and the reverse (behind).
   Result<std::pair<int, int>> AheadBehind(const std::string& local, const std::string& upstream) const;
   Result<CommitInfo> Commit(const std::string& sha) const;
-  // First-parent-agnostic history of head, newest first, at most limit commits.
-  Result<std::vector<std::string>> History(const std::string& head, int limit) const;
+  // First-parent-agnostic history of head, newest first (committer time), at most limit commits whose
+  // committer time is at most not_after; *newer (when given) counts the newer ones skipped.
+  Result<std::vector<std::string>> History(const std::string& head, int limit, int64_t not_after = INT64_MAX,
+                                           int* newer = nullptr) const;
+  // The oldest root commit (one without parents) of head's history: a re-imported fork's import.
+  Result<CommitInfo> OldestRoot(const std::string& head) const;
   // Commits reachable from head and not from base (newest first), with the paths each changed.
   Result<std::vector<std::pair<CommitInfo, std::vector<std::string>>>> CommitsWithPaths(
       const std::string& base, const std::string& head, int limit) const;

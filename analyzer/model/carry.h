@@ -103,6 +103,34 @@ struct CarryResult {
   int64_t duration_ms = 0;
 };
 
+// For a modify/delete conflict, the side that deleted the file: "fork" or "upstream" ("" otherwise).
+std::string DeletedBy(const CarryConflict& conflict);
+// "modify/delete (the fork deleted it)", "modify/delete (upstream deleted it)", else the kind's name.
+std::string ConflictKindText(ConflictKind kind, const std::string& deleted_by);
+
+// Modify/delete conflicts of one directory (its path with a trailing '/', "" for the root).
+struct DeletionGroup {
+  std::string directory;
+  std::vector<std::string> paths;  // sorted
+};
+
+// A carry's conflicts counted by kind, the modify/delete ones grouped by directory and by the side that
+// deleted the files (largest group first): each group is one decision, not one file at a time.
+struct ConflictSummary {
+  int content = 0;
+  int modify_delete = 0;
+  int add_add = 0;
+  int rename = 0;
+  int deleted_by_fork = 0;      // files in deleted_by_fork's groups
+  int deleted_by_upstream = 0;
+  std::vector<DeletionGroup> fork_deleted;      // the fork deleted them, upstream changed them since the base
+  std::vector<DeletionGroup> upstream_deleted;  // upstream deleted them, the fork changed them
+};
+ConflictSummary SummarizeConflicts(const std::vector<CarryConflict>& conflicts);
+// The decision a group of deletions asks for: "the fork deleted 38 files upstream changed since the base:
+// keep them deleted, or port the change" (side "fork"), or the upstream side's.
+std::string DeletionDecision(const std::string& side, int files);
+
 // The ref a clean carry of branch onto the target writes in the fork's mirror.
 std::string CandidateRefName(const std::string& branch, const std::string& onto_sha);
 

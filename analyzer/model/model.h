@@ -166,8 +166,14 @@ struct BaseDistance {
   int fork_lines = 0;           // the fork's non-blank lines in all
   std::string runner_up;        // the best commit holding different content at the fork's paths ("" = none)
   int runner_up_kept_lines = 0;
-  int margin_lines = 0;         // kept_lines - runner_up_kept_lines (0 when the runner-up lost on the tie-break)
+  int margin_lines = 0;         // kept_lines - runner_up_kept_lines (0 when the runner-up lost on the tie-break;
+                                // negative when the runner-up keeps more but the base is newer within the tie margin)
   int equivalent_commits = 0;   // other scanned commits with the same content at the fork's paths as the base
+  int tie_margin_lines = 0;     // candidates keeping at most this many lines fewer than the best tie with it
+  int64_t import_time = 0;      // the fork's first (root) commit's time, unix seconds: no newer candidate counts
+  int newer_than_import = 0;    // upstream commits skipped because they are newer than the import
+  std::string confidence;       // "high" | "low" for a searched base; "" for a given base
+  std::string confidence_reason;  // why it is low ("" when high)
 };
 
 struct Analysis {
@@ -190,6 +196,12 @@ struct Analysis {
   std::vector<CompatGap> compat_gaps;
   std::vector<TreeMove> moves;
   std::vector<std::string> notices;           // e.g. branch fallbacks, deprecated APIs
+  // The first resolution_notices of notices come from resolving the pair (branches, base): a cached
+  // analysis answers with the new request's instead of the stored ones.
+  int resolution_notices = 0;
+  // The Python packages the fork's distribution installs (analyzer/model/python_package.h), the one to
+  // import first: what the validation path imports.
+  std::vector<std::string> packages;
   std::vector<std::string> migration_branches; // every paddle* branch of the fork
   int64_t created_at = 0;                      // unix seconds
   int64_t duration_ms = 0;

@@ -1,10 +1,9 @@
 // File roles, the package to import, and the validation path (build -> import -> smoke) inferred
 // from what the repository holds.
-#include <re2/re2.h>
 
 #include <algorithm>
-#include <set>
 
+#include "analyzer/model/python_package.h"
 #include "analyzer/patterns/pattern_mining.h"
 #include "analyzer/planner/planner_internal.h"
 
@@ -90,27 +89,15 @@ FileRole RoleOf(std::string_view path) {
 }
 
 std::string InferPackage(const std::vector<SourceFile>& files) {
-  static const RE2 kSetupName(R"(\bname\s*=\s*["']([A-Za-z0-9_.\-]+)["'])");
-  static const RE2 kProjectName(R"((?m)^\s*name\s*=\s*["']([A-Za-z0-9_.\-]+)["'])");
-  std::string declared;
-  if (const SourceFile* setup = Find(files, "setup.py")) RE2::PartialMatch(setup->text, kSetupName, &declared);
-  if (declared.empty())
-    if (const SourceFile* pyproject = Find(files, "pyproject.toml"))
-      RE2::PartialMatch(pyproject->text, kProjectName, &declared);
-  std::replace(declared.begin(), declared.end(), '-', '_');
-  if (!declared.empty())
-    for (const std::string prefix : {"", "src/", "python/"})
-      if (Find(files, prefix + declared + "/__init__.py")) return declared;
-  // Failing that, the first top-level package that is not tests, docs or tooling.
-  static const std::set<std::string> kNotPackages = {
-      "tests", "test", "docs", "doc", "examples", "example", "benchmarks", "benchmark", "scripts", "tools", "ci"};
-  for (const auto& f : files) {
-    const size_t slash = f.path.find('/');
-    if (slash == std::string::npos || f.path.substr(slash) != "/__init__.py") continue;
-    const std::string dir = f.path.substr(0, slash);
-    if (!kNotPackages.count(dir)) return dir;
-  }
-  return "";
+  // The one package detection (analyzer/model/python_package.h), shared with the analysis' validation path.
+  std::vector<std::string> paths;
+  paths.reserve(files.size());
+  for (const auto& f : files) paths.push_back(f.path);
+  const auto packages = DetectPythonPackages(paths, [&files](const std::string& path) {
+    const SourceFile* f = Find(files, path);
+    return f ? f->text : std::string();
+  });
+  return packages.empty() ? "" : packages.front();
 }
 
 std::vector<ValidationStep> InferValidation(const std::vector<SourceFile>& files, const std::string& package) {

@@ -36,12 +36,34 @@ json ConflictToJson(const CarryConflict& c) {
               {"base_path", StringOrNull(c.base_path)},
               {"upstream_path", StringOrNull(c.upstream_path)},
               {"fork_path", StringOrNull(c.fork_path)},
+              {"deleted_by", StringOrNull(DeletedBy(c))},
               {"binary", c.binary},
               {"upstream_commits", upstream},
               {"regions", regions}};
 }
 
-// --- reading: every key CarryToJson writes is required (json_read.h) ---
+// Derived from the conflicts (not read back): counts by kind and the modify/delete groups.
+json SummaryToJson(const std::vector<CarryConflict>& conflicts) {
+  const ConflictSummary s = SummarizeConflicts(conflicts);
+  auto groups = [](const std::vector<DeletionGroup>& gs) {
+    json out = json::array();
+    for (const auto& g : gs) out.push_back({{"directory", g.directory}, {"files", g.paths.size()}, {"paths", g.paths}});
+    return out;
+  };
+  json decisions = json::array();
+  if (s.deleted_by_fork > 0) decisions.push_back(DeletionDecision("fork", s.deleted_by_fork));
+  if (s.deleted_by_upstream > 0) decisions.push_back(DeletionDecision("upstream", s.deleted_by_upstream));
+  return json{{"content", s.content},
+              {"modify_delete", s.modify_delete},
+              {"add_add", s.add_add},
+              {"rename", s.rename},
+              {"fork_deleted", groups(s.fork_deleted)},
+              {"upstream_deleted", groups(s.upstream_deleted)},
+              {"decisions", decisions}};
+}
+
+// --- reading: every key CarryToJson writes is required (json_read.h; the derived conflict_summary and
+// deleted_by are not read) ---
 
 Status ReadRegion(const json& e, ConflictRegion& r) {
   int64_t start = 0;
@@ -154,6 +176,7 @@ nlohmann::json CarryToJson(const CarryResult& r) {
               {"candidate_ref", StringOrNull(r.candidate_ref)},
               {"commits", commits},
               {"conflicts", conflicts},
+              {"conflict_summary", SummaryToJson(r.conflicts)},
               {"range_diff", range},
               {"notices", r.notices},
               {"duration_ms", r.duration_ms}};

@@ -1,6 +1,7 @@
 #include "analyzer/render/drift_json.h"
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 
 #include "analyzer/render/json_read.h"
@@ -67,6 +68,10 @@ Status ReadLists(const json& doc, DriftReport& r) {
     PredictedConflict c;
     FS_RETURN_IF_ERROR(Read(e, "path", c.path));
     FS_RETURN_IF_ERROR(ReadLayer(e, "layer", c.layer));
+    if (e.contains("kind"))  // reports stored before kinds were named: content
+      FS_RETURN_IF_ERROR(ReadEnum(e, "kind", &ConflictKindFromName, c.kind,
+                                  "a conflict kind (content, modify/delete, add/add, rename)"));
+    if (e.contains("deleted_by")) FS_RETURN_IF_ERROR(Read(e, "deleted_by", c.deleted_by, /*nullable=*/true));
     r.predicted_conflicts.push_back(std::move(c));
   }
   FS_ASSIGN_OR_RETURN(const json* redundant, Array(doc, "redundant_hunks"));
@@ -90,6 +95,10 @@ Status ReadReport(const json& doc, DriftReport& r) {
   FS_RETURN_IF_ERROR(Read(doc, "ahead", r.ahead));
   FS_RETURN_IF_ERROR(Read(doc, "behind", r.behind));
   FS_RETURN_IF_ERROR(Read(doc, "merge_base", r.merge_base));
+  // base_source and base_confidence came with re-imported forks: absent in older reports.
+  if (doc.contains("base_source")) FS_RETURN_IF_ERROR(Read(doc, "base_source", r.base_source, /*nullable=*/true));
+  if (doc.contains("base_confidence"))
+    FS_RETURN_IF_ERROR(Read(doc, "base_confidence", r.base_confidence, /*nullable=*/true));
   FS_RETURN_IF_ERROR(ReadTime(doc, "merge_base_date", r.merge_base_time));
   FS_RETURN_IF_ERROR(Read(doc, "merge_base_age_days", r.merge_base_age_days));
   FS_RETURN_IF_ERROR(Read(doc, "upstream_commits_scanned", r.upstream_commits_scanned));
@@ -131,7 +140,12 @@ std::optional<int64_t> ParseUtcSeconds(const std::string& text) {
 nlohmann::json DriftToJson(const DriftReport& r) {
   json touches = json::array(), conflicts = json::array(), redundant = json::array();
   for (const auto& t : r.upstream_commits_touching_patched) touches.push_back(TouchToJson(t));
-  for (const auto& c : r.predicted_conflicts) conflicts.push_back({{"path", c.path}, {"layer", LayerName(c.layer)}});
+  auto nullable = [](const std::string& s) { return s.empty() ? json(nullptr) : json(s); };
+  for (const auto& c : r.predicted_conflicts)
+    conflicts.push_back({{"path", c.path}, {"layer", LayerName(c.layer)}, {"kind", ConflictKindName(c.kind)},
+                         {"deleted_by", nullable(c.deleted_by)}});
+  const DriftRiskTerms terms = RiskTermsOf(r);
+  auto round2 = [](double x) { return std::round(x * 100.0) / 100.0; };
   for (const auto& h : r.redundant_hunks)
     redundant.push_back({{"path", h.path}, {"old_start", h.old_start}, {"new_start", h.new_start}});
   return json{{"fork", r.fork},
@@ -142,6 +156,8 @@ nlohmann::json DriftToJson(const DriftReport& r) {
               {"ahead", r.ahead},
               {"behind", r.behind},
               {"merge_base", r.merge_base},
+              {"base_source", nullable(r.base_source)},
+              {"base_confidence", nullable(r.base_confidence)},
               {"merge_base_date", FormatUtcSeconds(r.merge_base_time)},
               {"merge_base_age_days", r.merge_base_age_days},
               {"upstream_commits_scanned", r.upstream_commits_scanned},
@@ -149,6 +165,11 @@ nlohmann::json DriftToJson(const DriftReport& r) {
               {"predicted_conflicts", conflicts},
               {"redundant_hunks", redundant},
               {"risk", r.risk},
+              {"risk_terms", {{"conflicts", round2(terms.conflicts)},
+                              {"touching", round2(terms.touching)},
+                              {"redundant", round2(terms.redundant)},
+                              {"behind", round2(terms.behind)},
+                              {"age", round2(terms.age)}}},
               {"computed_at", FormatUtcSeconds(r.computed_at)},
               {"notices", r.notices}};
 }

@@ -210,16 +210,21 @@ nlohmann::json AnalysisToJson(const Analysis& analysis, bool with_lines) {
   doc["merge_base"] = NullIfEmpty(analysis.merge_base);
   doc["base_source"] = NullIfEmpty(analysis.base_source);
   doc["base_distance"] = nullptr;
-  if (analysis.base_distance)
-    doc["base_distance"] = {{"files", analysis.base_distance->files},
-                            {"lines", analysis.base_distance->lines},
-                            {"commits_scanned", analysis.base_distance->commits_scanned},
-                            {"kept_lines", analysis.base_distance->kept_lines},
-                            {"fork_lines", analysis.base_distance->fork_lines},
-                            {"runner_up", NullIfEmpty(analysis.base_distance->runner_up)},
-                            {"runner_up_kept_lines", analysis.base_distance->runner_up_kept_lines},
-                            {"margin_lines", analysis.base_distance->margin_lines},
-                            {"equivalent_commits", analysis.base_distance->equivalent_commits}};
+  if (const auto& d = analysis.base_distance)
+    doc["base_distance"] = {{"files", d->files},
+                            {"lines", d->lines},
+                            {"commits_scanned", d->commits_scanned},
+                            {"kept_lines", d->kept_lines},
+                            {"fork_lines", d->fork_lines},
+                            {"runner_up", NullIfEmpty(d->runner_up)},
+                            {"runner_up_kept_lines", d->runner_up_kept_lines},
+                            {"margin_lines", d->margin_lines},
+                            {"equivalent_commits", d->equivalent_commits},
+                            {"tie_margin_lines", d->tie_margin_lines},
+                            {"import_time", d->import_time > 0 ? json(FormatUtc(d->import_time)) : json(nullptr)},
+                            {"newer_than_import", d->newer_than_import},
+                            {"confidence", NullIfEmpty(d->confidence)},
+                            {"confidence_reason", NullIfEmpty(d->confidence_reason)}};
   doc["ahead"] = analysis.ahead;
   doc["behind"] = analysis.behind;
   doc["style"] = MigrationStyleName(analysis.style);
@@ -235,6 +240,7 @@ nlohmann::json AnalysisToJson(const Analysis& analysis, bool with_lines) {
   FindingsToJson(analysis, doc);
   doc["notices"] = StringArray(analysis.notices);
   doc["migration_branches"] = StringArray(analysis.migration_branches);
+  doc["packages"] = StringArray(analysis.packages);
   return doc;
 }
 

@@ -278,9 +278,22 @@ Status ReadHeader(const json& doc, Analysis& a) {
                             {"fork_lines", &d.fork_lines},
                             {"runner_up_kept_lines", &d.runner_up_kept_lines},
                             {"margin_lines", &d.margin_lines},
-                            {"equivalent_commits", &d.equivalent_commits}})
+                            {"equivalent_commits", &d.equivalent_commits},
+                            {"tie_margin_lines", &d.tie_margin_lines},
+                            {"newer_than_import", &d.newer_than_import}})
       if (distance->contains(key)) FS_RETURN_IF_ERROR(ReadInt(*distance, "base_distance", key, *out));
     FS_RETURN_IF_ERROR(ReadNullableString(*distance, "base_distance", "runner_up", d.runner_up));
+    for (auto [key, out] : {std::pair<const char*, std::string*>{"confidence", &d.confidence},
+                            {"confidence_reason", &d.confidence_reason}})
+      if (distance->contains(key)) FS_RETURN_IF_ERROR(ReadNullableString(*distance, "base_distance", key, *out));
+    std::string import_time;
+    if (distance->contains("import_time"))
+      FS_RETURN_IF_ERROR(ReadNullableString(*distance, "base_distance", "import_time", import_time));
+    if (!import_time.empty()) {
+      const std::optional<int64_t> t = ParseUtc(import_time);
+      if (!t) return IllTyped("base_distance.import_time", "an ISO-8601 UTC time or null");
+      d.import_time = *t;
+    }
     a.base_distance = d;
   }
   FS_RETURN_IF_ERROR(ReadInt(doc, "", "ahead", a.ahead));
@@ -360,7 +373,9 @@ Status ReadAnalysis(const json& doc, Analysis& a) {
   }));
   FS_RETURN_IF_ERROR(ReadFindings(doc, a));
   FS_RETURN_IF_ERROR(ReadStringArray(doc, "", "notices", a.notices));
-  return ReadStringArray(doc, "", "migration_branches", a.migration_branches);
+  FS_RETURN_IF_ERROR(ReadStringArray(doc, "", "migration_branches", a.migration_branches));
+  if (!doc.contains("packages")) return Status::Ok();  // documents written before packages were detected
+  return ReadStringArray(doc, "", "packages", a.packages);
 }
 
 }  // namespace

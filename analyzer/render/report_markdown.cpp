@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "analyzer/model/python_package.h"
 #include "analyzer/render/report.h"
 #include "analyzer/render/report_internal.h"
 
@@ -115,11 +116,11 @@ bool IsIdentifier(const std::string& s) {
   });
 }
 
-// The top-level Python package most changed .py files live in ("python/" and "src/" layouts too).
+// The package to import: the one the analysis detected in the fork's tree (analyzer/model/python_package.h,
+// as the planner does); for analyses stored before that, the top-level directory most changed .py files
+// live in ("python/" and "src/" layouts too) that is not tests or tooling.
 std::optional<std::string> GuessPackage(const Analysis& a) {
-  static const std::vector<std::string> kNotPackages = {
-      "tests", "test", "examples", "example", "benchmarks", "benchmark", "docs", "doc", "scripts",
-      "tools", "ci", "csrc", "build", "third_party", "3rdparty", "setup", "conftest"};
+  if (!a.packages.empty()) return a.packages.front();
   std::vector<std::pair<std::string, int>> counts;  // in order of first appearance
   for (const FileChange& f : a.files) {
     if (f.status == FileStatus::kDeleted || !EndsWith(f.path, ".py") || IsTestFile(f)) continue;
@@ -128,8 +129,7 @@ std::optional<std::string> GuessPackage(const Analysis& a) {
     const size_t slash = path.find('/');
     if (slash == std::string_view::npos) continue;  // a top-level script, not a package
     const std::string top(path.substr(0, slash));
-    if (!IsIdentifier(top) || std::find(kNotPackages.begin(), kNotPackages.end(), top) != kNotPackages.end())
-      continue;
+    if (!IsIdentifier(top) || IsNonPackageDirectory(top)) continue;
     auto it = std::find_if(counts.begin(), counts.end(), [&](const auto& c) { return c.first == top; });
     if (it == counts.end()) counts.emplace_back(top, 1);
     else ++it->second;
@@ -222,6 +222,8 @@ std::string BaseDescription(const Analysis& a) {
       s += " (as do " + Plural(d.equivalent_commits, "other commit", "other commits") + ")";
     if (!d.runner_up.empty())
       s += "; runner-up " + Code(ShortSha(d.runner_up)) + " keeps " + Plural(d.margin_lines, "line", "lines") + " fewer";
+    if (!d.confidence.empty())
+      s += "; confidence **" + d.confidence + "**" + (d.confidence_reason.empty() ? "" : ": " + d.confidence_reason);
   }
   return s;
 }

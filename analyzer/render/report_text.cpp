@@ -68,6 +68,9 @@ std::string RenderText(const Analysis& a) {
     if (d.equivalent_commits > 0) out << " (" << d.equivalent_commits << " other commits alike)";
     if (!d.runner_up.empty()) out << ", runner-up " << ShortSha(d.runner_up) << " keeps " << d.margin_lines << " fewer";
     out << "\n";
+    if (!d.confidence.empty())
+      out << "base confidence " << d.confidence << (d.confidence_reason.empty() ? "" : ": " + d.confidence_reason)
+          << "\n";
   }
   const StyleEvidence& evidence = a.style_evidence;
   if (evidence.compat_hunks + evidence.native_hunks > 0) out << StyleEvidenceLine(evidence) << "\n";

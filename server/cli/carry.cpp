@@ -24,6 +24,7 @@ struct CarryArgs {
   std::string strategy = "rebase";
   std::string format = "text";
   std::string rules_path;
+  analyzer::CarryRenderOptions render;
 };
 
 Result<analyzer::CarryResult> MakeCarry(CarryArgs& args) {
@@ -45,9 +46,9 @@ int RunCarry(CarryArgs& args) {
   if (args.format == "json")
     PrintOut(analyzer::CarryToJson(*result).dump(2));
   else if (args.format == "markdown")
-    PrintOut(analyzer::RenderCarryMarkdown(*result));
+    PrintOut(analyzer::RenderCarryMarkdown(*result, args.render));
   else
-    PrintOut(analyzer::RenderCarryText(*result));
+    PrintOut(analyzer::RenderCarryText(*result, args.render));
   return result->state == analyzer::CarryState::kConflict ? kExitViolations : kExitOk;
 }
 
@@ -65,7 +66,8 @@ Command AddCarryCommand(CLI::App& app) {
       ->required();
   cmd->add_option("--branch", r.branch, "Migration branch (default: 'paddle', else the fork's default branch)");
   cmd->add_option("--upstream", r.upstream_location, "Upstream repository: URL or local path")->required();
-  cmd->add_option("--upstream-branch", r.upstream_branch, "Upstream branch (default: upstream HEAD)");
+  cmd->add_option("--upstream-branch", r.upstream_branch,
+                  "Upstream branch, or 'auto' for the branch the fork was cut from (default: upstream HEAD)");
   cmd->add_option("--onto", o.onto, "Carry onto this upstream revision (default: the upstream branch head)");
   cmd->add_option("--base", r.base,
                   "Where the fork's commits start: an upstream revision for re-imported forks, or 'auto' to search "
@@ -79,6 +81,9 @@ Command AddCarryCommand(CLI::App& app) {
   cmd->add_option("--format", args->format, "Output: text, json or markdown")
       ->check(CLI::IsMember({"text", "json", "markdown"}))
       ->capture_default_str();
+  cmd->add_flag("--full", args->render.full,
+                "Text and Markdown: every conflict with all its region lines, every commit (default: a summary, "
+                "modify/delete conflicts grouped by directory, the first 10 conflicts)");
   cmd->add_option("--committer-name", o.committer_name, "Committer of the replayed commits")->capture_default_str();
   cmd->add_option("--committer-email", o.committer_email, "Committer e-mail of the replayed commits")
       ->capture_default_str();

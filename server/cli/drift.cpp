@@ -61,6 +61,10 @@ Command AddDriftCommand(CLI::App& app) {
   cmd->add_option("--upstream", r.upstream_location, "Upstream repository: URL or local path")->required();
   cmd->add_option("--upstream-branch", r.upstream_branch,
                   "Upstream branch, or 'auto' for the branch the fork was cut from (default: upstream HEAD)");
+  cmd->add_option("--base", r.base,
+                  "Measure drift from this upstream revision instead of the merge-base; 'auto' searches upstream "
+                  "history for the commit a re-imported fork (no shared history) was taken from");
+  cmd->add_option("--base-search-limit", r.base_search_limit, "Commits scanned by --base auto")->capture_default_str();
   cmd->add_option("--data-dir", r.data_dir, "Mirrors and database live here (default: $FORKSCOPE_DATA_DIR or "
                                             "~/.local/share/forkscope)");
   cmd->add_option("--format", args->format, "Output: text, json or markdown")

@@ -79,6 +79,15 @@ std::string TrendText(const Trend& t) {
   return "no change since the previous sync";
 }
 
+// Figures measured from a searched base of low confidence (a re-imported fork whose base the search could
+// not pin down) may be far off: they warn, never page, and say so.
+void CapForLowConfidenceBase(AlertCondition& c, const analyzer::DriftReport& d) {
+  if (d.base_confidence != "low") return;
+  if (c.severity == "critical") c.severity = "warning";
+  c.message += " Measured from a searched base of low confidence (" + Short(d.merge_base) +
+               "): check it with forkscope analyze --base auto, or pin the fork's base.";
+}
+
 // A baseline is stored as info and notifies nobody.
 AlertCondition Finish(AlertCondition c, const Trend& t) {
   if (t.baseline) {
@@ -105,6 +114,7 @@ AlertCondition Behind(const AlertRulesConfig& rules, const std::string& fork, co
               "). Rebase the migration branch onto upstream; forkscope carry previews the replay.";
   SetCode(c, "alert.behind", {{"fork", fork}, {"behind", d.behind}, {"threshold", rules.behind_commits},
                               {"trend", TrendCode(t, TrendText(t))}});
+  CapForLowConfidenceBase(c, d);
   return Finish(c, t);
 }
 
@@ -120,6 +130,7 @@ AlertCondition MergeBaseAge(const AlertRulesConfig& rules, const std::string& fo
               "). Rebase onto a recent upstream commit to move the merge-base.";
   SetCode(c, "alert.merge-base-age", {{"fork", fork}, {"merge_base", Short(d.merge_base)}, {"days", days},
                                       {"threshold", threshold}, {"trend", TrendCode(t, TrendText(t))}});
+  CapForLowConfidenceBase(c, d);
   return Finish(c, t);
 }
 

@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 #include "analyzer/classify/rules_data.h"
 #include "base/clock.h"
 #include "storage/compat_gap_store.h"
@@ -40,6 +42,16 @@ Result<AnalysisOutcome> RunAnalysis(const analyzer::AnalyzeRequest& request, con
     cached.upstream_branch_choice = h.upstream_branch_choice;
     cached.ahead = h.ahead;
     cached.behind = h.behind;
+    if (h.base_distance) cached.base_distance = h.base_distance;
+    // Notices of the resolution (branch fallbacks and choices, the base search) are this request's; the
+    // analysis' own follow (rows saved before resolution_notices was kept repeat none of the new ones).
+    std::vector<std::string> notices = h.notices;
+    const size_t resolved = std::min(static_cast<size_t>(cached.resolution_notices), cached.notices.size());
+    for (size_t i = resolved; i < cached.notices.size(); ++i)
+      if (std::find(h.notices.begin(), h.notices.end(), cached.notices[i]) == h.notices.end())
+        notices.push_back(cached.notices[i]);
+    cached.notices = std::move(notices);
+    cached.resolution_notices = h.resolution_notices;
     cached.cached = true;
     // A stored analysis is never rewritten; annotations made since count in what is returned.
     FS_RETURN_IF_ERROR(storage::CompatGapStore(store, base::SystemClock()).ApplyAnnotations(rules, fork_id, cached).status());

@@ -32,7 +32,7 @@ DriftReport Report(const std::string& fork_sha, int behind, double age_days, dou
   r.upstream_commits_scanned = behind;
   r.upstream_commits_touching_patched.push_back(
       {std::string(40, 'd'), "Add mul", 1718928000, {"fastops/ops.py", "setup.py"}, {Layer::kPython, Layer::kBuild}});
-  r.predicted_conflicts.push_back({"fastops/ops.py", Layer::kPython});
+  r.predicted_conflicts.push_back({"fastops/ops.py", Layer::kPython, analyzer::ConflictKind::kContent, ""});
   r.redundant_hunks.push_back({"csrc/k.cu", 12, 14});
   r.risk = risk;
   r.computed_at = computed_at;

@@ -120,7 +120,10 @@ inline az::Analysis MakeAnalysis(const std::string& fork_sha = std::string(40, '
   a.upstream = {"https://github.com/flashinfer-ai/flashinfer.git", "main", std::string(40, 'a')};
   a.merge_base = std::string(40, 'b');
   a.base_source = "merge-base";
-  a.base_distance = az::BaseDistance{3, 120, 40, 900, 1000, std::string(40, 'c'), 880, 20, 2};
+  a.base_distance = az::BaseDistance{3, 120, 40, 900, 1000, std::string(40, 'c'), 880, 20, 2, 1, 1700000000, 4, "low",
+                                     "the runner-up keeps as many lines"};
+  a.packages = {"flashinfer"};
+  a.resolution_notices = 1;
   a.upstream_branch_choice = "auto";
   a.ahead = 12;
   a.behind = 340;
@@ -285,7 +288,14 @@ inline void CheckSameAnalysis(const az::Analysis& got, const az::Analysis& want,
     CHECK(got.base_distance->runner_up_kept_lines == want.base_distance->runner_up_kept_lines);
     CHECK(got.base_distance->margin_lines == want.base_distance->margin_lines);
     CHECK(got.base_distance->equivalent_commits == want.base_distance->equivalent_commits);
+    CHECK(got.base_distance->tie_margin_lines == want.base_distance->tie_margin_lines);
+    CHECK(got.base_distance->import_time == want.base_distance->import_time);
+    CHECK(got.base_distance->newer_than_import == want.base_distance->newer_than_import);
+    CHECK(got.base_distance->confidence == want.base_distance->confidence);
+    CHECK(got.base_distance->confidence_reason == want.base_distance->confidence_reason);
   }
+  CHECK(got.packages == want.packages);
+  CHECK(got.resolution_notices == want.resolution_notices);
   CHECK(got.upstream_branch_choice == want.upstream_branch_choice);
   CHECK(got.ahead == want.ahead);
   CHECK(got.behind == want.behind);

@@ -286,7 +286,7 @@ TEST_CASE("carry: a re-imported fork (unrelated history) with a given base", "[a
     REQUIRE_FALSE(r.ok());
     CHECK_THAT(r.status().message(), Catch::Contains("unrelated histories"));
   }
-  SECTION("the root is replayed as if its parent were the base") {
+  SECTION("its changes since the base are carried as one commit of its tree, as git rebases it") {
     req.base = imported_at;
     CarryOptions o;
     o.verify_fast_merge = true;
@@ -297,7 +297,11 @@ TEST_CASE("carry: a re-imported fork (unrelated history) with a given base", "[a
     CHECK(r->base_source == "given");
     REQUIRE(r->commits.size() == 3);
     CHECK(CommitAt(*r, 0).fork_sha == root);
-    for (const auto& c : r->commits) CHECK(c.state == CarryCommitState::kApplied);
+    for (const auto& c : r->commits) {
+      CHECK(c.state == CarryCommitState::kApplied);
+      CHECK(c.candidate_sha == r->candidate_sha);  // one commit carries them all
+    }
+    CHECK_THAT(r->notices.front(), Catch::Contains("the fork shares no history with upstream"));
     GitRepo s = GitRepo::Clone(re.path(), p.tmp.Sub("scratch-re"));
     s.Git("fetch -q " + ShellQuote(p.up.path()) + " '+refs/heads/*:refs/remotes/up/*'");
     s.Git("checkout -q -B carry " + head);

@@ -121,8 +121,40 @@ TEST_CASE("carry text and markdown", "[analyzer][carry]") {
   CHECK_THAT(md, Catch::Contains("Bridge the stream \\| safely"));
   CHECK_THAT(md, Catch::Contains("### `csrc/bindings.cpp` — content, layer cpp_compat"));
   CHECK_THAT(md, Catch::Contains("````\n  auto s = paddle_stream(x);\n  // ```\n````"));  // the fence outgrows ```
-  CHECK_THAT(md, Catch::Contains("### `csrc/k.cu` — modify/delete, layer kernel"));
-  CHECK_THAT(md, Catch::Contains("Paths: base csrc/k.cu, upstream (none), fork csrc/k.cu."));
+  // A modify/delete conflict is one of a group by directory with its decision, detailed only with full.
+  CHECK_THAT(md, Catch::Contains("- **upstream deleted 1 file the fork changed: drop the fork's change, or keep the "
+                                 "file in the fork**\n  - `csrc/` (1): `k.cu`"));
+  CHECK(md.find("### `csrc/k.cu`") == std::string::npos);
+  CHECK_THAT(text, Catch::Contains("conflicts: 2 (1 modify/delete, 1 content)\n"));
+  CarryRenderOptions full;
+  full.full = true;
+  const std::string all = RenderCarryMarkdown(r, full);
+  CHECK_THAT(all, Catch::Contains("### `csrc/k.cu` — modify/delete (upstream deleted it), layer kernel"));
+  CHECK_THAT(all, Catch::Contains("Paths: base csrc/k.cu, upstream (none), fork csrc/k.cu."));
+  CHECK_THAT(RenderCarryText(r, full), Catch::Contains("  csrc/k.cu (kernel) modify/delete (upstream deleted it)\n"));
+  const nlohmann::json j = CarryToJson(r);
+  CHECK(j["conflict_summary"]["upstream_deleted"][0]["paths"] == nlohmann::json::array({"csrc/k.cu"}));
+  CHECK(j["conflict_summary"]["decisions"].size() == 1);
+  CHECK(j["conflicts"][1]["deleted_by"] == "upstream");
+  SECTION("many directories of deletions: the largest listed, the rest counted") {
+    CarryResult many = r;
+    many.conflicts.clear();
+    for (int d = 0; d < 14; ++d)
+      for (int f = 0; f <= d; ++f) {
+        CarryConflict c;
+        c.path = c.base_path = c.upstream_path = "dir" + std::to_string(d) + "/f" + std::to_string(f) + ".py";
+        c.kind = ConflictKind::kModifyDelete;
+        many.conflicts.push_back(c);
+      }
+    const std::string capped = RenderCarryText(many);
+    CHECK_THAT(capped, Catch::Contains("the fork deleted 105 files upstream changed since the base"));
+    CHECK_THAT(capped, Catch::Contains("    dir13/ (14): f0.py, f1.py, f10.py, f11.py, f12.py and 9 more\n"));
+    CHECK_THAT(capped, Catch::Contains("    and 4 more directories (10 files; --full lists them)\n"));
+    CHECK(capped.find("dir3/ (4)") == std::string::npos);
+    CarryRenderOptions all;
+    all.full = true;
+    CHECK_THAT(RenderCarryText(many, all), Catch::Contains("    dir3/ (4): f0.py, f1.py, f2.py, f3.py\n"));
+  }
   r.state = CarryState::kClean;
   r.conflicts.clear();
   r.candidate_sha = std::string(40, 'c');

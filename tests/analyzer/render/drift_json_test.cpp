@@ -25,7 +25,8 @@ DriftReport Sample() {
   r.upstream_commits_scanned = 3;
   r.upstream_commits_touching_patched.push_back({std::string(40, '1'), "Add mul | div", 1718928000,
                                                  {"fastops/ops.py", "setup.py"}, {Layer::kPython, Layer::kBuild}});
-  r.predicted_conflicts.push_back({"fastops/ops.py", Layer::kPython});
+  r.predicted_conflicts.push_back({"fastops/ops.py", Layer::kPython, ConflictKind::kContent, ""});
+  r.predicted_conflicts.push_back({"tests/test_ops.py", Layer::kPython, ConflictKind::kModifyDelete, "fork"});
   r.redundant_hunks.push_back({"csrc/fastops_kernels.cu", 12, 13});
   r.risk = 31.96;
   r.computed_at = 1718280000;  // 2024-06-13T12:00:00Z
@@ -50,7 +51,11 @@ TEST_CASE("drift json: every documented key, with ISO dates", "[analyzer][drift]
   CHECK(t.at("date") == "2024-06-21T00:00:00Z");
   CHECK(t.at("paths") == json{"fastops/ops.py", "setup.py"});
   CHECK(t.at("layers") == json{"python", "build"});
-  CHECK(doc.at("predicted_conflicts") == json::parse(R"([{"path":"fastops/ops.py","layer":"python"}])"));
+  CHECK(doc.at("predicted_conflicts") ==
+        json::parse(R"([{"path":"fastops/ops.py","layer":"python","kind":"content","deleted_by":null},
+                        {"path":"tests/test_ops.py","layer":"python","kind":"modify/delete","deleted_by":"fork"}])"));
+  CHECK(doc.at("base_source").is_null());
+  CHECK(doc.at("risk_terms").at("conflicts") == 20.0);  // computed from the report's lists, not its stored risk
   CHECK(doc.at("redundant_hunks") ==
         json::parse(R"([{"path":"csrc/fastops_kernels.cu","old_start":12,"new_start":13}])"));
   CHECK(doc.at("notices") == json::array());
@@ -82,6 +87,19 @@ TEST_CASE("drift json: read back exactly, bad documents refused", "[analyzer][dr
     doc["upstream_commits_touching_patched"][0]["layers"] = json{"python"};
     CHECK_FALSE(DriftFromJson(doc).ok());
   }
+  SECTION("reports stored before conflict kinds and base sources were written") {
+    for (auto& c : doc["predicted_conflicts"]) c.erase("kind"), c.erase("deleted_by");
+    doc.erase("base_source");
+    doc.erase("base_confidence");
+    auto old = DriftFromJson(doc);
+    REQUIRE(old.ok());
+    CHECK(old->predicted_conflicts[1].kind == ConflictKind::kContent);
+    CHECK(old->base_source.empty());
+  }
+  SECTION("unknown conflict kind") {
+    doc["predicted_conflicts"][0]["kind"] = "both";
+    CHECK_THAT(DriftFromJson(doc).status().message(), Catch::Contains("'kind'"));
+  }
   SECTION("not an object") { CHECK(DriftFromJson(json::array()).status().code() == StatusCode::kInvalidArgument); }
 }
 
@@ -100,18 +118,24 @@ TEST_CASE("drift renders as text and Markdown", "[analyzer][drift]") {
   DriftReport r = Sample();
   std::string text = RenderDriftText(r);
   CHECK_THAT(text, Catch::Contains("drift of fastops-paddle (paddle @ fffffff) against upstream main @ uuuuuuu"));
-  CHECK_THAT(text, Catch::Contains("ahead 1, behind 3"));
-  CHECK_THAT(text, Catch::Contains("merge-base bbbbbbb of 2024-06-01, 12.50 days old"));
-  CHECK_THAT(text, Catch::Contains("risk 31.96"));
+  CHECK_THAT(text, Catch::Contains("ahead 1, behind 3 (upstream commits since the merge-base)"));
+  CHECK_THAT(text, Catch::Contains("merge-base bbbbbbb of 2024-06-01: 12 days old (merge-base age)"));
+  CHECK_THAT(text, Catch::Contains("risk 32.0 (higher = a harder next rebase; unbounded, 0 = nothing to do, each "
+                                   "predicted conflict alone adds 10)"));
+  CHECK_THAT(text, Catch::Contains("= 20.0 for 2 predicted conflicts (10 each) + 3.0 for 1 upstream commit touching "
+                                   "patched files (3 each) + 1.0 for 1 redundant hunk (1 each) + 4.0 for 3 behind"));
   CHECK_THAT(text, Catch::Contains("1111111 2024-06-21 Add mul | div"));
   CHECK_THAT(text, Catch::Contains("fastops/ops.py (python), setup.py (build)"));
-  CHECK_THAT(text, Catch::Contains("predicted conflicts: 1\n  fastops/ops.py (python)"));
+  CHECK_THAT(text, Catch::Contains("predicted conflicts: 2\n  fastops/ops.py (python) content\n"
+                                   "  tests/test_ops.py (python) modify/delete (the fork deleted it)\n"));
   CHECK_THAT(text, Catch::Contains("csrc/fastops_kernels.cu @@ -12 +13 @@"));
   std::string md = RenderDriftMarkdown(r);
   CHECK_THAT(md, Catch::Contains("# Upstream drift: fastops-paddle"));
-  CHECK_THAT(md, Catch::Contains("| Ahead / behind | 1 ahead, 3 behind |"));
+  CHECK_THAT(md, Catch::Contains("| Ahead / behind | 1 ahead, 3 behind (upstream commits since the merge-base) |"));
+  CHECK_THAT(md, Catch::Contains("| Merge-base | `bbbbbbb` of 2024-06-01: 12 days old (merge-base age) |"));
+  CHECK_THAT(md, Catch::Contains("- `tests/test_ops.py` (python) modify/delete (the fork deleted it)"));
   CHECK_THAT(md, Catch::Contains("Add mul \\| div"));
-  CHECK_THAT(md, Catch::Contains("## Predicted conflicts (1)"));
+  CHECK_THAT(md, Catch::Contains("## Predicted conflicts (2)"));
   CHECK_THAT(md, Catch::Contains("- `csrc/fastops_kernels.cu` hunk `@@ -12 +13 @@`"));
   r.predicted_conflicts.clear();
   CHECK_THAT(RenderDriftMarkdown(r), Catch::Contains("merges cleanly"));

@@ -162,7 +162,12 @@ TEST_CASE("AnalysisToJson writes the top-level keys with their types", "[analyze
                                          {"runner_up", nullptr},
                                          {"runner_up_kept_lines", 0},
                                          {"margin_lines", 0},
-                                         {"equivalent_commits", 0}}));
+                                         {"equivalent_commits", 0},
+                                         {"tie_margin_lines", 0},
+                                         {"import_time", nullptr},
+                                         {"newer_than_import", 0},
+                                         {"confidence", nullptr},
+                                         {"confidence_reason", nullptr}}));
   CHECK(doc.at("ahead") == 7);
   CHECK(doc.at("behind") == 41);
   CHECK(doc.at("style") == "compat");
@@ -172,6 +177,7 @@ TEST_CASE("AnalysisToJson writes the top-level keys with their types", "[analyze
   CHECK(doc.at("duration_ms") == 1834);
   CHECK(doc.at("notices").size() == 2);
   CHECK(doc.at("migration_branches") == json({"paddle", "paddle-legacy"}));
+  CHECK(doc.at("packages") == json::array());
 
   const json& summary = doc.at("summary");
   CHECK(summary.at("files") == 9);

@@ -134,7 +134,8 @@ TEST_CASE("daemon: drift after every sync, listings, history, errors", "[server]
   CHECK(b1["upstream_commits_touching_patched"][0]["sha"] == env.add_mul);
   CHECK(b1["upstream_commits_touching_patched"][0]["subject"] == "Add mul");
   CHECK(b1["upstream_commits_touching_patched"][0]["paths"] == json{"fastops/ops.py"});  // the port deleted it
-  CHECK(b1["predicted_conflicts"] == json::parse(R"([{"path":"fastops/ops.py","layer":"python"}])"));
+  CHECK(b1["predicted_conflicts"] ==
+        json::parse(R"([{"path":"fastops/ops.py","layer":"python","kind":"modify/delete","deleted_by":"fork"}])"));
 
   std::string moved = env.MoveUpstream();
   Sync(*c, "alpha");
@@ -148,7 +149,8 @@ TEST_CASE("daemon: drift after every sync, listings, history, errors", "[server]
   CHECK(a2["upstream_commits_touching_patched"][0]["paths"] == json{"csrc/bindings.cpp", "setup.py"});
   CHECK(a2["upstream_commits_touching_patched"][0]["layers"] == json{"cpp_compat", "build"});
   CHECK(a2["predicted_conflicts"] ==
-        json::parse(R"([{"path":"csrc/bindings.cpp","layer":"cpp_compat"},{"path":"setup.py","layer":"build"}])"));
+        json::parse(R"([{"path":"csrc/bindings.cpp","layer":"cpp_compat","kind":"content","deleted_by":null},
+                          {"path":"setup.py","layer":"build","kind":"content","deleted_by":null}])"));
   CheckAge(a2);
   REQUIRE(a2["history"].size() == 2);  // newest first
   CHECK(a2["history"][0]["upstream_sha"] == moved);

@@ -47,7 +47,8 @@ TEST_CASE("drift prints the one-shot report", "[server][drift][cli]") {
   CHECK(d["upstream_commits_touching_patched"][1]["subject"] == "Record the stream of the copy");
   CHECK(d["upstream_commits_touching_patched"][1]["paths"] == json{"csrc/bindings.cpp"});
   CHECK(d["upstream_commits_touching_patched"][1]["layers"] == json{"cpp_compat"});
-  CHECK(d["predicted_conflicts"] == json::parse(R"([{"path":"csrc/bindings.cpp","layer":"cpp_compat"}])"));
+  CHECK(d["predicted_conflicts"] ==
+        json::parse(R"([{"path":"csrc/bindings.cpp","layer":"cpp_compat","kind":"content","deleted_by":null}])"));
   REQUIRE(d["redundant_hunks"].size() == 1);
   CHECK(d["redundant_hunks"][0]["path"] == "csrc/fastops_kernels.cu");
   CHECK(d["redundant_hunks"][0]["old_start"] == d["redundant_hunks"][0]["new_start"]);
@@ -94,7 +95,8 @@ TEST_CASE("the demo shows real drift for the compat fork", "[server][drift][cli]
   std::string compat = r.out.substr(at, r.out.find("== fastops-native") - at);
   CHECK_THAT(compat, Catch::Contains("ahead 1, behind 4"));
   CHECK_THAT(compat, Catch::Contains("upstream commits touching patched files: 3"));
-  CHECK_THAT(compat, Catch::Contains("predicted conflicts: 2\n  csrc/bindings.cpp (cpp_compat)\n  fastops/ops.py (python)"));
+  CHECK_THAT(compat, Catch::Contains("predicted conflicts: 2\n  csrc/bindings.cpp (cpp_compat) content\n"
+                                     "  fastops/ops.py (python) content"));
   CHECK_THAT(compat, Catch::Contains("redundant hunks: 1\n  csrc/fastops_kernels.cu @@ -21 +21 @@"));
   auto rows = RunCommand("sqlite3 " + tmp.Sub("data") + "/forkscope.db 'select count(*) from drift_reports' 2>&1");
   CHECK(rows.out == "2\n");

@@ -27,7 +27,8 @@ analyzer::DriftReport Drift(int behind, double age_days = 1, int conflicts = 0, 
   d.ahead = 3;
   d.merge_base_age_days = age_days;
   for (int i = 0; i < conflicts; ++i)
-    d.predicted_conflicts.push_back({"csrc/op" + std::to_string(i) + ".cu", analyzer::Layer::kCppCompat});
+    d.predicted_conflicts.push_back(
+        {"csrc/op" + std::to_string(i) + ".cu", analyzer::Layer::kCppCompat, analyzer::ConflictKind::kContent, ""});
   for (int i = 0; i < touches; ++i)
     d.upstream_commits_touching_patched.push_back(
         {std::string(40, 'a' + i), "upstream change " + std::to_string(i), 1700000000 + i, {"setup.py"},
@@ -368,6 +369,36 @@ TEST_CASE("deliveries follow each target's events and minimum severity", "[serve
   }
   CHECK(got == std::vector<std::string>{"all:opened", "openings:opened", "all:worsened", "critical-only:worsened",
                                         "all:resolved", "critical-only:resolved"});
+}
+
+}  // namespace
+}  // namespace forkscope::server
+
+namespace forkscope::server {
+namespace {
+
+TEST_CASE("a searched base of low confidence never raises a critical alert", "[server][alerts][base_search]") {
+  Env env;
+  analyzer::DriftReport baseline = Drift(10, 10);
+  analyzer::DriftReport far = Drift(1050, 900);  // far past both thresholds and worsening: critical
+  for (auto* d : {&baseline, &far}) d->base_source = "searched";
+  SECTION("high confidence pages") {
+    for (auto* d : {&baseline, &far}) d->base_confidence = "high";
+    REQUIRE(env.Report("flashinfer", baseline).ok());
+    REQUIRE(env.Report("flashinfer", far).ok());
+    CHECK(env.Only("behind").severity == "critical");
+    CHECK(env.Only("merge-base-age").severity == "critical");
+  }
+  SECTION("low confidence warns, and says why the figure may be off") {
+    for (auto* d : {&baseline, &far}) d->base_confidence = "low";
+    REQUIRE(env.Report("flashinfer", baseline).ok());
+    REQUIRE(env.Report("flashinfer", far).ok());
+    for (const char* rule : {"behind", "merge-base-age"}) {
+      const AlertRecord a = env.Only(rule);
+      CHECK(a.severity == "warning");
+      CHECK_THAT(a.message, Catch::Contains("searched base of low confidence"));
+    }
+  }
 }
 
 }  // namespace

@@ -57,8 +57,13 @@ test('fork page: the section shows each candidate with its range-diff or its con
     const detail = page.locator('#candidate-detail');
     assert.equal(await detail.getAttribute('data-state'), c.state);
     if (c.state === 'conflict') {
-      assert.equal(await page.locator('#candidate-detail article.conflict').count(), c.conflicting_paths);
-      const first = page.locator('#candidate-detail article.conflict').first();
+      assert.equal(await page.locator('#candidate-detail details.conflict').count(), c.conflicting_paths);
+      // The summary comes before the paths, each path collapsed until opened; the layer summary is above.
+      await page.locator('#conflict-summary').waitFor();
+      assert.ok(await page.evaluate(() => document.querySelector('#layer-summary').compareDocumentPosition(document.querySelector('#candidates')) & Node.DOCUMENT_POSITION_FOLLOWING));
+      const first = page.locator('#candidate-detail details.conflict').first();
+      assert.equal(await first.getAttribute('open'), null);
+      await first.locator('summary').click();
       // Each region as two diffs: base -> upstream and base -> fork.
       if ((await first.locator('.region').count()) > 0) {
         await first.locator('.region .d2h-file-wrapper').first().waitFor();

@@ -49,12 +49,27 @@ function conflictBlock(c) {
         h('h5', {}, t('carry.region', { line: r.base_start })),
         diffBox(regionDiff(c.path, r, 'upstream'), t('carry.side_upstream')),
         diffBox(regionDiff(c.path, r, 'fork'), t('carry.side_fork'))));
-  return h('article', { class: 'conflict', 'data-path': c.path },
-    h('h4', {}, h('code', {}, c.path), ' ', layerBadge(c.layer), ' ', t('carry.conflict_in', { kind: t(`conflict.${c.kind}`, {}, c.kind), commit: shortSha(c.fork_commit) })),
+  // Collapsed: a carry of a re-imported fork can conflict in dozens of paths; the summary above says which.
+  const kindText = t(`conflict.${c.kind}`, {}, c.kind);
+  const kind = c.deleted_by ? t(`carry.deleted_by_${c.deleted_by}`, { kind: kindText }) : kindText;
+  return h('details', { class: 'conflict', 'data-path': c.path },
+    h('summary', {}, h('code', {}, c.path), ' ', layerBadge(c.layer), ' ', t('carry.conflict_in', { kind, commit: shortSha(c.fork_commit) })),
     c.upstream_commits.length
       ? h('p', {}, t('carry.upstream_commits'), ' ', c.upstream_commits.map((u) => h('code', { title: u.subject }, `${shortSha(u.sha)} ${u.subject}`)).flatMap((x, i) => (i ? [', ', x] : [x])))
       : null,
     regions);
+}
+
+// The conflicts counted by kind and the modify/delete ones grouped by directory, each group with the
+// decision it asks for (carry JSON's conflict_summary, docs/carry.md).
+function conflictSummary(summary) {
+  if (!summary) return null;
+  // decisions[i] belongs to the i-th side that has deletions, the fork's first.
+  const sides = [summary.fork_deleted, summary.upstream_deleted].filter((groups) => groups.length);
+  return h('div', { class: 'conflict-summary', id: 'conflict-summary' },
+    h('p', {}, t('carry.conflict_counts', { content: summary.content, modify_delete: summary.modify_delete, add_add: summary.add_add, rename: summary.rename })),
+    sides.map((groups, i) => [h('p', {}, h('strong', {}, summary.decisions[i])),
+      h('ul', {}, groups.map((g) => h('li', {}, h('code', {}, g.directory || '/'), ` (${g.files})`)))]));
 }
 
 function rangeDiffTable(entries) {
@@ -115,7 +130,7 @@ function candidateDetail(c) {
     publishBlock(c),
     c.state === 'conflict' ? null : [h('h4', {}, t('carry.job')), job],
     (carry.range_diff || []).length ? rangeDiffTable(carry.range_diff) : null,
-    (carry.conflicts || []).length ? [h('h4', {}, t('carry.conflicts')), carry.conflicts.map(conflictBlock)] : null,
+    (carry.conflicts || []).length ? [h('h4', {}, t('carry.conflicts')), conflictSummary(carry.conflict_summary), carry.conflicts.map(conflictBlock)] : null,
     (carry.notices || []).length ? [h('h4', {}, t('carry.notices')), h('ul', { class: 'notices' }, carry.notices.map((n) => h('li', {}, n)))] : null);
 }
 

@@ -27,7 +27,11 @@ function meta(analysis, fork) {
     row('fork.head', h('code', { title: analysis.fork.sha }, shortSha(analysis.fork.sha))),
     row('fork.upstream', h('code', {}, `${analysis.upstream.url} @ ${analysis.upstream.branch}`)),
     row('fork.upstream_head', h('code', { title: analysis.upstream.sha }, shortSha(analysis.upstream.sha))),
-    row('fork.merge_base', h('code', { title: analysis.merge_base || '' }, `${shortSha(analysis.merge_base)} (${analysis.base_source || '—'})`)),
+    row('fork.merge_base', [h('code', { title: analysis.merge_base || '' }, `${shortSha(analysis.merge_base)} (${analysis.base_source || '—'})`),
+      analysis.base_distance?.confidence
+        ? h('span', { class: `badge confidence-${analysis.base_distance.confidence}`, id: 'base-confidence', title: analysis.base_distance.confidence_reason || '' },
+          t('fork.base_confidence', { confidence: analysis.base_distance.confidence }))
+        : null]),
     row('col.behind_ahead', `${analysis.behind} / ${analysis.ahead}`),
     row('fork.style', styleText(analysis)),
     row('fork.analysed', formatTime(analysis.created_at)),
@@ -142,13 +146,13 @@ export async function forkPage(main, { name }, params) {
   }
   main.append(meta(analysis, fork));
   if (analysis.notices?.length) main.append(h('ul', { class: 'notices' }, analysis.notices.map((n) => h('li', {}, n))));
-  const candidates = await candidatesSection(name, params.get('candidate'));
-  if (candidates) main.append(candidates);
-  if (candidates && location.hash === '#candidates') candidates.scrollIntoView();
-
+  // The layer summary before the candidates: a carry's conflicts can be long.
   const canvas = h('canvas', { id: 'layer-chart', role: 'img', 'aria-label': t('fork.chart_label') });
   main.append(h('section', { class: 'summary' }, h('h2', {}, t('fork.layers')), h('div', { class: 'summary-grid' }, h('div', { class: 'chart-box' }, canvas), summaryTable(analysis.summary))));
   const chart = layerChart(canvas, analysis.summary);
+  const candidates = await candidatesSection(name, params.get('candidate'));
+  if (candidates) main.append(candidates);
+  if (candidates && location.hash === '#candidates') candidates.scrollIntoView();
 
   // Filters live in the URL (?layer=&pattern=&violation=) so a reload keeps them.
   const filter = { layer: params.get('layer') || '', pattern: params.get('pattern') || '', violation: params.get('violation') || '' };
