@@ -17,7 +17,11 @@ nlohmann::json AnalysisToJson(const Analysis& analysis, bool with_lines = false)
 Result<Analysis> AnalysisFromJson(const nlohmann::json& doc);
 
 std::string RenderMarkdown(const Analysis& analysis);
+// The text `forkscope analyze` prints: RenderTextSummary, then "findings:" and RenderFindingsText
+// ("none" when there is no finding).
 std::string RenderText(const Analysis& analysis);
+// The compared commits, one line per layer, the most frequent patterns and rules, notices.
+std::string RenderTextSummary(const Analysis& analysis);
 // The findings a CI log shows, one per line: "path:line  rule  severity: message" (just "path" for a
 // file-wide one), a grouped finding's files indented below it, then each compat gap as a note.
 // Violations that baselined (when not empty) marks are left out and counted in a closing line.

@@ -12,6 +12,7 @@ void InstallApiRoutes(Router& router) {
   InstallDriftRoutes(router);
   InstallJobRoutes(router);
   InstallCandidateRoutes(router);
+  InstallOpenApiRoute(router);
   InstallDashboardRoutes(router);
 }
 

@@ -24,6 +24,7 @@ void InstallDriftRoutes(Router& router);      // /api/v1/drift, /forks/{name}/dr
 void InstallAlertRoutes(Router& router);      // /api/v1/alerts, /alerts/{id}/ack, /alerts/{id}/deliveries
 void InstallJobRoutes(Router& router);        // /api/v1/forks/{name}/jobs, /jobs, /jobs/{id}[/log|/cancel], /runners
 void InstallCandidateRoutes(Router& router);  // /api/v1/forks/{name}/carry, /candidates, /candidates/{id}, ...
+void InstallOpenApiRoute(Router& router);     // GET /openapi.yaml (docs/openapi.yaml, compiled in)
 void InstallDashboardRoutes(Router& router);  // GET /api/v1/tasks and the dashboard's static assets
 
 }  // namespace forkscope::server

@@ -65,7 +65,8 @@ Command AddCarryCommand(CLI::App& app) {
       ->required();
   cmd->add_option("--branch", r.branch, "Migration branch (default: 'paddle', else the fork's default branch)");
   cmd->add_option("--upstream", r.upstream_location, "Upstream repository: URL or local path")->required();
-  cmd->add_option("--upstream-branch", r.upstream_branch, "Upstream branch (default: upstream HEAD)");
+  cmd->add_option("--upstream-branch", r.upstream_branch,
+                  "Upstream branch, or 'auto' for the branch the fork was cut from (default: upstream HEAD)");
   cmd->add_option("--onto", o.onto, "Carry onto this upstream revision (default: the upstream branch head)");
   cmd->add_option("--base", r.base,
                   "Where the fork's commits start: an upstream revision for re-imported forks, or 'auto' to search "

@@ -100,7 +100,7 @@ void PrintReport(const CheckArgs& args, const analyzer::Analysis& analysis, cons
     return PrintOut(j.dump(2));
   }
   std::string findings = analyzer::RenderFindingsText(analysis, baselined);
-  PrintOut(analyzer::RenderText(analysis) + "findings:\n" + (findings.empty() ? "none\n" : findings) +
+  PrintOut(analyzer::RenderTextSummary(analysis) + "findings:\n" + (findings.empty() ? "none\n" : findings) +
            "verdict: " + analyzer::GateSummary(verdict));
 }
 
