@@ -16,7 +16,9 @@ nlohmann::json AnalysisToJson(const Analysis& analysis, bool with_lines = false)
 // Inverse of AnalysisToJson (lines restored when present).
 Result<Analysis> AnalysisFromJson(const nlohmann::json& doc);
 
-std::string RenderMarkdown(const Analysis& analysis);
+// The Markdown report, titled with fork_name (a registered fork's name) or else the fork's repository
+// name (owner/repo, or a local repository's directory, never its path on this machine).
+std::string RenderMarkdown(const Analysis& analysis, const std::string& fork_name = "");
 // The text `forkscope analyze` prints: RenderTextSummary, then "findings:" and RenderFindingsText
 // ("none" when there is no finding).
 std::string RenderText(const Analysis& analysis);

@@ -35,7 +35,7 @@ void GetAnalysis(ServerContext& ctx, const httplib::Request& req, httplib::Respo
   auto body = ctx.responses.GetOrRender(etag, [&]() -> Result<CachedBody> {
     FS_ASSIGN_OR_RETURN(analyzer::Analysis a, store.LoadAnalysis(id));
     ShowAnalysisAsFork(*fork, a);
-    if (format == "markdown") return std::make_shared<const std::string>(analyzer::RenderMarkdown(a));
+    if (format == "markdown") return std::make_shared<const std::string>(analyzer::RenderMarkdown(a, fork->name));
     if (format == "text") return std::make_shared<const std::string>(analyzer::RenderText(a));
     return std::make_shared<const std::string>(
         analyzer::AnalysisToJson(a).dump(-1, ' ', false, json::error_handler_t::replace));
