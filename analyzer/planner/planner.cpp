@@ -237,7 +237,7 @@ class Scanner {
                 ": expect the same compat gap; bridge this one call and state "
                 "its Remove-When condition",
             TouchpointWhen::kFirst,
-            Quote(lines[i], i) + " calls " + api->api + ", which Paddle's compat layer lacks (" +
+            Quote(lines[i], i) + ": it calls " + api->api + ", which Paddle's compat layer lacks (" +
                 std::to_string(api->occurrences) + " bridge(s) in " + std::to_string(api->forks.size()) + " fork(s))");
         Strategy(*api).uses.push_back({f.path, line});
       }
@@ -332,6 +332,16 @@ MigrationPlan PlanMigration(const Rules& rules, const std::vector<SourceFile>& f
   std::stable_sort(plan.gaps.begin(), plan.gaps.end(), [](const GapStrategy& a, const GapStrategy& b) {
     return a.forks.size() != b.forks.size() ? a.forks.size() > b.forks.size() : a.occurrences > b.occurrences;
   });
+  // A call another fork bridged is one change, the bridge: not also a stream access to rewire.
+  std::set<std::pair<std::string, int>> bridged;
+  for (const Touchpoint& t : plan.touchpoints)
+    if (t.pattern == "cpp_compat.pd-bridge") bridged.insert({t.path, t.line});
+  plan.touchpoints.erase(std::remove_if(plan.touchpoints.begin(), plan.touchpoints.end(),
+                                        [&](const Touchpoint& t) {
+                                          return t.pattern == "cpp_compat.stream-rewire" &&
+                                                 bridged.count({t.path, t.line}) > 0;
+                                        }),
+                         plan.touchpoints.end());
   plan.validation = planner::InferValidation(files, plan.package);
   planner::RankSimilarForks(experience, plan);
   if (plan.touchpoints.empty())

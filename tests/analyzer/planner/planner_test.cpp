@@ -153,6 +153,8 @@ TEST_CASE("experience: bridged APIs make the compat-gap strategy, similar forks 
   const Touchpoint* bridge = Find(plan, "csrc/norm.cu", "cpp_compat.pd-bridge");
   REQUIRE(bridge != nullptr);
   CHECK(bridge->line == 7);
+  CHECK(bridge->when == TouchpointWhen::kFirst);
+  CHECK_THAT(bridge->why, Catch::Contains("line 7 reads `y.record_stream(s);`: it calls at::Tensor::record_stream"));
   CHECK(bridge->reason.find("compatlib, otherlib") != std::string::npos);
   REQUIRE(plan.gaps.size() == 1);
   CHECK(plan.gaps[0].api_key == "record_stream");
@@ -280,6 +282,18 @@ TEST_CASE("a fork much like the library that did change its C++ moves that chang
   CHECK_THAT(stream->why, Catch::Contains("a fork much like this library made this change (attn-paddle csrc/fwd.cu:6)"));
   REQUIRE_FALSE(stream->examples.empty());
   CHECK(stream->examples[0].line == 6);
+}
+
+TEST_CASE("a stream access another fork bridged is one touchpoint, the bridge", "[analyzer][planner]") {
+  Experience e = AttentionExperience();
+  e.bridged = {{"getCurrentCUDAStream", "at::cuda::getCurrentCUDAStream", {"attn-paddle"}, 1,
+                {"paddle::experimental::get_current_stream"}, {}}};
+  const MigrationPlan plan = PlanMigration(DefaultRules(), AttentionLibrary(), e);
+  const Touchpoint* bridge = Find(plan, "csrc/fwd.cu", "cpp_compat.pd-bridge");
+  REQUIRE(bridge != nullptr);
+  CHECK(bridge->line == 5);
+  CHECK(bridge->when == TouchpointWhen::kFirst);
+  CHECK(Find(plan, "csrc/fwd.cu", "cpp_compat.stream-rewire") == nullptr);
 }
 
 TEST_CASE("a repository without torch gets a plan that says so", "[analyzer][planner]") {
