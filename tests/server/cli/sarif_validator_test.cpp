@@ -57,7 +57,11 @@ Validation Validate(const std::string& multitool, const std::string& sarif_path,
   return v;
 }
 
-void CheckClean(const Validation& v) {
+void CheckClean(const Validation& v, const char* what) {
+  std::string counts;
+  for (const auto& [level, n] : v.by_level) counts += " " + level + " " + std::to_string(n);
+  for (const auto& [id, n] : v.notes) counts += " (" + id + " x" + std::to_string(n) + ")";
+  WARN("Sarif.Multitool validate, " << what << ":" << (counts.empty() ? " nothing" : counts));
   INFO(v.listing);
   CHECK(v.by_level.count("error") == 0);
   CHECK(v.by_level.count("warning") == 0);
@@ -94,14 +98,14 @@ TEST_CASE("Microsoft's SARIF validator finds no error, warning or avoidable note
     CHECK(r["message"].contains("text"));
   }
   WriteFile(tmp.Sub("fresh.sarif"), fresh.out);
-  CheckClean(Validate(multitool, tmp.Sub("fresh.sarif"), tmp.Sub("fresh.validation.sarif")));
+  CheckClean(Validate(multitool, tmp.Sub("fresh.sarif"), tmp.Sub("fresh.validation.sarif")), "no baseline");
 
   // With a baseline: every result unchanged and suppressed.
   REQUIRE(RunCommand(check + " --write-baseline 2>/dev/null").status == 0);
   auto baselined = RunCommand(check + " 2>/dev/null");
   REQUIRE(baselined.status == 0);
   WriteFile(tmp.Sub("baselined.sarif"), baselined.out);
-  CheckClean(Validate(multitool, tmp.Sub("baselined.sarif"), tmp.Sub("baselined.validation.sarif")));
+  CheckClean(Validate(multitool, tmp.Sub("baselined.sarif"), tmp.Sub("baselined.validation.sarif")), "baselined");
 }
 
 }  // namespace
