@@ -52,7 +52,7 @@ CandidateRecord ReadRow(const Statement& st) {
   c.failing_stage = st.ColumnText(18);
   c.reason = st.ColumnText(19);
   c.task_id = st.ColumnText(20);
-  c.triggered_by = st.ColumnText(21);
+  c.triggered_by = st.ColumnText(21) == "sync" ? CandidateTrigger::kSync : CandidateTrigger::kApi;
   c.created_at = st.ColumnInt64(22);
   c.updated_at = st.ColumnInt64(23);
   c.published_url = st.ColumnText(24);
@@ -68,6 +68,10 @@ int CountCommits(const analyzer::CarryResult& carry, analyzer::CarryCommitState 
 }
 
 }  // namespace
+
+const char* CandidateTriggerName(CandidateTrigger trigger) {
+  return trigger == CandidateTrigger::kSync ? "sync" : "api";
+}
 
 const char* CandidateStateName(CandidateState state) { return kStateNames[static_cast<size_t>(state)]; }
 
@@ -125,7 +129,7 @@ Result<std::pair<CandidateRecord, bool>> CandidateStore::Insert(const CandidateR
   ins.Bind(6, analyzer::CarryStrategyName(c.strategy)).Bind(7, CandidateStateName(c.state)).Bind(8, c.candidate_sha);
   ins.Bind(9, c.candidate_ref).Bind(10, c.repo).Bind(11, c.applied).Bind(12, c.dropped).Bind(13, c.conflicts);
   ins.Bind(14, c.carry_json.empty() ? std::string("{}") : c.carry_json).Bind(15, c.job_id).Bind(16, c.failing_stage);
-  ins.Bind(17, c.reason).Bind(18, c.task_id).Bind(19, c.triggered_by).Bind(20, now);
+  ins.Bind(17, c.reason).Bind(18, c.task_id).Bind(19, CandidateTriggerName(c.triggered_by)).Bind(20, now);
   FS_RETURN_IF_ERROR(ins.Run());
   const bool created = db_.Changes() > 0;
   FS_ASSIGN_OR_RETURN(auto stored, Find(c.fork_id, c.fork_sha, c.onto, c.strategy));

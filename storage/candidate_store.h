@@ -30,6 +30,10 @@ bool CandidateTransitionAllowed(CandidateState from, CandidateState to);
 // Conflict, ready, failed and unvalidated: nothing more will happen to it.
 bool IsDecided(CandidateState state);
 
+// What started the carry that made a candidate: a sync that found upstream ahead, or a request.
+enum class CandidateTrigger { kSync, kApi };
+const char* CandidateTriggerName(CandidateTrigger trigger);  // "sync", "api"
+
 struct CandidateRecord {
   int64_t id = 0;
   int64_t fork_id = 0;
@@ -52,7 +56,7 @@ struct CandidateRecord {
   std::string failing_stage;         // for failed: the stage that failed
   std::string reason;                // why failed / unvalidated / conflict, one line
   std::string task_id;               // the carry task that made it
-  std::string triggered_by = "api";  // "sync" or "api"
+  CandidateTrigger triggered_by = CandidateTrigger::kApi;
   int64_t created_at = 0;
   int64_t updated_at = 0;
   // Publishing (schema v13; only a ready candidate of a fork with a push_url): where it was pushed.

@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include <cstring>
 #include <string>
 #include <utility>
 
@@ -14,6 +15,16 @@ Status SqliteStatus(sqlite3* db, int rc, std::string_view what) {
   message += ": ";
   // The connection's message describes its last error; with no connection only the code's text is left.
   message += db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+  // File trouble says which kind (SQLite's extended code) and the OS's reason, which its text leaves out.
+  const int primary = rc & 0xff;
+  if (primary == SQLITE_CANTOPEN || primary == SQLITE_READONLY || primary == SQLITE_IOERR || primary == SQLITE_PERM ||
+      primary == SQLITE_FULL) {
+    const int extended = db != nullptr ? sqlite3_extended_errcode(db) : rc;
+    const int os = db != nullptr ? sqlite3_system_errno(db) : 0;
+    message += " (SQLite extended code " + std::to_string(extended);
+    if (os != 0) message += std::string("; OS: ") + std::strerror(os);
+    message += ")";
+  }
   switch (rc & 0xff) {
     case SQLITE_BUSY:
     case SQLITE_LOCKED:

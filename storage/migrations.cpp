@@ -429,11 +429,30 @@ ALTER TABLE candidates ADD COLUMN published_at INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE candidates ADD COLUMN publish_error TEXT NOT NULL DEFAULT '';
 )sql";
 
-const std::array<std::string_view, 13> kMigrations = {
+// Version 14: one task table for every kind of background work (server/tasks/task_runtime.h).
+constexpr std::string_view kSchemaV14Tasks = R"sql(
+/*
+** forkscope database, schema version 14: the tasks table holds every kind of background work.
+**
+** tasks (version 14) -- one row per task of the daemon's task runtime, whatever its kind:
+**   kind      'sync', 'check', 'carry', 'publish', 'plan', 'patterns', 'job', 'delivery', 'schedule',
+**             'forget', 'integration' (storage/task_store.h TaskKind).
+**   state     'queued', 'running', 'succeeded', 'failed' or 'cancelled' (cancelled: its fork was
+**             deleted, or it was cancelled by id, before it finished).
+**   subject   what the task works on beyond its fork: 'job j…', 'plan p…', 'target <name>', or ''.
+** Finished rows beyond the newest 20,000 are pruned by the daemon.
+*/
+ALTER TABLE tasks ADD COLUMN subject TEXT NOT NULL DEFAULT '';
+CREATE INDEX tasks_created ON tasks(created_at DESC, id DESC);
+CREATE INDEX tasks_fork ON tasks(fork_name, created_at DESC);
+CREATE INDEX tasks_kind ON tasks(kind, created_at DESC);
+)sql";
+
+const std::array<std::string_view, 14> kMigrations = {
     kSchemaV1,           kSchemaV2,           internal::kSchemaV3Drift,  internal::kSchemaV4Alerts,
     internal::kSchemaV5Jobs, internal::kSchemaV6Patterns, kSchemaV7Findings, kSchemaV8FileOrigins,
     kSchemaV9Candidates, internal::kSchemaV10Credentials, kSchemaV11ForkBase, kSchemaV12Reserved,
-    kSchemaV13Publish};
+    kSchemaV13Publish, kSchemaV14Tasks};
 
 }  // namespace
 

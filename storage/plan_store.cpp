@@ -9,7 +9,7 @@ Status PlanStore::Save(const PlanRecord& p) {
                       db_.Prepare("INSERT OR REPLACE INTO plans (id, upstream_url, branch, state, error,"
                                   " created_at, started_at, finished_at, plan)"
                                   " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"));
-  stmt.Bind(1, p.id).Bind(2, p.upstream_url).Bind(3, p.branch).Bind(4, p.state).Bind(5, p.error);
+  stmt.Bind(1, p.id).Bind(2, p.upstream_url).Bind(3, p.branch).Bind(4, TaskStateName(p.state)).Bind(5, p.error);
   stmt.Bind(6, p.created_at).Bind(7, p.started_at).Bind(8, p.finished_at).Bind(9, p.plan);
   return stmt.Run();
 }
@@ -20,8 +20,15 @@ Result<std::optional<PlanRecord>> PlanStore::Get(const std::string& id) {
   stmt.Bind(1, id);
   FS_ASSIGN_OR_RETURN(bool row, stmt.Step());
   if (!row) return std::optional<PlanRecord>();
-  PlanRecord p{stmt.ColumnText(0),  stmt.ColumnText(1),  stmt.ColumnText(2),  stmt.ColumnText(3), stmt.ColumnText(4),
-               stmt.ColumnInt64(5), stmt.ColumnInt64(6), stmt.ColumnInt64(7), stmt.ColumnText(8)};
+  PlanRecord p{stmt.ColumnText(0),
+               stmt.ColumnText(1),
+               stmt.ColumnText(2),
+               TaskStateFromName(stmt.ColumnText(3)).value_or(TaskState::kFailed),
+               stmt.ColumnText(4),
+               stmt.ColumnInt64(5),
+               stmt.ColumnInt64(6),
+               stmt.ColumnInt64(7),
+               stmt.ColumnText(8)};
   stmt.Reset();
   return std::optional<PlanRecord>(std::move(p));
 }

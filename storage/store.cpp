@@ -180,68 +180,6 @@ Status Store::DeleteFork(const std::string& name) {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Tasks
-
-// An analysis deleted since the task produced it reads as NULL, as ON DELETE SET NULL would have left
-// it: the task's final row is written whatever happened to its analysis.
-Status Store::SaveTask(const TaskRecord& task) {
-  if (task.id.empty()) return InvalidArgument("task id is empty");
-  FS_ASSIGN_OR_RETURN(
-      StatementLease stmt,
-      impl_->Lease("INSERT INTO tasks (id, kind, fork_name, state, stage, progress, error, created_at, started_at, "
-                   "finished_at, analysis_id, candidate_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
-                   "(SELECT id FROM analyses WHERE id = ?11), ?12) "
-                   "ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, fork_name = excluded.fork_name, "
-                   "state = excluded.state, stage = excluded.stage, progress = excluded.progress, "
-                   "error = excluded.error, created_at = excluded.created_at, started_at = excluded.started_at, "
-                   "finished_at = excluded.finished_at, analysis_id = excluded.analysis_id, "
-                   "candidate_id = excluded.candidate_id"));
-  stmt->Bind(1, task.id).Bind(2, task.kind).Bind(3, task.fork_name).Bind(4, task.state).Bind(5, task.stage);
-  stmt->Bind(6, task.progress).Bind(7, task.error).Bind(8, task.created_at).Bind(9, task.started_at);
-  stmt->Bind(10, task.finished_at).Bind(11, task.analysis_id).Bind(12, task.candidate_id);
-  return stmt->Run();
-}
-
-Result<std::optional<TaskRecord>> Store::GetTask(const std::string& id) {
-  FS_ASSIGN_OR_RETURN(StatementLease stmt,
-                      impl_->Lease("SELECT id, kind, fork_name, state, stage, progress, error, created_at, "
-                                   "started_at, finished_at, analysis_id, candidate_id FROM tasks WHERE id = ?1"));
-  stmt->Bind(1, id);
-  FS_ASSIGN_OR_RETURN(bool row, stmt->Step());
-  if (!row) return std::optional<TaskRecord>();
-  TaskRecord t;
-  t.id = stmt->ColumnText(0);
-  t.kind = stmt->ColumnText(1);
-  t.fork_name = stmt->ColumnText(2);
-  t.state = stmt->ColumnText(3);
-  t.stage = stmt->ColumnText(4);
-  t.progress = stmt->ColumnInt(5);
-  t.error = stmt->ColumnText(6);
-  t.created_at = stmt->ColumnInt64(7);
-  t.started_at = stmt->ColumnInt64(8);
-  t.finished_at = stmt->ColumnInt64(9);
-  t.analysis_id = stmt->ColumnOptionalInt64(10);
-  t.candidate_id = stmt->ColumnOptionalInt64(11);
-  return std::optional<TaskRecord>(std::move(t));
-}
-
-Result<int> Store::FailUnfinishedTasks(const std::string& error) {
-  FS_ASSIGN_OR_RETURN(StatementLease stmt,
-                      impl_->Lease("UPDATE tasks SET state = 'failed', error = ?1, finished_at = ?2 "
-                                   "WHERE state IN ('queued', 'running')"));
-  stmt->Bind(1, error).Bind(2, impl_->now_s());
-  FS_RETURN_IF_ERROR(stmt->Run());
-  return impl_->db.Changes();
-}
-
-Status FailTaskNotRun(TaskRecord& task, int64_t now_s, Store* store) {
-  task.state = "failed";
-  task.error = "interrupted: the daemon stopped before the task ran";
-  task.finished_at = now_s;
-  return store ? store->SaveTask(task) : Status::Ok();
-}
-
-// ---------------------------------------------------------------------------------------------------
 
 Database& Store::db() { return impl_->db; }
 

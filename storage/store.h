@@ -13,6 +13,7 @@
 #include "analyzer/model/model.h"
 #include "base/clock.h"
 #include "base/status.h"
+#include "storage/task_store.h"
 
 namespace forkscope::storage {
 
@@ -87,22 +88,6 @@ struct PatternSummary {
   std::vector<std::pair<std::string, int>> per_fork;  // fork name -> occurrences
 };
 
-// A background job (a scheduled sync, an on-demand check, a carry), kept so its state survives restarts.
-struct TaskRecord {
-  std::string id;
-  std::string kind;                    // "sync", "check" or "carry"
-  std::string fork_name;               // "" when not tied to a registered fork
-  std::string state;                   // "queued", "running", "succeeded", "failed"
-  std::string stage;                   // what it is doing now ("fetch fork", "done", ...)
-  int progress = 0;                    // percent
-  std::string error;                   // why it failed; "" otherwise
-  int64_t created_at = 0;              // unix seconds
-  int64_t started_at = 0;              // 0 = not started
-  int64_t finished_at = 0;             // 0 = not finished
-  std::optional<int64_t> analysis_id;  // the analysis it produced (NULLed if that is deleted)
-  std::optional<int64_t> candidate_id; // carry: the candidate it made or found (NULLed if deleted)
-};
-
 class Store {
  public:
   // Opens (creating if needed) the database at path (":memory:" works), enables WAL, foreign keys
@@ -155,12 +140,6 @@ class Store {
   Status DeleteFork(const std::string& name);              // its analyses go too
   Result<FetchUrls> ForkFetchUrls(int64_t fork_id);    // NotFound
 
-  // --- tasks ---
-  Status SaveTask(const TaskRecord& task);  // insert or update, by id
-  Result<std::optional<TaskRecord>> GetTask(const std::string& id);
-  // Marks every queued or running task failed with error (finished now); returns how many.
-  Result<int> FailUnfinishedTasks(const std::string& error);
-
   // "ok" when PRAGMA integrity_check passes, else its first message.
   Result<std::string> IntegrityCheck();
 
@@ -173,11 +152,5 @@ class Store {
   explicit Store(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
-
-// Fails a task that was queued but will never run because the daemon is stopping: state "failed", the
-// error saying so, finished at now_s; saved through store when there is one (services without a task
-// store keep the record only). The save's status is returned; a row left unsaved is failed by
-// Store::FailUnfinishedTasks at the next start.
-Status FailTaskNotRun(TaskRecord& task, int64_t now_s, Store* store);
 
 }  // namespace forkscope::storage

@@ -37,12 +37,32 @@ std::vector<bool> MatchBaseline(const Baseline& baseline, const std::vector<Viol
   for (const auto& fp : baseline.fingerprints) ++left[fp];
   std::vector<bool> accepted(violations.size(), false);
   for (size_t i = 0; i < violations.size(); ++i) {
+    if (violations[i].rule == kTooLargeToCheckRule) continue;
     auto it = left.find(ViolationFingerprint(violations[i]));
     if (it == left.end() || it->second == 0) continue;
     --it->second;
     accepted[i] = true;
   }
   return accepted;
+}
+
+int AddUncheckedFileFindings(Analysis& analysis) {
+  int count = 0;
+  for (const Violation& v : analysis.violations) count += v.rule == kTooLargeToCheckRule ? 1 : 0;
+  if (count > 0) return count;
+  for (const FileChange& f : analysis.files) {
+    if (!f.truncated) continue;
+    Violation v;
+    v.rule = kTooLargeToCheckRule;
+    v.path = f.path;
+    v.severity = Severity::kError;
+    v.message = "file too large to check: " + std::to_string(f.additions + f.deletions) +
+                " changed lines, more than the diff keeps, so no rule read them; split the change or check "
+                "this file by hand (the gate never passes what it did not read)";
+    analysis.violations.push_back(std::move(v));
+    ++count;
+  }
+  return count;
 }
 
 GateVerdict EvaluateGate(const std::vector<Violation>& violations, Severity fail_on,

@@ -28,8 +28,16 @@ nlohmann::json BaselineToJson(const std::vector<Violation>& violations);
 Result<Baseline> BaselineFromJson(std::string_view text, const std::string& origin);
 
 // Which violations the baseline accepts (by ViolationFingerprint); each baseline entry accepts one
-// violation, so a second copy of an accepted finding is new.
+// violation, so a second copy of an accepted finding is new. kTooLargeToCheckRule findings never are.
 std::vector<bool> MatchBaseline(const Baseline& baseline, const std::vector<Violation>& violations);
+
+// A gate fails closed. A file whose diff was too large to keep (FileChange::truncated: its hunks were
+// dropped, so no rule read its lines) is a finding of this rule (error, file-wide), which no baseline
+// accepts: "file too large to check".
+inline constexpr const char* kTooLargeToCheckRule = "file-too-large-to-check";
+// Appends one such finding per truncated file to analysis.violations, unless one is there already (a
+// stored analysis answered twice). Returns how many the analysis holds.
+int AddUncheckedFileFindings(Analysis& analysis);
 
 struct GateVerdict {
   bool pass = true;

@@ -75,6 +75,9 @@ Status WriteBlob(git_repository* repo, const git_tree_entry* entry, const std::s
   }
   git_blob_filter_options opts = GIT_BLOB_FILTER_OPTIONS_INIT;
   opts.flags |= GIT_BLOB_FILTER_ATTRIBUTES_FROM_COMMIT;
+  // The default CHECK_FOR_BINARY answers a binary blob with an empty buffer (a 0-byte weight file or .so);
+  // git's own checkout filters every blob, and its crlf filter leaves binary content alone by itself.
+  opts.flags &= ~static_cast<uint32_t>(GIT_BLOB_FILTER_CHECK_FOR_BINARY);
   git_oid_cpy(&opts.attr_commit_id, &commit);
   git_buf buf = GIT_BUF_INIT;
   int rc = git_blob_filter(&buf, blob.get(), rel.c_str(), &opts);

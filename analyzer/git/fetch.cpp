@@ -12,6 +12,7 @@
 
 #include "analyzer/git/credentials.h"
 #include "analyzer/git/fetch_internal.h"
+#include "analyzer/git/fetch_negotiate.h"
 #include "base/url.h"
 
 namespace forkscope::analyzer::git {
@@ -22,11 +23,17 @@ struct CallbackPayload {
   const MirrorOptions* options;
   std::string url;  // redacted: what progress reports name
   UrlAuth auth;     // the URL's credentials, given to git only when the server asks (credentials.h)
+  Negotiation negotiation;  // what the fetch's negotiation did (fetch_negotiate.h)
 };
 
 // HTTP credentials from the URL's userinfo: configs keep the URL without them.
 int OnCredentials(git_credential** out, const char* url, const char*, unsigned int allowed, void* payload) {
   return AcquireUrlCredentials(static_cast<CallbackPayload*>(payload)->auth, out, url, allowed);
+}
+
+// git:// and HTTP(S) fetches negotiate as git does, not as libgit2 1.5 does (fetch_negotiate.h).
+int OnTransport(git_transport** out, git_remote* owner, void* payload) {
+  return NegotiatingTransport(out, owner, &static_cast<CallbackPayload*>(payload)->negotiation);
 }
 
 int OnTransfer(const git_indexer_progress* stats, void* payload) {
@@ -101,12 +108,13 @@ std::string ConfiguredRemoteUrl(git_repository* repo, const std::string& name) {
 
 Status FetchRemote(git_repository* repo, const RemoteFetch& f, const MirrorOptions& options, FetchStats* stats) {
   FS_ASSIGN_OR_RETURN(RemotePtr remote, AnonymousRemote(repo, f.url, "remote"));
-  CallbackPayload payload{&options, base::RedactUrl(base::WithUserinfo(f.url, f.userinfo)), {}};
+  CallbackPayload payload{&options, base::RedactUrl(base::WithUserinfo(f.url, f.userinfo)), {}, {}};
   payload.auth.userinfo = f.userinfo;
   payload.auth.origin = OriginOf(f.url);
   git_fetch_options opts = GIT_FETCH_OPTIONS_INIT;
   opts.callbacks.transfer_progress = OnTransfer;
   opts.callbacks.credentials = OnCredentials;
+  opts.callbacks.transport = OnTransport;
   opts.callbacks.payload = &payload;
   opts.prune = GIT_FETCH_PRUNE;
   // Tags come through the refspecs only: auto-followed tags would land under refs/tags/ of the whole
@@ -117,8 +125,13 @@ Status FetchRemote(git_repository* repo, const RemoteFetch& f, const MirrorOptio
   git_strarray arr{specs.data(), specs.size()};
   FS_RETURN_IF_ERROR(FromGit(git_remote_fetch(remote.get(), &arr, &opts, "forkscope fetch"),
                              "fetch " + payload.url));
+  const git_indexer_progress* received = git_remote_stats(remote.get());
+  if (payload.negotiation.ran)
+    spdlog::debug("fetch negotiated url={} rounds={} haves={} common={} ready={} received_objects={}", payload.url,
+                  payload.negotiation.rounds, payload.negotiation.haves, payload.negotiation.common,
+                  payload.negotiation.ready, received->received_objects);
   if (stats) {
-    const git_indexer_progress* s = git_remote_stats(remote.get());
+    const git_indexer_progress* s = received;
     stats->fetched = true;
     stats->total_objects = s->total_objects;
     stats->received_objects = s->received_objects;

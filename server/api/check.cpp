@@ -36,7 +36,9 @@ Result<GateOptions> ParseGateOptions(const httplib::Request& req) {
   return o;
 }
 
-void SendVerdict(httplib::Response& res, const analyzer::Analysis& analysis, const GateOptions& options) {
+// Fails closed: each file too large to lint is a finding first (analyzer/classify/gate.h).
+void SendVerdict(httplib::Response& res, analyzer::Analysis analysis, const GateOptions& options) {
+  analyzer::AddUncheckedFileFindings(analysis);
   if (options.format == "sarif") return SendJson(res, 200, analyzer::RenderSarif(analysis));
   const analyzer::GateVerdict verdict = analyzer::EvaluateGate(analysis.violations, options.fail_on);
   json out = analyzer::AnalysisToJson(analysis);
@@ -76,6 +78,8 @@ Result<std::string> CheckCommit(ServerContext& ctx, const httplib::Request& req,
   if (body.contains("head")) {
     if (!body["head"].is_string()) return InvalidArgument("field 'head' must be a string");
     r.head = body["head"].get<std::string>();
+    // The branch rule (no control characters, no leading '-'), or a sha.
+    FS_RETURN_IF_ERROR(CheckBaseRevision("field 'head'", r.head));
   }
   return ctx.sync->EnqueueCheck(r, fork.name);
 }
@@ -88,7 +92,7 @@ void Check(ServerContext& ctx, const httplib::Request& req, httplib::Response& r
   if (req.get_header_value("Content-Type").rfind("text/x-diff", 0) == 0) {
     auto analysis = CheckDiff(ctx, req, store);
     if (!analysis.ok()) return SendError(res, analysis.status());
-    return SendVerdict(res, *analysis, *options);
+    return SendVerdict(res, std::move(*analysis), *options);
   }
   auto task = CheckCommit(ctx, req, store);
   if (!task.ok()) return SendError(res, task.status());
@@ -120,22 +124,22 @@ void GetCheckResult(ServerContext& ctx, const httplib::Request& req, httplib::Re
   auto options = ParseGateOptions(req);
   if (!options.ok()) return SendError(res, options.status());
   const std::string id = req.matches[1];
-  if (ctx.carry != nullptr && ctx.carry->ActiveTask(id))
-    return SendError(res, InvalidArgument("task '" + id + "' is a carry task, not a check: GET /api/v1/tasks/" + id));
-  auto task = ctx.sync->GetTask(id);
+  if (ctx.tasks == nullptr) return SendError(res, Unavailable("the task runtime is not running"));
+  auto task = ctx.tasks->Get(id);
   if (!task.ok()) return SendError(res, task.status());
-  if (task->kind != "check")
-    return SendError(res, InvalidArgument("task '" + id + "' is a " + task->kind +
+  if (task->kind != storage::TaskKind::kCheck)
+    return SendError(res, InvalidArgument("task '" + id + "' is a " + storage::TaskKindName(task->kind) +
                                           " task, not a check: it has no verdict (GET /api/v1/tasks/" + id + ")"));
-  if (task->state == "failed")
-    return SendError(res, FailedPrecondition("check task '" + id + "' failed: " + task->error));
-  if (task->state != "succeeded") {
+  if (task->state == storage::TaskState::kFailed || task->state == storage::TaskState::kCancelled)
+    return SendError(res, FailedPrecondition("check task '" + id + "' " + storage::TaskStateName(task->state) + ": " +
+                                             task->error));
+  if (task->state != storage::TaskState::kSucceeded) {
     res.set_header("Retry-After", "1");
     return SendJson(res, 202, TaskToJson(*task));
   }
   auto analysis = CheckedAnalysis(ctx, *task, store);
   if (!analysis.ok()) return SendError(res, analysis.status());
-  SendVerdict(res, *analysis, *options);
+  SendVerdict(res, std::move(*analysis), *options);
 }
 
 }  // namespace

@@ -14,15 +14,6 @@ using nlohmann::json;
 // Every GET path except the API, health and metrics endpoints (their unknown paths stay JSON 404s).
 constexpr const char* kAssetPattern = R"(/(?!api/|api$|healthz$|readyz$|metrics$).*)";
 
-void ListActiveTasks(SyncService* sync, const httplib::Request& req, httplib::Response& res) {
-  if (sync == nullptr) return SendError(res, Unavailable("sync service not running"));
-  std::string fork = req.get_param_value("fork");
-  json tasks = json::array();
-  for (const auto& t : sync->ActiveTasks())
-    if (fork.empty() || t.fork_name == fork) tasks.push_back(TaskToJson(t));
-  SendJson(res, 200, json{{"tasks", tasks}});
-}
-
 void ServeAsset(const StaticFiles& files, const httplib::Request& req, httplib::Response& res) {
   auto asset = files.Load(req.path);
   if (!asset.ok()) return SendError(res, asset.status());
@@ -40,11 +31,6 @@ void ServeAsset(const StaticFiles& files, const httplib::Request& req, httplib::
 }  // namespace
 
 void InstallDashboardRoutes(Router& router) {
-  SyncService* sync = router.context().sync;
-  router.Add("GET", "/api/v1/tasks", router.ReadScope(),
-             [sync](const httplib::Request& req, httplib::Response& res, storage::Store&) {
-               ListActiveTasks(sync, req, res);
-             });
   // The assets are public (they hold no data); the pages ask for a token when the API needs one.
   auto files = std::make_shared<StaticFiles>(router.context().config.http.web_dir);
   router.Add("GET", kAssetPattern, std::nullopt,

@@ -1,8 +1,12 @@
 #include "server/api/routes.h"
+
+#include <algorithm>
+
 #include "server/codec/health_json.h"
 #include "server/codec/json_codec.h"
 #include "server/config/config.h"
 #include "server/services/sync_service.h"
+#include "server/tasks/task_runtime.h"
 #include "storage/alert_store.h"
 
 namespace forkscope::server {
@@ -13,6 +17,18 @@ using nlohmann::json;
 Status CheckUrls(const ServerContext& ctx, const storage::ForkRecord& f) {
   FS_RETURN_IF_ERROR(CheckRepositoryAllowed(ctx.config.security, f.fork_url));
   return CheckRepositoryAllowed(ctx.config.security, f.upstream_url);
+}
+
+// Whether the configuration gives the fork a push_url: forkscope pushes to it with the admin's credential.
+bool PublishesTo(const Config& config, const std::string& fork) {
+  return std::any_of(config.forks.begin(), config.forks.end(),
+                     [&](const ForkConfig& f) { return f.name == fork && !f.push_url.empty(); });
+}
+
+// What a published candidate is made of: the fork and its upstream, URLs and branches.
+bool SamePublishSource(const storage::ForkRecord& a, const storage::ForkRecord& b) {
+  return a.fork_url == b.fork_url && a.upstream_url == b.upstream_url && a.branch == b.branch &&
+         a.upstream_branch == b.upstream_branch && a.base == b.base;
 }
 
 // A fork as the API shows it: its record and its sync health (the last error and when it happened).
@@ -46,8 +62,8 @@ void CreateFork(ServerContext& ctx, const httplib::Request& req, httplib::Respon
   if (!body.ok()) return SendError(res, body.status());
   storage::ForkRecord fork;
   Status st = ForkFromJson(*body, false, fork);
-  if (st.ok() && !IsValidForkName(fork.name))
-    st = InvalidArgument("field 'name' must match " + std::string(kForkNamePattern));
+  if (std::string why = ForkNameProblem(fork.name); st.ok() && !why.empty())
+    st = InvalidArgument("field 'name' " + why);
   if (st.ok()) st = CheckUrls(ctx, fork);
   if (!st.ok()) return SendError(res, st);
   auto created = store.CreateFork(fork);
@@ -71,7 +87,13 @@ void PatchFork(ServerContext& ctx, const httplib::Request& req, httplib::Respons
     return SendError(res, InvalidArgument("a fork cannot be renamed"));
   json patch = *body;
   if (patch.is_object()) patch.erase("name");
+  const storage::ForkRecord before = *fork;
   Status st = ForkFromJson(patch, true, *fork);
+  if (st.ok() && PublishesTo(ctx.config, fork->name) && !SamePublishSource(before, *fork) &&
+      TokenScopeOf(ctx.config, req) != TokenScope::kAdmin)
+    return SendJson(res, 403, ErrorJson("permission_denied",
+                                        "fork '" + fork->name + "' pushes its ready candidates to push_url: changing "
+                                        "its URLs or branches needs an 'admin' token"));
   if (st.ok()) st = CheckUrls(ctx, *fork);
   if (!st.ok()) return SendError(res, st);
   auto updated = store.UpdateFork(*fork);
@@ -79,21 +101,18 @@ void PatchFork(ServerContext& ctx, const httplib::Request& req, httplib::Respons
   SendFork(res, 200, store, *updated);
 }
 
-// A sync still running for the deleted fork is abandoned with a reason that says so: its fetch stops at
-// the next progress tick and whatever it produces is dropped, instead of failing on the missing row. The
-// fork's refs leave its network on the sync pool (no git work on the request thread).
+// Every task of the deleted fork (a sync, its carry, a push ...) is cancelled first, with a reason that
+// says so: a running fetch stops at its next progress tick and whatever a running task produces is
+// dropped, instead of failing on the missing row. The fork's refs leave its network as a task of its
+// own (no git work on the request thread).
 void DeleteFork(ServerContext& ctx, const httplib::Request& req, httplib::Response& res, storage::Store& store) {
   const std::string name = req.matches[1];
   auto fork = store.GetFork(name);
   if (!fork.ok()) return SendError(res, fork.status());
+  if (ctx.tasks) ctx.tasks->CancelFork(name, "cancelled: the fork '" + name + "' was deleted");
   Status st = store.DeleteFork(name);
   if (!st.ok()) return SendError(res, st);
-  if (ctx.sync) {
-    for (const auto& task : ctx.sync->ActiveTasks())
-      if (task.kind == "sync" && task.fork_name == name)
-        (void)ctx.sync->Abandon(task.id, "cancelled: the fork '" + name + "' was deleted while it synced");
-    ctx.sync->ForgetFork(*fork);
-  }
+  if (ctx.sync) ctx.sync->ForgetFork(*fork);
   res.status = 204;
 }
 

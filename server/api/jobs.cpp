@@ -1,4 +1,5 @@
 #include "server/api/routes.h"
+#include "server/http/params.h"
 
 #include <fstream>
 
@@ -43,15 +44,6 @@ Result<JobRequest> ParseJobRequest(const httplib::Request& req) {
   FS_RETURN_IF_ERROR(ReadOptionalString(body, "recipe", r.recipe));
   FS_RETURN_IF_ERROR(ReadOptionalString(body, "executor", r.executor));
   return r;
-}
-
-Result<size_t> SizeParam(const httplib::Request& req, const char* name, size_t fallback, size_t max) {
-  if (!req.has_param(name)) return fallback;
-  std::string v = req.get_param_value(name);
-  if (v.empty() || v.size() > 15 || v.find_first_not_of("0123456789") != std::string::npos)
-    return InvalidArgument(std::string("'") + name + "' must be a non-negative integer");
-  size_t n = std::stoull(v);
-  return n > max ? max : n;
 }
 
 // Which log a request names: a stage's, or the job's checkout ("checkout": progress, submodules and

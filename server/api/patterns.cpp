@@ -92,6 +92,7 @@ void SubmitPlan(ServerContext& ctx, const httplib::Request& req, httplib::Respon
     if (key != "upstream_url" && key != "branch") return SendError(res, InvalidArgument("unknown field '" + key + "'"));
   if (body->contains("branch") && !(*body)["branch"].is_string())
     return SendError(res, InvalidArgument("field 'branch' must be a string"));
+  if (Status st = CheckBranchName("field 'branch'", body->value("branch", "")); !st.ok()) return SendError(res, st);
   const std::string url = (*body)["upstream_url"];
   if (Status st = CheckRepositoryAllowed(ctx.config.security, url); !st.ok()) return SendError(res, st);
   if (ctx.patterns == nullptr) return SendError(res, Unavailable("the plan worker is not running"));

@@ -16,7 +16,7 @@ inline constexpr int kMaxDriftHistory = 1000;
 void InstallApiRoutes(Router& router);
 
 void InstallForkRoutes(Router& router);       // /api/v1/forks, /forks/{name}, /forks/{name}/sync
-void InstallTaskRoutes(Router& router);       // /api/v1/tasks/{id}
+void InstallTaskRoutes(Router& router);       // /api/v1/tasks, /api/v1/tasks/{id}
 void InstallAnalysisRoutes(Router& router);   // /api/v1/forks/{name}/analysis, /files, /files/{path}/hunks
 void InstallCheckRoutes(Router& router);      // POST /api/v1/check (the CI gate), GET /api/v1/tasks/{id}/check
 void InstallPatternRoutes(Router& router);    // /api/v1/patterns, /compat-gaps, /plans
@@ -25,6 +25,6 @@ void InstallAlertRoutes(Router& router);      // /api/v1/alerts, /alerts/{id}/ac
 void InstallJobRoutes(Router& router);        // /api/v1/forks/{name}/jobs, /jobs, /jobs/{id}[/log|/cancel], /runners
 void InstallCandidateRoutes(Router& router);  // /api/v1/forks/{name}/carry, /candidates, /candidates/{id}, ...
 void InstallOpenApiRoute(Router& router);     // GET /openapi.yaml (docs/openapi.yaml, compiled in)
-void InstallDashboardRoutes(Router& router);  // GET /api/v1/tasks and the dashboard's static assets
+void InstallDashboardRoutes(Router& router);  // the dashboard's static assets
 
 }  // namespace forkscope::server

@@ -16,6 +16,7 @@
 #include "server/services/drift_service.h"
 #include "server/http/http_server.h"
 #include "server/app/job_setup.h"
+#include "server/app/pipeline.h"
 #include "server/services/carry_service.h"
 #include "server/config/paths.h"
 #include "server/services/scheduler.h"
@@ -60,9 +61,10 @@ Result<DataDirLock> LockDataDir(Config& c) {
   if (c.data_dir.empty()) c.data_dir = DefaultDataDir();
   std::error_code ec;
   std::filesystem::create_directories(c.data_dir, ec);
-  if (ec) return Unavailable("cannot create data directory " + c.data_dir + ": " + ec.message());
+  if (ec) return Unavailable("cannot create data directory " + c.data_dir + ": " + ec.message() +
+                             " (make its parent writable by this user, or choose another --data-dir)");
   if (c.database.empty()) c.database = DatabasePath(c.data_dir);
-  return DataDirLock::Acquire(c.data_dir);
+  return DataDirLock::Acquire(c.data_dir, c.database);
 }
 
 Status PrepareConfig(ServeOptions& options) {
@@ -89,27 +91,38 @@ CarryServiceOptions CarryOptionsFromConfig(const Config& c, storage::StoreOpener
   o.committer_name = c.carry.committer_name;
   o.committer_email = c.carry.committer_email;
   for (const auto& fork : c.forks)
-    if (!fork.push_url.empty()) o.publish[fork.name] = PublishTarget{fork.fork_url, fork.push_url, fork.push_userinfo};
+    if (!fork.push_url.empty())
+      o.publish[fork.name] = PublishTarget{fork.fork_url, fork.upstream_url, fork.push_url, fork.push_userinfo};
   return o;
 }
 
-// The daemon's objects, built in dependency order and destroyed in reverse. Alerts and their webhook
-// outbox outlive the sync service, whose hooks (through the scheduler) use them.
+TaskRuntimeOptions RuntimeOptionsFromConfig(const Config& c) {
+  TaskRuntimeOptions o;
+  o.limits[TaskKind::kSync] = c.workers;
+  o.limits[TaskKind::kJob] = c.jobs.workers;
+  o.limits[TaskKind::kDelivery] = 4;  // the sweep and three targets at once
+  return o;
+}
+
+// The daemon's objects, built in dependency order and destroyed in reverse; Stop() ends every task
+// before anything is destroyed.
 struct Daemon {
   Daemon(const Config& c, const analyzer::Rules& rules, base::Clock& clock)
       : config(c),
         clock(clock),
         stores(c.database, clock),
+        runtime(RuntimeOptionsFromConfig(c), stores, clock),
         alerts(AlertOptionsFromConfig(c), clock),
-        delivery({&stores, c.webhooks, c.alerts.delivery}, clock),
-        patterns({c.data_dir, &stores, c.security.allow_foreign_owner, &clock}, rules),
-        sync(SyncOptions{c.data_dir, &stores, c.workers, c.security.allow_foreign_owner, {}}, rules, clock),
-        carry(CarryOptionsFromConfig(c, stores), rules, clock),
-        scheduler({&stores, 10, c.sync_backoff_max_s, c.sync_timeout_s, 0}, clock, sync, alerts) {}
+        delivery({&stores, c.webhooks, c.alerts.delivery, &runtime}, clock),
+        patterns({c.data_dir, &stores, c.security.allow_foreign_owner, &clock}, rules, runtime),
+        sync(SyncOptions{c.data_dir, &stores, c.security.allow_foreign_owner, {}}, rules, runtime, clock),
+        carry(CarryOptionsFromConfig(c, stores), rules, runtime, clock),
+        scheduler({&stores, 10, c.sync_backoff_max_s, c.sync_timeout_s, 0}, clock, sync, alerts, runtime) {}
 
   const Config& config;
   base::Clock& clock;
   storage::FileStoreOpener stores;
+  TaskRuntime runtime;
   AlertEngine alerts;
   DeliveryWorker delivery;
   PatternService patterns;
@@ -118,53 +131,22 @@ struct Daemon {
   Scheduler scheduler;
   std::unique_ptr<JobService> jobs;
 
+  // Everything that can refuse the configuration (recipes) is built here, before anything is written.
   Status Wire(const analyzer::Rules& rules);
-  // Candidates: validated by the fork's build job, decided ones told to the alert rules.
-  void WireCarry();
   Status Start();
-  // Every service stops on any exit once Start() was called: producers first, the webhook outbox last.
+  // Every task stops on any exit once Start() was called.
   void Stop();
 };
 
 Status Daemon::Wire(const analyzer::Rules& rules) {
   alerts.SetDeliveryNotifier([this] { delivery.Wake(); });
-  sync.AddSyncHook(MakeDriftHook(clock, {},
-                                 [this](storage::Store& store, const std::string& fork,
-                                        const analyzer::DriftReport& report,
-                                        const std::optional<analyzer::DriftSummary>& previous) {
-                                   Status st = alerts.OnDrift(store, fork, report, previous);
-                                   if (!st.ok()) spdlog::warn("alerts fork={} error={}", fork, st.message());
-                                 }));
-  sync.AddSyncHook(patterns.Hook());
-  FS_ASSIGN_OR_RETURN(jobs, CreateJobService(config, rules, stores));
-  sync.AddSyncHook(jobs->MakeSyncHook());
-  WireCarry();
-  jobs->SetOnFinished([this](storage::Store& store, const storage::JobRecord& job) {
-    if (carry.OnJobFinished(store, job)) return;  // a candidate's validation, not the fork head's
-    // Cancelled and skipped jobs say nothing about the fork; a lost one counts as a failure.
-    bool passed = job.state == storage::JobState::kPassed;
-    bool failed = job.state == storage::JobState::kFailed || job.state == storage::JobState::kTimedOut ||
-                  job.state == storage::JobState::kLost;
-    if (job.fork.empty() || (!passed && !failed)) return;
-    Status st = alerts.OnJobResult(store, job.fork, job.sha, passed);
-    if (!st.ok()) spdlog::warn("alerts fork={} error={}", job.fork, st.message());
-  });
+  FS_ASSIGN_OR_RETURN(jobs, CreateJobService(config, rules, stores, runtime));
+  WirePipeline(sync, PipelineServices{clock, scheduler, alerts, patterns, *jobs, carry});
   return Status::Ok();
 }
 
-void Daemon::WireCarry() {
-  carry.SetValidator([this](storage::Store& store, const storage::CandidateRecord& c) -> Result<std::string> {
-    FS_ASSIGN_OR_RETURN(storage::JobRecord job, jobs->Submit(store, JobRequest{c.fork, c.candidate_sha, "", ""}));
-    return job.id;
-  });
-  carry.SetListener([this](storage::Store& store, const std::string& fork, const storage::CandidateRecord* decided) {
-    Status st = alerts.OnCandidate(store, fork, decided);
-    if (!st.ok()) spdlog::warn("alerts fork={} error={}", fork, st.message());
-  });
-  sync.AddSyncHook(carry.MakeSyncHook());
-}
-
 Status Daemon::Start() {
+  FS_RETURN_IF_ERROR(runtime.Start());
   FS_RETURN_IF_ERROR(sync.Start());
   FS_RETURN_IF_ERROR(patterns.Start());
   FS_RETURN_IF_ERROR(jobs->Start());
@@ -176,11 +158,8 @@ Status Daemon::Start() {
 
 void Daemon::Stop() {
   scheduler.Stop();
-  patterns.Shutdown();
-  carry.Shutdown();  // before jobs: a carry in progress still queues its validation job
-  jobs->Shutdown();
-  sync.Shutdown();
   delivery.Stop();
+  runtime.Shutdown();
 }
 
 // Serves until SIGTERM/SIGINT (blocked by the caller before any thread started).
@@ -207,12 +186,8 @@ int Serve(const ServeOptions& options, const analyzer::Rules& rules, const sigse
   Daemon daemon(c, rules, base::SystemClock());
   // Everything that can refuse the configuration (recipes) is checked before the registry is written.
   if (Status st = daemon.Wire(rules); !st.ok()) return Fail("jobs", st);
-  if (Status st = ReconcileForks(c.database, c.forks); !st.ok()) return Fail("start-up", st);
-  if (Status st = daemon.Start(); !st.ok()) {
-    daemon.Stop();
-    return Fail("start-up", st);
-  }
   ServerContext ctx(c, rules, daemon.stores, daemon.clock);
+  ctx.tasks = &daemon.runtime;
   ctx.sync = &daemon.sync;
   ctx.alerts = &daemon.alerts;
   ctx.jobs = daemon.jobs.get();
@@ -220,10 +195,13 @@ int Serve(const ServeOptions& options, const analyzer::Rules& rules, const sigse
   ctx.carry = &daemon.carry;
   ctx.responses.SetLimits({c.http.response_cache_bytes, ResponseCacheLimits{}.max_entries});
   HttpServer http(ctx, InstallApiRoutes);
+  // The port first: a start that cannot listen writes nothing (connections wait until Serve).
   auto port = http.Bind();
-  if (!port.ok()) {
+  if (!port.ok()) return Fail("listen", port.status());
+  if (Status st = ReconcileForks(c.database, c.forks); !st.ok()) return Fail("start-up", st);
+  if (Status st = daemon.Start(); !st.ok()) {
     daemon.Stop();
-    return Fail("listen", port.status());
+    return Fail("start-up", st);
   }
   std::string host = c.http.listen.substr(0, c.http.listen.rfind(':'));
   spdlog::info("listening url=http://{}:{} data_dir={} database={}", host, *port, c.data_dir, c.database);

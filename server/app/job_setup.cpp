@@ -9,7 +9,7 @@
 namespace forkscope::server {
 
 Result<std::unique_ptr<JobService>> CreateJobService(const Config& config, const analyzer::Rules& rules,
-                                                     storage::StoreOpener& stores) {
+                                                     storage::StoreOpener& stores, TaskRuntime& runtime) {
   const JobsConfig& j = config.jobs;
   std::vector<std::pair<std::string, std::string>> fork_recipes;
   for (const auto& f : config.forks)
@@ -38,7 +38,6 @@ Result<std::unique_ptr<JobService>> CreateJobService(const Config& config, const
                                                             : std::filesystem::path(j.work_dir), ec)
                    .lexically_normal()
                    .string();
-  o.workers = j.workers;
   o.log_cap_bytes = j.log_cap_bytes;
   o.keep_work_trees = j.keep_work_trees;
   o.default_executor = j.default_executor;
@@ -48,7 +47,7 @@ Result<std::unique_ptr<JobService>> CreateJobService(const Config& config, const
   o.allow_foreign_owner = config.security.allow_foreign_owner;
   std::filesystem::create_directories(o.jobs_dir, ec);
   if (ec) return Unavailable("cannot create jobs directory " + o.jobs_dir + ": " + ec.message());
-  return std::make_unique<JobService>(std::move(o), std::move(executors), std::move(catalog), rules);
+  return std::make_unique<JobService>(std::move(o), std::move(executors), std::move(catalog), rules, runtime);
 }
 
 }  // namespace forkscope::server

@@ -10,6 +10,6 @@
 namespace forkscope::server {
 
 Result<std::unique_ptr<JobService>> CreateJobService(const Config& config, const analyzer::Rules& rules,
-                                                     storage::StoreOpener& stores);
+                                                     storage::StoreOpener& stores, TaskRuntime& runtime);
 
 }  // namespace forkscope::server

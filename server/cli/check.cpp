@@ -120,6 +120,8 @@ int RunCheck(const CheckArgs& args) {
     spdlog::error("{}", analysis.status().message());
     return kExitError;
   }
+  // Fails closed: a file too large to lint is a finding (and never baselined).
+  analyzer::AddUncheckedFileFindings(*analysis);
   if (args.write_baseline) return WriteBaseline(args, *analysis);
   auto baselined = ApplyBaseline(args, analysis->violations);
   if (!baselined.ok()) {

@@ -33,7 +33,7 @@ json CandidateToJson(const storage::CandidateRecord& c) {
               {"failing_stage", TextOrNull(c.failing_stage)},
               {"reason", c.reason},
               {"task_id", c.task_id},
-              {"triggered_by", c.triggered_by},
+              {"triggered_by", storage::CandidateTriggerName(c.triggered_by)},
               {"publish", publish},
               {"published_url", TextOrNull(c.published_url)},
               {"published_branch", TextOrNull(c.published_branch)},

@@ -71,15 +71,17 @@ Status ForkFromJson(const json& body, bool partial, storage::ForkRecord& f) {
       if (!l.is_string()) return InvalidArgument("field 'labels' must be an array of strings");
       f.labels.push_back(l.get<std::string>());
     }
+    FS_RETURN_IF_ERROR(CheckLabels("field 'labels'", f.labels));
   }
   return Status::Ok();
 }
 
 json TaskToJson(const storage::TaskRecord& t) {
   json j{{"id", t.id},
-         {"kind", t.kind},
+         {"kind", storage::TaskKindName(t.kind)},
          {"fork", t.fork_name},
-         {"state", t.state},
+         {"state", storage::TaskStateName(t.state)},
+         {"subject", t.subject},
          {"progress", {{"percent", t.progress}, {"stage", t.stage}}},
          {"error", t.error.empty() ? json(nullptr) : json(t.error)},
          {"created_at", t.created_at},

@@ -113,7 +113,7 @@ json PlanRecordToJson(const storage::PlanRecord& r) {
   return {{"id", r.id},
           {"upstream_url", r.upstream_url},
           {"branch", r.branch},
-          {"state", r.state},
+          {"state", storage::TaskStateName(r.state)},
           {"error", NullIfEmpty(r.error)},
           {"created_at", r.created_at},
           {"started_at", NullIfZero(r.started_at)},

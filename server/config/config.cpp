@@ -29,9 +29,14 @@ using config_internal::kAttemptsRange;
 using config_internal::kBodyBytesRange;
 using config_internal::kCacheBytesRange;
 using config_internal::kDeliveryTimeoutRange;
+using config_internal::kConnectionsRange;
 using config_internal::kFailuresRange;
+using config_internal::kHeaderBytesRange;
+using config_internal::kHeaderCountRange;
+using config_internal::kHttpTimeoutRange;
 using config_internal::kKillGraceRange;
 using config_internal::kLogCapRange;
+using config_internal::kPerClientRange;
 using config_internal::kPollIntervalRange;
 using config_internal::kPositiveIntRange;
 using config_internal::kSyncIntervalRange;
@@ -50,7 +55,9 @@ Status ReadHttp(const toml::table& table, HttpConfig& http) {
   TableReader r(table, "http");
   FS_RETURN_IF_ERROR(r.CheckKnown({"listen", "threads", "max_body_bytes", "read_timeout_s", "write_timeout_s",
                                    "keep_alive_max", "listen_backlog", "open_reads", "web_dir",
-                                   "response_cache_bytes"}));
+                                   "response_cache_bytes", "header_timeout_s", "request_timeout_s",
+                                   "keep_alive_timeout_s", "max_connections", "max_connections_per_client",
+                                   "max_headers", "max_header_bytes"}));
   FS_RETURN_IF_ERROR(r.String("listen", http.listen));
   FS_RETURN_IF_ERROR(r.Integer("threads", kThreadsRange, http.threads));
   FS_RETURN_IF_ERROR(r.Integer("max_body_bytes", kBodyBytesRange, http.max_body_bytes));
@@ -60,6 +67,13 @@ Status ReadHttp(const toml::table& table, HttpConfig& http) {
   FS_RETURN_IF_ERROR(r.Integer("listen_backlog", kPositiveIntRange, http.listen_backlog));
   FS_RETURN_IF_ERROR(r.String("web_dir", http.web_dir));
   FS_RETURN_IF_ERROR(r.Integer("response_cache_bytes", kCacheBytesRange, http.response_cache_bytes));
+  FS_RETURN_IF_ERROR(r.Integer("header_timeout_s", kHttpTimeoutRange, http.header_timeout_s));
+  FS_RETURN_IF_ERROR(r.Integer("request_timeout_s", kHttpTimeoutRange, http.request_timeout_s));
+  FS_RETURN_IF_ERROR(r.Integer("keep_alive_timeout_s", kHttpTimeoutRange, http.keep_alive_timeout_s));
+  FS_RETURN_IF_ERROR(r.Integer("max_connections", kConnectionsRange, http.max_connections));
+  FS_RETURN_IF_ERROR(r.Integer("max_connections_per_client", kPerClientRange, http.max_connections_per_client));
+  FS_RETURN_IF_ERROR(r.Integer("max_headers", kHeaderCountRange, http.max_headers));
+  FS_RETURN_IF_ERROR(r.Integer("max_header_bytes", kHeaderBytesRange, http.max_header_bytes));
   return r.Bool("open_reads", http.open_reads);
 }
 

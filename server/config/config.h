@@ -33,12 +33,21 @@ struct TokenConfig {
 
 struct HttpConfig {
   std::string listen = "127.0.0.1:8080";  // HOST:PORT; port 0 picks a free port
-  int threads = 64;                       // request worker threads; cpp-httplib holds one per open keep-alive connection
+  int threads = 64;                       // request worker threads; one is held only while a request is answered
   size_t max_body_bytes = 8 << 20;        // larger bodies, chunked ones too, get 413 (never buffered)
-  int read_timeout_s = 10;
+  int read_timeout_s = 10;                // the longest wait for the next bytes of a request body
   int write_timeout_s = 10;
   int keep_alive_max = 100;               // requests per keep-alive connection
   int listen_backlog = 128;
+  // Slow and idle clients (server/http/connection_gate.h): connections wait for a request on one event
+  // thread, not on a worker, and each wait is bounded.
+  int header_timeout_s = 10;              // a request's line and headers must arrive within this (else 408)
+  int request_timeout_s = 60;             // ... and its whole body within this, from its first byte
+  int keep_alive_timeout_s = 5;           // an idle keep-alive connection is closed after this
+  int max_connections = 1024;             // open connections in all; beyond, a new one gets 503
+  int max_connections_per_client = 128;   // open connections from one client address (0 = no limit)
+  int max_headers = 100;                  // header fields per request; more gets 431
+  size_t max_header_bytes = 64 << 10;     // request line and headers in bytes; more gets 431
   bool open_reads = true;                 // GETs without a token; false: reads need a read token
   std::string web_dir;                    // dashboard assets; "" = the built or installed ones
   // Rendered analyses (JSON, Markdown) kept in memory to answer repeated GETs and their ETags: the
@@ -198,10 +207,20 @@ AlertRulesConfig ResolveAlertRules(const AlertRulesConfig& defaults, const Alert
 // file forkscope reads passes through this before the parser. origin prefixes the message.
 Status CheckTomlText(const std::string& text, const std::string& origin);
 
-// Whether `name` is a valid fork name: ^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$.
-// The one fork-name rule, for the API and the configuration alike: kForkNamePattern.
+// The one fork-name rule, for the API, the configuration and recipes alike: kForkNamePattern, and what
+// can name refs (refs/forks/<name>/): no "..", no trailing '.' or ".lock"; and no "url-" prefix, the
+// namespace of one-shot CLI runs (docs/networks.md).
 inline constexpr const char* kForkNamePattern = "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$";
+// Why name is not a fork name ("must not contain '..' (it names refs)"), "" when it is one.
+std::string ForkNameProblem(std::string_view name);
 bool IsValidForkName(std::string_view name);
+// The one label rule, wherever a label enters (POST/PATCH /api/v1/forks, [[forks]] labels): 1 to
+// kMaxLabelBytes bytes of UTF-8, no control characters (NUL, newline, tab), no leading or trailing space;
+// at most kMaxLabels per fork. InvalidArgument naming field.
+inline constexpr size_t kMaxLabelBytes = 64;
+inline constexpr size_t kMaxLabels = 32;
+Status CheckLabel(const std::string& field, std::string_view label);
+Status CheckLabels(const std::string& field, const std::vector<std::string>& labels);
 // A branch name by git check-ref-format's rules ("" = the default branch is fine): no control
 // characters, space, ~ ^ : ? * [ \, "..", "@{", "//"; no leading '-', '/' or '.' in a component; no
 // trailing '/', '.' or ".lock"; not "@". InvalidArgument naming field; never echoes the name.

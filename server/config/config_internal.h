@@ -39,6 +39,11 @@ inline constexpr IntRange kDeliveryTimeoutRange{1, 300};
 inline constexpr IntRange kPollIntervalRange{100, 60000};
 inline constexpr IntRange kLogCapRange{4096, int64_t{1} << 40};
 inline constexpr IntRange kKillGraceRange{0, 600};
+inline constexpr IntRange kHttpTimeoutRange{1, 3600};       // http.header/request/keep_alive timeouts
+inline constexpr IntRange kConnectionsRange{1, 65536};      // http.max_connections
+inline constexpr IntRange kPerClientRange{0, 65536};        // http.max_connections_per_client (0 = off)
+inline constexpr IntRange kHeaderCountRange{8, 10000};      // http.max_headers
+inline constexpr IntRange kHeaderBytesRange{4096, 1 << 24}; // http.max_header_bytes
 
 // OK when value lies in range; otherwise InvalidArgument naming `key` and the bound it broke (validate.cpp).
 Status CheckRange(const std::string& key, int64_t value, IntRange range);
@@ -47,6 +52,8 @@ Status CheckRange(const std::string& key, int64_t value, IntRange range);
 std::string Lower(std::string_view s);
 // Whether s holds a space, a control character or DEL (tokens.cpp).
 bool HasWhitespaceOrControl(std::string_view s);
+// Strict UTF-8 (no overlong forms, no surrogates, nothing above U+10FFFF).
+bool IsUtf8(std::string_view s);
 
 // Parses TOML text with toml++; syntax errors become InvalidArgument "origin:LINE:COLUMN: ...". Callers
 // pass the text through CheckTomlText first (toml_text.cpp).

@@ -1,5 +1,5 @@
 // The small rules of the configuration: token scopes and hashing, webhook kind names, the one fork-name
-// rule, and the text helpers the other config files share. Pure.
+// and label rules, and the text helpers the other config files share. Pure.
 #include <openssl/evp.h>
 
 #include <algorithm>
@@ -18,6 +18,36 @@ std::string Lower(std::string_view s) {
   std::transform(out.begin(), out.end(), out.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return out;
+}
+
+bool IsUtf8(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    size_t extra = 0;
+    unsigned min = 0, cp = 0;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    } else if ((c & 0xe0) == 0xc0) {
+      extra = 1, min = 0x80, cp = c & 0x1f;
+    } else if ((c & 0xf0) == 0xe0) {
+      extra = 2, min = 0x800, cp = c & 0x0f;
+    } else if ((c & 0xf8) == 0xf0) {
+      extra = 3, min = 0x10000, cp = c & 0x07;
+    } else {
+      return false;
+    }
+    if (i + extra >= s.size()) return false;
+    for (size_t k = 1; k <= extra; ++k) {
+      const auto cc = static_cast<unsigned char>(s[i + k]);
+      if ((cc & 0xc0) != 0x80) return false;
+      cp = (cp << 6) | (cc & 0x3f);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return false;
+    i += extra + 1;
+  }
+  return true;
 }
 
 bool HasWhitespaceOrControl(std::string_view s) {
@@ -54,11 +84,43 @@ const char* WebhookKindName(WebhookKind kind) {
   return "generic";
 }
 
-bool IsValidForkName(std::string_view name) {
+std::string ForkNameProblem(std::string_view name) {
   auto alnum = [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
-  if (name.empty() || name.size() > 64 || !alnum(name.front())) return false;
-  return std::all_of(name.begin() + 1, name.end(),
-                     [&](char c) { return alnum(c) || c == '.' || c == '_' || c == '-'; });
+  if (name.empty() || name.size() > 64 || !alnum(name.front()) ||
+      !std::all_of(name.begin() + 1, name.end(), [&](char c) { return alnum(c) || c == '.' || c == '_' || c == '-'; }))
+    return std::string("must match ") + kForkNamePattern;
+  // The name becomes a ref component (refs/forks/<name>/): git's check-ref-format rules.
+  if (name.find("..") != std::string_view::npos) return "must not contain '..' (it names refs)";
+  if (name.back() == '.') return "must not end with '.' (it names refs)";
+  if (name.size() >= 5 && config_internal::Lower(name.substr(name.size() - 5)) == ".lock")
+    return "must not end with '.lock' (it names refs)";
+  // One-shot runs keep their refs under refs/forks/url-<hash>/ in the same network.
+  if (name.size() >= 4 && config_internal::Lower(name.substr(0, 4)) == "url-")
+    return "must not start with 'url-' (reserved for the one-shot CLI runs' refs)";
+  return "";
+}
+
+bool IsValidForkName(std::string_view name) { return ForkNameProblem(name).empty(); }
+
+Status CheckLabel(const std::string& field, std::string_view label) {
+  if (label.empty() || label.size() > kMaxLabelBytes)
+    return InvalidArgument(field + ": a label has 1 to " + std::to_string(kMaxLabelBytes) + " bytes");
+  for (char c : label) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f)
+      return InvalidArgument(field + ": a label must not hold control characters (NUL, newline, tab)");
+  }
+  if (!config_internal::IsUtf8(label)) return InvalidArgument(field + ": a label must be UTF-8");
+  if (label.front() == ' ' || label.back() == ' ')
+    return InvalidArgument(field + ": a label must not start or end with a space");
+  return Status::Ok();
+}
+
+Status CheckLabels(const std::string& field, const std::vector<std::string>& labels) {
+  if (labels.size() > kMaxLabels)
+    return InvalidArgument(field + ": at most " + std::to_string(kMaxLabels) + " labels");
+  for (const std::string& label : labels) FS_RETURN_IF_ERROR(CheckLabel(field, label));
+  return Status::Ok();
 }
 
 std::string HashToken(const std::string& secret) {

@@ -5,6 +5,7 @@
 #include <set>
 #include <utility>
 
+#include "base/url.h"
 #include "server/config/config.h"
 #include "server/config/config_internal.h"
 
@@ -15,10 +16,15 @@ using config_internal::HasWhitespaceOrControl;
 using config_internal::kAttemptsRange;
 using config_internal::kBodyBytesRange;
 using config_internal::kCacheBytesRange;
+using config_internal::kConnectionsRange;
 using config_internal::kDeliveryTimeoutRange;
+using config_internal::kHeaderBytesRange;
+using config_internal::kHeaderCountRange;
+using config_internal::kHttpTimeoutRange;
 using config_internal::kIntMax;
 using config_internal::kKillGraceRange;
 using config_internal::kLogCapRange;
+using config_internal::kPerClientRange;
 using config_internal::kPollIntervalRange;
 using config_internal::kPositiveIntRange;
 using config_internal::kSyncIntervalRange;
@@ -59,6 +65,14 @@ Status ValidateHttp(const HttpConfig& http) {
   FS_RETURN_IF_ERROR(CheckRange("http.keep_alive_max", http.keep_alive_max, kPositiveIntRange));
   if (http.response_cache_bytes > static_cast<size_t>(kCacheBytesRange.max))
     return CheckRange("http.response_cache_bytes", kCacheBytesRange.max + 1, kCacheBytesRange);
+  FS_RETURN_IF_ERROR(CheckRange("http.header_timeout_s", http.header_timeout_s, kHttpTimeoutRange));
+  FS_RETURN_IF_ERROR(CheckRange("http.request_timeout_s", http.request_timeout_s, {http.header_timeout_s, 3600}));
+  FS_RETURN_IF_ERROR(CheckRange("http.keep_alive_timeout_s", http.keep_alive_timeout_s, kHttpTimeoutRange));
+  FS_RETURN_IF_ERROR(CheckRange("http.max_connections", http.max_connections, kConnectionsRange));
+  FS_RETURN_IF_ERROR(CheckRange("http.max_connections_per_client", http.max_connections_per_client, kPerClientRange));
+  FS_RETURN_IF_ERROR(CheckRange("http.max_headers", http.max_headers, kHeaderCountRange));
+  FS_RETURN_IF_ERROR(
+      CheckRange("http.max_header_bytes", static_cast<int64_t>(http.max_header_bytes), kHeaderBytesRange));
   return CheckRange("http.listen_backlog", http.listen_backlog, kPositiveIntRange);
 }
 
@@ -95,15 +109,15 @@ Status ValidateForks(const std::vector<ForkConfig>& forks) {
     const ForkConfig& fork = forks[i];
     const std::string key = "forks[" + std::to_string(i) + "]";
     if (fork.name.empty()) return InvalidArgument(key + ".name: must not be empty");
-    if (!IsValidForkName(fork.name)) {
-      return InvalidArgument(key + ".name: '" + fork.name + "' must match " + kForkNamePattern);
-    }
+    if (std::string why = ForkNameProblem(fork.name); !why.empty())
+      return InvalidArgument(key + ".name: '" + fork.name + "' " + why);
     if (!names.insert(fork.name).second) return InvalidArgument(key + ".name: duplicate '" + fork.name + "'");
     if (fork.fork_url.empty()) return InvalidArgument(key + ".fork_url: must not be empty");
     if (fork.upstream_url.empty()) return InvalidArgument(key + ".upstream_url: must not be empty");
     FS_RETURN_IF_ERROR(CheckBranchName(key + ".branch", fork.branch));
     FS_RETURN_IF_ERROR(CheckBranchName(key + ".upstream_branch", fork.upstream_branch));
     FS_RETURN_IF_ERROR(CheckBaseRevision(key + ".base", fork.base));
+    FS_RETURN_IF_ERROR(CheckLabels(key + ".labels", fork.labels));
     FS_RETURN_IF_ERROR(CheckRange(key + ".sync_interval_s", fork.sync_interval_s, kSyncIntervalRange));
   }
   return Status::Ok();
@@ -126,6 +140,11 @@ Status ValidateAlerts(const AlertsConfig& alerts, const std::vector<WebhookConfi
     const std::string url = Lower(w.url.substr(0, 8));
     if ((url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0) || HasWhitespaceOrControl(w.url))
       return InvalidArgument(key + ".url: must be an http:// or https:// URL");
+    // A userinfo would be sent to nobody (delivery never uses it) and sit in the file in clear.
+    if (base::RedactUrl(w.url) != w.url)
+      return InvalidArgument(key + ".url: must not hold a user or password (user:password@host): it would be "
+                                   "sent to no one and kept in the file in clear; the target authenticates "
+                                   "each delivery by its signature (the webhook's secret, from secret_env)");
     if (w.secret.empty()) return InvalidArgument(key + ": the secret must not be empty");
     for (const std::string& e : w.events)
       if (e != "opened" && e != "worsened" && e != "resolved" && e != "acked")

@@ -1,12 +1,18 @@
 #include "server/http/http_server.h"
 
 #include <httplib.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <spdlog/spdlog.h>
 #include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include "server/codec/json_codec.h"
+#include "server/http/guarded_server.h"
 #include "server/http/router.h"
 #include "server/services/sync_service.h"
 #include "storage/fork_metrics.h"
@@ -34,14 +40,56 @@ std::pair<std::string, std::string> HttpErrorOf(int status) {
   }
 }
 
+// Why host:port cannot be bound, from the OS (cpp-httplib says only that it failed): the bind is tried
+// again on a socket of our own for its errno, with what to do about the usual ones.
+std::string BindFailure(const std::string& host, int port) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+  addrinfo* found = nullptr;
+  const std::string service = std::to_string(port);
+  if (int rc = ::getaddrinfo(host.empty() ? nullptr : host.c_str(), service.c_str(), &hints, &found); rc != 0)
+    return std::string(gai_strerror(rc)) + " (set http.listen or --listen to HOST:PORT with a local address)";
+  int err = 0;
+  for (addrinfo* a = found; a != nullptr && err != EADDRINUSE; a = a->ai_next) {
+    const int fd = ::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+    if (fd < 0) {
+      err = errno;
+      continue;
+    }
+    int yes = 1;
+    ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    err = ::bind(fd, a->ai_addr, a->ai_addrlen) == 0 ? 0 : errno;
+    ::close(fd);
+    if (err == 0) break;
+  }
+  ::freeaddrinfo(found);
+  if (err == 0) return "the bind failed, then succeeded when tried again (retry)";
+  std::string why = std::strerror(err);
+  if (err == EADDRINUSE)
+    return why + " (another process listens on port " + service +
+           ": stop it, or set http.listen or --listen to a free port; `ss -ltnp` shows which)";
+  if (err == EACCES) return why + " (ports below 1024 need privileges: choose a port from 1024 up)";
+  if (err == EADDRNOTAVAIL) return why + " (the address is not one of this machine's: use 127.0.0.1 or 0.0.0.0)";
+  return why;
+}
+
 }  // namespace
 
 struct HttpServer::Impl {
   ServerContext& ctx;
-  httplib::Server svr;
+  GuardedServer svr;
   std::unique_ptr<Router> router;  // its routes are what the pre-routing checks match against
   int listen_fd = -1;
-  explicit Impl(ServerContext& c) : ctx(c), router(std::make_unique<Router>(svr, c)) {}
+  explicit Impl(ServerContext& c)
+      : ctx(c),
+        svr(c.config.http,
+            [&c](const std::string& peer, const HeadRefusal& r) {
+              spdlog::warn("request refused peer={} status={} reason={}", peer, r.status, r.message);
+              c.metrics.RecordRefused(r.code);
+            }),
+        router(std::make_unique<Router>(svr, c)) {}
 
   void Configure();
   void InstallHealthRoutes();
@@ -50,12 +98,14 @@ struct HttpServer::Impl {
 
 void HttpServer::Impl::Configure() {
   const HttpConfig& h = ctx.config.http;
-  svr.new_task_queue = [threads = h.threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
+  // Workers, keep-alive and slow clients are GuardedServer's (http.threads, http.*_timeout_s); these two
+  // only fill the Keep-Alive header cpp-httplib writes.
+  svr.set_keep_alive_max_count(static_cast<size_t>(h.keep_alive_max));
+  svr.set_keep_alive_timeout(h.keep_alive_timeout_s);
   // Caps a Content-Length body; chunked ones are capped by the router's content readers.
   svr.set_payload_max_length(h.max_body_bytes);
   svr.set_read_timeout(h.read_timeout_s, 0);
   svr.set_write_timeout(h.write_timeout_s, 0);
-  svr.set_keep_alive_max_count(static_cast<size_t>(h.keep_alive_max));
   svr.set_socket_options([this](int fd) {
     int yes = 1;
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
@@ -108,7 +158,9 @@ void HttpServer::Impl::InstallHealthRoutes() {
     if (!store.ok()) return SendJson(res, 503, ErrorJson("unavailable", store.status().message()));
     SendJson(res, 200, json{{"status", "ready"}});
   });
-  router->AddPlain("/metrics", [this](const httplib::Request&, httplib::Response& res) { RenderMetrics(res); });
+  // Its labels name every fork: it follows the read rule (http.open_reads = false: a read token).
+  router->AddPlain("/metrics", [this](const httplib::Request&, httplib::Response& res) { RenderMetrics(res); },
+                   router->ReadScope());
 }
 
 HttpServer::HttpServer(ServerContext& context, const std::function<void(Router&)>& install_routes)
@@ -126,13 +178,17 @@ Result<int> HttpServer::Bind() {
   FS_ASSIGN_OR_RETURN(auto hp, ParseListen(h.listen));
   int port = hp.second == 0 ? impl_->svr.bind_to_any_port(hp.first)
                             : (impl_->svr.bind_to_port(hp.first, hp.second) ? hp.second : -1);
-  if (port < 0) return Unavailable("cannot listen on " + h.listen);
+  if (port < 0) return Unavailable("cannot listen on " + h.listen + ": " + BindFailure(hp.first, hp.second));
   // cpp-httplib 0.11 listens with a backlog of 5; widen it on the same socket.
   if (impl_->listen_fd >= 0) ::listen(impl_->listen_fd, h.listen_backlog);
+  FS_RETURN_IF_ERROR(impl_->svr.StartFront());
   return port;
 }
 
-void HttpServer::Serve() { impl_->svr.listen_after_bind(); }
+void HttpServer::Serve() {
+  impl_->svr.listen_after_bind();
+  impl_->svr.StopFront();
+}
 
 void HttpServer::Stop() {
   if (impl_ && impl_->svr.is_running()) impl_->svr.stop();

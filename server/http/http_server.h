@@ -31,6 +31,7 @@ struct ServerContext {
   analyzer::Rules rules;
   storage::StoreOpener& stores;  // each request thread's Store comes from here
   base::Clock& clock;
+  TaskRuntime* tasks = nullptr;        // every background task (server/tasks/task_runtime.h)
   SyncService* sync = nullptr;
   Metrics metrics;
   ResponseCache responses;             // rendered analyses by id and format
@@ -46,7 +47,8 @@ class HttpServer {
  public:
   HttpServer(ServerContext& context, const std::function<void(Router&)>& install_routes);
   ~HttpServer();
-  // Binds the configured address; returns the port (useful with port 0).
+  // Binds the configured address and starts the connection gate; returns the port (useful with port 0).
+  // Unavailable naming the address, the OS's reason and what to do when the bind fails.
   Result<int> Bind();
   // Serves until Stop(); returns when the listener has closed.
   void Serve();

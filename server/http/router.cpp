@@ -12,10 +12,6 @@
 #include "storage/store_opener.h"
 
 namespace forkscope::server {
-namespace {
-
-using nlohmann::json;
-
 // Scope of a presented token, if it is one of the configured ones (constant-time comparison).
 std::optional<TokenScope> TokenScopeOf(const Config& config, const httplib::Request& req) {
   std::string auth = req.get_header_value("Authorization");
@@ -29,6 +25,10 @@ std::optional<TokenScope> TokenScopeOf(const Config& config, const httplib::Requ
   }
   return found;
 }
+
+namespace {
+
+using nlohmann::json;
 
 // Checks the request's token against the scope a route needs; answers 401/403 itself.
 bool Authorize(const Config& config, const httplib::Request& req, httplib::Response& res,
@@ -48,6 +48,29 @@ bool Authorize(const Config& config, const httplib::Request& req, httplib::Respo
   }
   return true;
 }
+
+// Counts nesting on nlohmann's SAX interface; refuses (stops the parse) past kMaxJsonDepth.
+struct JsonDepthCheck : nlohmann::json_sax<json> {
+  size_t depth = 0;
+  bool too_deep = false;
+  bool Enter() {
+    too_deep = ++depth > kMaxJsonDepth;
+    return !too_deep;
+  }
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override { return Enter(); }
+  bool key(string_t&) override { return true; }
+  bool end_object() override { return --depth, true; }
+  bool start_array(std::size_t) override { return Enter(); }
+  bool end_array() override { return --depth, true; }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
+};
 
 RequestBody DefaultBody(const std::string& method) {
   if (method == "POST") return RequestBody::kOptional;
@@ -156,6 +179,11 @@ Result<json> ParseJsonBody(const httplib::Request& req) {
   if (req.body.empty())
     return InvalidArgument("this endpoint reads a JSON body and the request has none (send one with "
                            "Content-Type: application/json)");
+  // Depth first, on the SAX interface (no document is built): a deep one stops at its 65th level.
+  JsonDepthCheck depth;
+  if (!json::sax_parse(req.body, &depth) && depth.too_deep)
+    return InvalidArgument("JSON body nested deeper than " + std::to_string(kMaxJsonDepth) +
+                           " levels (no endpoint takes more than a few)");
   json body = json::parse(req.body, nullptr, false);
   if (body.is_discarded()) return InvalidArgument("malformed JSON body");
   return body;
@@ -192,13 +220,13 @@ void Router::Add(const std::string& method, const std::string& pattern, std::opt
   if (method == "DELETE") server_.Delete(pattern, with_body);
 }
 
-void Router::AddPlain(const std::string& pattern, PlainHandler handler) {
+void Router::AddPlain(const std::string& pattern, PlainHandler handler, std::optional<TokenScope> scope) {
   routes_.push_back({"GET", std::regex(pattern), RouteTemplate(pattern)});
   ServerContext* ctx = &ctx_;
   std::string label = routes_.back().label;
-  server_.Get(pattern, [ctx, label, handler](const httplib::Request& req, httplib::Response& res) {
+  server_.Get(pattern, [ctx, label, handler, scope](const httplib::Request& req, httplib::Response& res) {
     const int64_t start_us = ctx->clock.MonotonicUs();
-    handler(req, res);
+    if (Authorize(ctx->config, req, res, scope)) handler(req, res);
     ctx->metrics.RecordRequest("GET", label, res.status, (ctx->clock.MonotonicUs() - start_us) / 1e6);
   });
 }

@@ -24,6 +24,9 @@ namespace forkscope::server {
 
 struct ServerContext;
 
+// The scope of the request's bearer token, if it is one of the configured tokens.
+std::optional<TokenScope> TokenScopeOf(const Config& config, const httplib::Request& req);
+
 using Handler = std::function<void(const httplib::Request&, httplib::Response&, storage::Store&)>;
 // The one handler shape of server/api/: parse the request, call a service or the store, encode.
 using ApiHandler = void (*)(ServerContext&, const httplib::Request&, httplib::Response&, storage::Store&);
@@ -41,8 +44,9 @@ class Router {
            std::optional<RequestBody> body = std::nullopt);
   void Add(const std::string& method, const std::string& pattern, std::optional<TokenScope> scope, ApiHandler handler,
            std::optional<RequestBody> body = std::nullopt);
-  // A GET route without token or Store (health, metrics), known to the 405 check and the metrics.
-  void AddPlain(const std::string& pattern, PlainHandler handler);
+  // A GET route without the Store (health, metrics), known to the 405 check and the metrics; scope: the
+  // token it needs (nullopt: none; /metrics takes ReadScope()).
+  void AddPlain(const std::string& pattern, PlainHandler handler, std::optional<TokenScope> scope = std::nullopt);
   // Installs the checks that run before any route, and the catch-all routes that read and drop the
   // body of a request no route takes (cpp-httplib would otherwise buffer it, unbounded if chunked).
   void Seal();
@@ -72,7 +76,10 @@ class Router {
 
 void SendJson(httplib::Response& res, int status, const nlohmann::json& body);
 void SendError(httplib::Response& res, const Status& status);
-// Parses a JSON request body (non-throwing); InvalidArgument when malformed or empty.
+// The deepest nesting a JSON request body may have (the API's bodies need 3).
+inline constexpr size_t kMaxJsonDepth = 64;
+// Parses a JSON request body (non-throwing); InvalidArgument when malformed, empty or nested deeper than
+// kMaxJsonDepth (checked before the document is built, so a deep body costs no memory).
 Result<nlohmann::json> ParseJsonBody(const httplib::Request& req);
 // A repository-relative path from a URL: not empty, not absolute, no '.'/'..' segment, no NUL.
 bool SafeRelativePath(const std::string& path);

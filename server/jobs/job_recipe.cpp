@@ -168,7 +168,7 @@ Result<Recipe> ReadRecipe(const toml::table& root, const std::string& origin, co
   r.origin = origin;
   r.name = default_name;
   FS_RETURN_IF_ERROR(k.Str("name", r.name));
-  if (!IsValidForkName(r.name)) return InvalidArgument("name: '" + r.name + "' must match ^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$");
+  if (std::string why = ForkNameProblem(r.name); !why.empty()) return InvalidArgument("name: '" + r.name + "' " + why);
   FS_RETURN_IF_ERROR(k.Str("description", r.description));
   FS_RETURN_IF_ERROR(k.Env("env", r.env));
   FS_RETURN_IF_ERROR(k.Bool("submodules", r.submodules));

@@ -8,8 +8,8 @@
 #include <filesystem>
 
 #include "analyzer/git/checkout.h"
-#include "analyzer/git/mirror.h"
 #include "analyzer/git/network.h"
+#include "analyzer/git/reachable.h"
 #include "base/url.h"
 #include "server/services/analysis_service.h"
 #include "server/jobs/job_runner.h"
@@ -48,13 +48,13 @@ void MarkLostStages(JobRecord& job, int64_t now) {
 
 }  // namespace
 
-JobService::JobService(JobServiceOptions options, Executors executors, RecipeCatalog recipes, analyzer::Rules rules)
+JobService::JobService(JobServiceOptions options, Executors executors, RecipeCatalog recipes, analyzer::Rules rules,
+                       TaskRuntime& runtime)
     : options_(std::move(options)),
       executors_(std::move(executors)),
       recipes_(std::move(recipes)),
-      rules_(std::move(rules)) {}
-
-JobService::~JobService() { Shutdown(); }
+      rules_(std::move(rules)),
+      runtime_(runtime) {}
 
 Status JobService::Start() {
   FS_ASSIGN_OR_RETURN(auto store, options_.stores->Open());
@@ -67,10 +67,58 @@ Status JobService::Start() {
       FS_RETURN_IF_ERROR(jobs.Save(job));
       ++resumed;
     }
-    queue_.push_back(std::move(job));
+    FS_RETURN_IF_ERROR(Schedule(job));
   }
   if (!unfinished.empty()) spdlog::info("jobs taken up queued={} resumed={}", unfinished.size() - resumed, resumed);
-  for (int i = 0; i < options_.workers; ++i) workers_.emplace_back([this, i] { WorkerLoop(i); });
+  return Status::Ok();
+}
+
+Status JobService::Schedule(const JobRecord& job) {
+  auto stop = std::make_shared<StopFlags>();
+  TaskSpec spec;
+  spec.kind = TaskKind::kJob;
+  spec.fork = job.fork;
+  spec.subject = "job " + job.id;
+  spec.run = [this, job, stop](TaskContext& ctx) { return Execute(ctx, job, stop); };
+  // A user's cancel stops the stage; the daemon's shutdown leaves Slurm stages running for the next start.
+  spec.interrupt = [stop](Interrupt why) { (why == Interrupt::kCancel ? stop->cancel : stop->detach) = true; };
+  // Cancelled before it ran (by id, or with its fork): the job says so. At shutdown it stays queued in
+  // the jobs table and the next start queues it again.
+  spec.dropped = [this, id = job.id](const storage::TaskRecord& task) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      tasks_.erase(id);
+    }
+    if (task.state != storage::TaskState::kCancelled) return;
+    auto store = options_.stores->ForThread();
+    if (!store.ok()) return;
+    storage::JobStore jobs((*store)->db());
+    auto found = jobs.Get(id);
+    if (!found.ok() || !*found || storage::IsFinished((*found)->state)) return;
+    JobRecord cancelled = std::move(**found);
+    for (auto& s : cancelled.stages)
+      if (!storage::IsFinished(s.state)) {
+        s.state = JobState::kCancelled;
+        s.reason = "cancelled before it started";
+      }
+    cancelled.state = JobState::kCancelled;
+    cancelled.reason = task.error.empty() ? "cancelled before it started" : task.error;
+    cancelled.finished_at = NowS();
+    (void)jobs.Save(cancelled);
+  };
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    tasks_[job.id] = JobTask{"", stop, false};
+  }
+  // Not under mu_: an inline runtime runs the job inside Submit.
+  auto task_id = runtime_.Submit(std::move(spec));
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = tasks_.find(job.id);
+  if (!task_id.ok()) {
+    if (it != tasks_.end()) tasks_.erase(it);
+    return task_id.status();
+  }
+  if (it != tasks_.end()) it->second.task_id = *task_id;
   return Status::Ok();
 }
 
@@ -95,6 +143,11 @@ Result<JobRecord> JobService::Submit(storage::Store& store, const JobRequest& re
     auto resolved = analyzer::git::ResolveRevision(mirror, request.rev, network.refs.fork);
     if (!resolved.ok()) return InvalidArgument("rev: " + resolved.status().message());
     sha = *resolved;
+    // A network holds every fork of the upstream: a fork's job runs only its own commits.
+    FS_ASSIGN_OR_RETURN(bool own, analyzer::git::IsReachable(mirror, sha, network.refs.fork));
+    if (!own)
+      return InvalidArgument("rev: commit " + sha + " is on no branch or tag of fork '" + fork.name +
+                             "' (a job runs only the fork's own commits)");
   } else {
     if (!fork.latest_analysis_id)
       return FailedPrecondition("fork '" + fork.name + "' has not been analysed yet; POST its /sync or give 'rev'");
@@ -107,42 +160,39 @@ Result<JobRecord> JobService::Submit(storage::Store& store, const JobRequest& re
 Result<JobRecord> JobService::Enqueue(storage::Store& store, const std::string& fork, const std::string& repo,
                                       const std::string& sha, const Recipe& recipe, const std::string& executor) {
   JobRecord job = NewJob(NewJobId(), fork, repo, sha, recipe, executor, options_.jobs_dir, NowS());
-  std::lock_guard<std::mutex> lock(mu_);
-  if (stopping_) return Unavailable("the daemon is shutting down");
   FS_RETURN_IF_ERROR(storage::JobStore(store.db()).Save(job));
-  queue_.push_back(job);
-  cv_.notify_one();
+  if (Status st = Schedule(job); !st.ok()) {
+    job.state = JobState::kCancelled;
+    job.reason = "not queued: " + st.message();
+    job.finished_at = NowS();
+    (void)storage::JobStore(store.db()).Save(job);
+    return st;
+  }
   spdlog::info("job queued id={} fork={} sha={} recipe={} executor={}", job.id, fork, sha, recipe.name, executor);
   return job;
 }
 
 Result<JobRecord> JobService::Cancel(storage::Store& store, const std::string& id) {
   storage::JobStore jobs(store.db());
-  std::unique_lock<std::mutex> lock(mu_);
-  for (auto it = queue_.begin(); it != queue_.end(); ++it) {
-    if (it->id != id) continue;
-    JobRecord job = std::move(*it);
-    queue_.erase(it);
-    lock.unlock();
-    for (auto& s : job.stages)
-      if (!storage::IsFinished(s.state)) {
-        s.state = JobState::kCancelled;
-        s.reason = "cancelled before it started";
-      }
-    job.state = JobState::kCancelled;
-    job.reason = "cancelled before it started";
-    job.finished_at = NowS();
-    FS_RETURN_IF_ERROR(jobs.Save(job));
-    return job;
+  std::optional<JobTask> task;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (auto it = tasks_.find(id); it != tasks_.end()) task = it->second;
   }
-  if (auto it = running_.find(id); it != running_.end()) {
-    it->second->cancel = true;
-    lock.unlock();
+  if (task && !task->running) {
+    // Queued: the task ends now and its dropped callback writes the cancelled job.
+    if (runtime_.Cancel(task->task_id, storage::TaskState::kCancelled, "cancelled before it started").ok()) {
+      FS_ASSIGN_OR_RETURN(auto job, jobs.Get(id));
+      if (!job) return NotFound("no job '" + id + "'");
+      return *job;
+    }
+  }
+  if (task) {
+    task->stop->cancel = true;
     FS_ASSIGN_OR_RETURN(auto job, jobs.Get(id));
     if (!job) return NotFound("no job '" + id + "'");
     return *job;
   }
-  lock.unlock();
   FS_ASSIGN_OR_RETURN(auto job, jobs.Get(id));
   if (!job) return NotFound("no job '" + id + "'");
   return FailedPrecondition("job '" + id + "' has already finished (" + storage::JobStateName(job->state) + ")");
@@ -167,33 +217,15 @@ SyncHook JobService::MakeSyncHook() {
   };
 }
 
-void JobService::WorkerLoop(int index) {
-  auto store = options_.stores->Open();
-  if (!store.ok()) {
-    spdlog::error("job worker={} cannot open database: {}", index, store.status().message());
-    return;
-  }
-  while (true) {
-    JobRecord job;
-    {
-      std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-      if (stopping_) return;
-      job = std::move(queue_.front());
-      queue_.pop_front();
-      running_[job.id] = std::make_shared<StopFlags>();
-    }
-    Execute(**store, std::move(job));
-  }
-}
-
-void JobService::Execute(storage::Store& store, JobRecord job) {
-  std::shared_ptr<StopFlags> stop;
+Status JobService::Execute(TaskContext& ctx, JobRecord job, const std::shared_ptr<StopFlags>& stop) {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    stop = running_[job.id];
+    if (auto it = tasks_.find(job.id); it != tasks_.end()) it->second.running = true;
   }
+  storage::Store& store = ctx.store();
   storage::JobStore jobs(store.db());
+  const std::string job_id = job.id;
+  Status outcome;
   std::optional<analyzer::Analysis> analysis;
   // A fork network has no "origin": the fork's URL (without credentials) is what its relative
   // submodule URLs resolve against.
@@ -213,40 +245,29 @@ void JobService::Execute(storage::Store& store, JobRecord job) {
     job.reason = "executor '" + job.executor + "' is not configured";
     job.finished_at = NowS();
     (void)jobs.Save(job);
+    outcome = FailedPrecondition(job.reason);
   } else {
-    JobRunContext ctx;
-    ctx.store = &jobs;
-    ctx.executor = executor->second.get();
-    ctx.stop = stop.get();
-    ctx.log_cap_bytes = options_.log_cap_bytes;
-    ctx.keep_work_tree = options_.keep_work_trees;
-    ctx.analysis = analysis ? &*analysis : nullptr;
-    ctx.rules = &rules_;
-    ctx.checkout.data_dir = options_.data_dir;
-    ctx.checkout.allow_url = options_.allow_url;
-    ctx.checkout.allow_foreign_owner = options_.allow_foreign_owner;
-    ctx.checkout.superproject_url = superproject_url;
-    JobRecord finished = RunJob(std::move(job), ctx);
-    if (on_finished_) on_finished_(store, finished);
+    JobRunContext run;
+    run.store = &jobs;
+    run.executor = executor->second.get();
+    run.stop = stop.get();
+    run.log_cap_bytes = options_.log_cap_bytes;
+    run.keep_work_tree = options_.keep_work_trees;
+    run.analysis = analysis ? &*analysis : nullptr;
+    run.rules = &rules_;
+    run.checkout.data_dir = options_.data_dir;
+    run.checkout.allow_url = options_.allow_url;
+    run.checkout.allow_foreign_owner = options_.allow_foreign_owner;
+    run.checkout.superproject_url = superproject_url;
+    JobRecord finished = RunJob(std::move(job), run);
+    ctx.SetStage(storage::JobStateName(finished.state));
+    // The job ran to an end (whatever its verdict): the task succeeded; a job left for the next start did not.
+    if (!storage::IsFinished(finished.state)) outcome = Cancelled("left running for the next start");
+    if (on_finished_ && storage::IsFinished(finished.state)) on_finished_(store, finished);
   }
   std::lock_guard<std::mutex> lock(mu_);
-  for (auto it = running_.begin(); it != running_.end(); ++it)
-    if (it->second == stop) {
-      running_.erase(it);
-      break;
-    }
-}
-
-void JobService::Shutdown() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (stopping_ && workers_.empty()) return;
-    stopping_ = true;
-    for (auto& [id, flags] : running_) flags->detach = true;
-  }
-  cv_.notify_all();
-  for (auto& w : workers_) w.join();
-  workers_.clear();
+  tasks_.erase(job_id);
+  return outcome;
 }
 
 }  // namespace forkscope::server

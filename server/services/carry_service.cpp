@@ -3,14 +3,13 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <random>
 
 #include "analyzer/carry/carry.h"
 #include "base/memory.h"
 #include "analyzer/git/checkout.h"
-#include "analyzer/git/mirror.h"
 #include "analyzer/git/network.h"
 #include "analyzer/git/push.h"
+#include "analyzer/git/reachable.h"
 #include "base/url.h"
 #include "server/services/analysis_service.h"
 
@@ -104,70 +103,39 @@ std::vector<std::string> PublishCommands(const storage::CandidateRecord& c) {
   return commands;
 }
 
-struct CarryService::Job {
-  storage::TaskRecord task;
+struct CarryService::CarryJob {
   std::string fork;
   CarryParams params;
   analyzer::CarryStrategy strategy = analyzer::CarryStrategy::kRebase;
   std::optional<int64_t> analysis_id;
-  std::string trigger;
+  storage::CandidateTrigger trigger = storage::CandidateTrigger::kApi;
 };
 
-CarryService::CarryService(CarryServiceOptions options, analyzer::Rules rules, base::Clock& clock)
-    : options_(std::move(options)), rules_(std::move(rules)), clock_(clock) {}
-
-CarryService::~CarryService() { Shutdown(); }
+CarryService::CarryService(CarryServiceOptions options, analyzer::Rules rules, TaskRuntime& runtime, base::Clock& clock)
+    : options_(std::move(options)), rules_(std::move(rules)), runtime_(runtime), clock_(clock) {}
 
 Status CarryService::Start() {
   FS_ASSIGN_OR_RETURN(auto store, options_.stores->Open());
-  std::random_device rd;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    next_id_ = (static_cast<uint64_t>(rd()) << 20) ^ static_cast<uint64_t>(clock_.NowS());
-    task_store_ = std::move(store);
-  }
-  FS_ASSIGN_OR_RETURN(auto work_store, options_.stores->Open());
   // What a previous process left is taken up as far as possible; it never keeps the daemon down.
-  if (Status st = Reconcile(*work_store); !st.ok()) spdlog::warn("carry start-up reconciliation: {}", st.message());
-  worker_ = std::thread([this] { WorkerLoop(); });
+  if (Status st = Reconcile(*store); !st.ok()) spdlog::warn("carry start-up reconciliation: {}", st.message());
   return Status::Ok();
 }
 
-std::string CarryService::NewTaskId() {
-  char buf[24];
-  snprintf(buf, sizeof buf, "tc%012llx", static_cast<unsigned long long>(++next_id_ & 0xffffffffffffULL));
-  return buf;
-}
-
 Result<std::string> CarryService::Enqueue(const storage::ForkRecord& fork, const CarryParams& params,
-                                          std::optional<int64_t> analysis_id, const std::string& trigger) {
-  const analyzer::CarryStrategy strategy = params.strategy.value_or(options_.strategy);
-  std::lock_guard<std::mutex> lock(mu_);
-  if (stopping_ || !task_store_) return Unavailable("the carry service is not running");
-  for (const auto& queued : queue_)
-    if (queued->fork == fork.name && queued->params.onto == params.onto && queued->strategy == strategy &&
-        queued->analysis_id == analysis_id)
-      return queued->task.id;
-  auto job = std::make_shared<Job>();
-  job->fork = fork.name;
-  job->params = params;
-  job->strategy = strategy;
-  job->analysis_id = analysis_id;
-  job->trigger = trigger;
-  storage::TaskRecord& t = job->task;
-  t.id = NewTaskId();
-  t.kind = "carry";
-  t.fork_name = fork.name;
-  t.state = "queued";
-  t.stage = "queued";
-  t.created_at = clock_.NowS();
-  FS_RETURN_IF_ERROR(task_store_->SaveTask(t));
-  unfinished_.push_back(t);
-  queue_.push_back(job);
-  cv_.notify_one();
-  spdlog::info("carry queued task={} fork={} onto={} strategy={} trigger={}", t.id, fork.name,
-               params.onto.empty() ? "upstream-head" : params.onto, analyzer::CarryStrategyName(strategy), trigger);
-  return t.id;
+                                          std::optional<int64_t> analysis_id, storage::CandidateTrigger trigger) {
+  CarryJob job{fork.name, params, params.strategy.value_or(options_.strategy), analysis_id, trigger};
+  TaskSpec spec;
+  spec.kind = TaskKind::kCarry;
+  spec.fork = fork.name;
+  // A queued carry of the same fork with the same parameters is the same carry.
+  spec.key = "carry " + fork.name + " " + params.onto + " " + analyzer::CarryStrategyName(job.strategy) + " " +
+             (analysis_id ? std::to_string(*analysis_id) : "latest");
+  spec.run = [this, job](TaskContext& ctx) { return RunCarry(ctx, job); };
+  FS_ASSIGN_OR_RETURN(std::string id, runtime_.Submit(std::move(spec)));
+  spdlog::info("carry queued task={} fork={} onto={} strategy={} trigger={}", id, fork.name,
+               params.onto.empty() ? "upstream-head" : params.onto, analyzer::CarryStrategyName(job.strategy),
+               storage::CandidateTriggerName(trigger));
+  return id;
 }
 
 SyncHook CarryService::MakeSyncHook() {
@@ -183,92 +151,24 @@ SyncHook CarryService::MakeSyncHook() {
     if (!fork.ok()) return;
     auto carried = storage::CandidateStore(store.db()).Find(fork->id, a.fork.sha, a.upstream.sha, options_.strategy);
     if (!carried.ok() || *carried) return;  // this head was carried onto this target before
-    auto queued = Enqueue(*fork, {}, outcome->analysis_id, "sync");
+    auto queued = Enqueue(*fork, {}, outcome->analysis_id, storage::CandidateTrigger::kSync);
     if (!queued.ok()) spdlog::warn("carry after sync fork={} error={}", task.fork_name, queued.status().message());
   };
 }
 
-void CarryService::SaveTask(const storage::TaskRecord& task) {
-  std::lock_guard<std::mutex> lock(mu_);
-  auto it = std::find_if(unfinished_.begin(), unfinished_.end(),
-                         [&task](const storage::TaskRecord& t) { return t.id == task.id; });
-  const bool finished = task.state == "succeeded" || task.state == "failed";
-  if (it != unfinished_.end()) {
-    if (finished)
-      unfinished_.erase(it);
-    else
-      *it = task;
+Status CarryService::RunCarry(TaskContext& ctx, const CarryJob& job) {
+  ctx.Progress(10, "carry");
+  auto candidate = Carry(ctx, job);
+  if (!candidate.ok()) {
+    spdlog::warn("carry failed task={} fork={} error={}", ctx.id(), job.fork, candidate.status().message());
+    return candidate.status();
   }
-  Status st = task_store_->SaveTask(task);
-  if (!st.ok()) spdlog::warn("carry task save failed id={} state={} error={}", task.id, task.state, st.message());
+  if (*candidate) ctx.SetCandidate(**candidate);
+  return Status::Ok();
 }
 
-std::optional<storage::TaskRecord> CarryService::ActiveTask(const std::string& id) const {
-  std::lock_guard<std::mutex> lock(mu_);
-  for (const auto& t : unfinished_)
-    if (t.id == id) return t;
-  return std::nullopt;
-}
-
-void CarryService::WorkerLoop() {
-  auto store = options_.stores->Open();
-  if (!store.ok()) spdlog::error("carry worker cannot open database: {}", store.status().message());
-  while (true) {
-    std::shared_ptr<Job> job;
-    std::optional<int64_t> publish;
-    {
-      std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait(lock, [this] { return stopping_ || !queue_.empty() || !publish_.empty(); });
-      if (stopping_) return;
-      if (!publish_.empty()) {  // a push is short, and its alert waits on it
-        publish = publish_.front();
-        publish_.pop_front();
-      } else {
-        job = queue_.front();
-        queue_.pop_front();
-      }
-      running_ = true;
-    }
-    if (publish) {
-      if (store.ok()) Publish(**store, *publish);
-    } else if (store.ok()) {
-      RunJob(**store, *job);
-      base::ReleaseFreedMemory();
-    } else {
-      job->task.state = "failed";
-      job->task.error = "the carry worker has no database connection: " + store.status().message();
-      SaveTask(job->task);
-    }
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      running_ = false;
-    }
-    idle_cv_.notify_all();
-  }
-}
-
-void CarryService::RunJob(storage::Store& store, Job& job) {
-  storage::TaskRecord& t = job.task;
-  t.state = "running";
-  t.stage = "carry";
-  t.progress = 10;
-  t.started_at = clock_.NowS();
-  SaveTask(t);
-  auto candidate = Carry(store, job);
-  t.finished_at = clock_.NowS();
-  if (candidate.ok()) {
-    t.state = "succeeded";
-    t.progress = 100;
-    t.candidate_id = *candidate;
-  } else {
-    t.state = "failed";
-    t.error = candidate.status().message();
-    spdlog::warn("carry failed task={} fork={} error={}", t.id, t.fork_name, t.error);
-  }
-  SaveTask(t);
-}
-
-Result<std::optional<int64_t>> CarryService::Carry(storage::Store& store, Job& job) {
+Result<std::optional<int64_t>> CarryService::Carry(TaskContext& ctx, const CarryJob& job) {
+  storage::Store& store = ctx.store();
   FS_ASSIGN_OR_RETURN(storage::ForkRecord fork, store.GetFork(job.fork));
   std::optional<int64_t> analysis_id = job.analysis_id ? job.analysis_id : fork.latest_analysis_id;
   if (!analysis_id) return FailedPrecondition("fork '" + fork.name + "' has not been synced yet; POST its /sync first");
@@ -278,7 +178,7 @@ Result<std::optional<int64_t>> CarryService::Carry(storage::Store& store, Job& j
   storage::CandidateStore candidates(store.db());
   FS_ASSIGN_OR_RETURN(auto existing, candidates.Find(fork.id, analysis.fork.sha, onto, job.strategy));
   if (existing) {
-    job.task.stage = "already carried";
+    ctx.SetStage("already carried");
     return std::optional<int64_t>(existing->id);
   }
   analyzer::CarryOptions o;
@@ -289,26 +189,28 @@ Result<std::optional<int64_t>> CarryService::Carry(storage::Store& store, Job& j
   o.clock = &clock_;
   analyzer::ResolvedPair pair{network.path, network.path, analysis, network.refs};
   FS_ASSIGN_OR_RETURN(analyzer::CarryResult carry, analyzer::CarryAnalysed(pair, analysis, rules_, o));
-  spdlog::info("carry done task={} fork={} onto={} state={} ms={}", job.task.id, fork.name, onto.substr(0, 12),
+  spdlog::info("carry done task={} fork={} onto={} state={} ms={}", ctx.id(), fork.name, onto.substr(0, 12),
                analyzer::CarryStateName(carry.state), carry.duration_ms);
   if (carry.state == analyzer::CarryState::kUpToDate) {
-    job.task.stage = "up to date";
+    ctx.SetStage("up to date");
     Decided(store, fork.name, nullptr);
     return std::optional<int64_t>();
   }
+  // Deleted while it carried: the candidate would have no fork to belong to.
+  if (ctx.cancelled()) return Cancelled("cancelled before its candidate was stored");
   CandidateRecord row = storage::CandidateFromCarry(fork.id, carry, network.path);
-  row.task_id = job.task.id;
+  row.task_id = ctx.id();
   row.triggered_by = job.trigger;
   FS_ASSIGN_OR_RETURN(auto inserted, candidates.Insert(row, clock_.NowS()));
   CandidateRecord stored = std::move(inserted.first);
-  job.task.stage = !inserted.second ? "already carried" : storage::CandidateStateName(stored.state);
+  ctx.SetStage(!inserted.second ? "already carried" : storage::CandidateStateName(stored.state));
   if (!inserted.second) return std::optional<int64_t>(stored.id);
   if (stored.state == CandidateState::kConflict) {
     Decided(store, fork.name, &stored);
     return std::optional<int64_t>(stored.id);
   }
   FS_ASSIGN_OR_RETURN(stored, Validate(store, std::move(stored)));
-  job.task.stage = storage::CandidateStateName(stored.state);
+  ctx.SetStage(storage::CandidateStateName(stored.state));
   return std::optional<int64_t>(stored.id);
 }
 
@@ -360,10 +262,10 @@ bool CarryService::OnJobFinished(storage::Store& store, const storage::JobRecord
   }
   spdlog::info("candidate id={} fork={} state={} stage={} reason={}", decided->id, decided->fork,
                storage::CandidateStateName(decided->state), decided->failing_stage, decided->reason);
-  // A ready candidate to publish is pushed first (on the worker: never on the job service's thread),
+  // A ready candidate to publish is pushed first (as a task: never on the job's own thread),
   // so that its alert can say where it went. Stopping: the next start pushes it and tells.
   if (decided->state == CandidateState::kReady && TargetOf(*decided) != nullptr) {
-    QueuePublish(decided->id);
+    QueuePublish(decided->fork, decided->id);
     return true;
   }
   Decided(store, decided->fork, &*decided);
@@ -375,12 +277,36 @@ const PublishTarget* CarryService::TargetOf(const CandidateRecord& c) const {
   return it == options_.publish.end() || it->second.push_url.empty() ? nullptr : &it->second;
 }
 
-bool CarryService::QueuePublish(int64_t candidate_id) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (stopping_) return false;
-  publish_.push_back(candidate_id);
-  cv_.notify_one();
-  return true;
+bool CarryService::QueuePublish(const std::string& fork, int64_t candidate_id) {
+  TaskSpec spec;
+  spec.kind = TaskKind::kPublish;
+  spec.fork = fork;
+  spec.subject = "candidate " + std::to_string(candidate_id);
+  spec.key = "publish " + std::to_string(candidate_id);
+  spec.run = [this, candidate_id](TaskContext& ctx) {
+    Publish(ctx.store(), candidate_id);
+    return Status::Ok();
+  };
+  auto queued = runtime_.Submit(std::move(spec));
+  if (!queued.ok()) spdlog::warn("candidate id={} push not queued: {}", candidate_id, queued.status().message());
+  return queued.ok();
+}
+
+std::string CarryService::RefusePublish(storage::Store& store, const CandidateRecord& c, const PublishTarget& target) {
+  // push_url belongs to the fork as configured: one re-registered (API) with another URL is not pushed.
+  if (base::SplitCredentials(c.fork_url).url != base::SplitCredentials(target.fork_url).url)
+    return "the fork's registered URL is no longer the one configured with push_url";
+  // Nor one carried onto another upstream's history: the network a candidate lives in is its upstream's.
+  auto fork = store.GetFork(c.fork);
+  auto configured = analyzer::git::NormalizeLocation(target.upstream_url);
+  if (!fork.ok() || !configured.ok() || base::SplitCredentials(fork->upstream_url).url !=
+                                            base::SplitCredentials(target.upstream_url).url ||
+      c.repo != analyzer::git::NetworkPathFor(options_.data_dir, *configured))
+    return "the candidate was not carried onto the upstream configured with push_url";
+  // And only onto upstream's own history (a carry's onto may name a fork commit).
+  auto on_upstream = analyzer::git::IsReachable(c.repo, c.onto, analyzer::git::kUpstreamRefs);
+  if (!on_upstream.ok() || !*on_upstream) return "its target commit is not on the configured upstream's branches";
+  return "";
 }
 
 void CarryService::Publish(storage::Store& store, int64_t candidate_id) {
@@ -395,9 +321,8 @@ void CarryService::Publish(storage::Store& store, int64_t candidate_id) {
   const std::string ref = analyzer::git::SyncBranchRef(c.onto);
   outcome.branch = ref.substr(std::string("refs/heads/").size());
   Status pushed;
-  // push_url belongs to the fork as configured: one re-registered (API) with another URL is not pushed.
-  if (base::SplitCredentials(c.fork_url).url != base::SplitCredentials(target->fork_url).url) {
-    pushed = FailedPrecondition("not pushed: the fork's registered URL is no longer the one configured with push_url");
+  if (std::string refused = RefusePublish(store, c, *target); !refused.empty()) {
+    pushed = FailedPrecondition("not pushed: " + refused);
   } else {
     analyzer::git::PushRequest request;
     request.repo = c.repo;
@@ -455,7 +380,7 @@ Status CarryService::Reconcile(storage::Store& store) {
   for (const auto& c : unpublished) {
     const bool is_newest = std::any_of(newest.begin(), newest.end(),
                                        [&c](const CandidateRecord& n) { return n.id == c.id; });
-    if (is_newest && TargetOf(c) != nullptr) QueuePublish(c.id);
+    if (is_newest && TargetOf(c) != nullptr) QueuePublish(c.fork, c.id);
   }
   if (!options_.after_sync) return Status::Ok();
   FS_ASSIGN_OR_RETURN(auto forks, store.ListForks());
@@ -464,30 +389,9 @@ Status CarryService::Reconcile(storage::Store& store) {
     FS_ASSIGN_OR_RETURN(analyzer::Analysis a, store.LoadAnalysis(*f.latest_analysis_id));
     if (a.behind <= 0) continue;
     FS_ASSIGN_OR_RETURN(auto carried, candidates.Find(f.id, a.fork.sha, a.upstream.sha, options_.strategy));
-    if (!carried) FS_RETURN_IF_ERROR(Enqueue(f, {}, f.latest_analysis_id, "sync").status());
+    if (!carried) FS_RETURN_IF_ERROR(Enqueue(f, {}, f.latest_analysis_id, storage::CandidateTrigger::kSync).status());
   }
   return Status::Ok();
-}
-
-bool CarryService::WaitIdle(std::chrono::milliseconds timeout) {
-  std::unique_lock<std::mutex> lock(mu_);
-  return idle_cv_.wait_for(lock, timeout, [this] { return queue_.empty() && publish_.empty() && !running_; });
-}
-
-void CarryService::Shutdown() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (stopping_ && !worker_.joinable()) return;
-    stopping_ = true;
-  }
-  cv_.notify_all();
-  if (worker_.joinable()) worker_.join();
-  std::lock_guard<std::mutex> lock(mu_);
-  for (auto& job : queue_) (void)storage::FailTaskNotRun(job->task, clock_.NowS(), task_store_.get());
-  queue_.clear();
-  publish_.clear();  // they stay ready without an outcome: the next start pushes them
-  unfinished_.clear();
-  idle_cv_.notify_all();
 }
 
 }  // namespace forkscope::server

@@ -3,21 +3,17 @@
 // (MakeSyncHook) or when asked (Enqueue: POST /api/v1/forks/{name}/carry); stores each carry once per
 // (fork head, target, strategy) as a candidate (storage/candidate_store.h); hands a clean candidate to
 // the validator (the fork's build job, wired by the daemon) and follows that job to ready, failed or
-// unvalidated (OnJobFinished). Each carry is a task ("carry") saved at every change, so a restart
-// finds it failed ("interrupted", by SyncService::Start) and Start() carries again what was lost.
-// Thread-safe: every public method may be called from any thread once Start() has returned.
+// unvalidated (OnJobFinished). Carries and pushes are tasks of the task runtime (kinds carry and
+// publish), so a restart finds an unfinished one failed ("interrupted") and Start() carries again
+// what was lost. Thread-safe: every public method may be called from any thread once Start() has
+// returned.
 #pragma once
 
-#include <chrono>
-#include <condition_variable>
-#include <deque>
 #include <functional>
 #include <map>
-#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "analyzer/classify/rules.h"
@@ -35,12 +31,13 @@ namespace forkscope::server {
 // refs/heads/forkscope/sync-<onto-short12> of push_url, forced, never to any other branch.
 struct PublishTarget {
   std::string fork_url;   // the configured fork URL: a fork re-registered with another URL is not pushed
+  std::string upstream_url;  // the configured upstream URL: a candidate carried onto another is not pushed
   std::string push_url;   // without credentials
   std::string userinfo;   // the credentials for push_url (push_secret_env); "" = none. Never logged
 };
 
 struct CarryServiceOptions {
-  std::string data_dir;                    // mirrors live under <data_dir>/mirrors
+  std::string data_dir;                    // fork networks live under <data_dir>/networks
   storage::StoreOpener* stores = nullptr;  // required: every connection the service opens comes from here
   bool after_sync = true;                  // carry.after_sync: the sync hook and the start-up catch-up
   analyzer::CarryStrategy strategy = analyzer::CarryStrategy::kRebase;  // when a request names none
@@ -75,76 +72,60 @@ std::vector<std::string> PublishCommands(const storage::CandidateRecord& candida
 
 class CarryService {
  public:
-  CarryService(CarryServiceOptions options, analyzer::Rules rules, base::Clock& clock);
-  ~CarryService();
+  // runtime and clock must outlive the service.
+  CarryService(CarryServiceOptions options, analyzer::Rules rules, TaskRuntime& runtime, base::Clock& clock);
   CarryService(const CarryService&) = delete;
   CarryService& operator=(const CarryService&) = delete;
 
   // Set before Start(). Without a validator every clean candidate ends unvalidated.
   void SetValidator(CandidateValidator validator) { validator_ = std::move(validator); }
   void SetListener(CandidateListener listener) { listener_ = std::move(listener); }
-  // Opens the task connection, takes up candidates a previous process left clean or validating (whose
-  // job ended meanwhile) or ready and not pushed (a fork's newest, with a publish target), queues the
-  // carries that process did not finish (with after_sync), starts the worker.
+  // Takes up candidates a previous process left clean or validating (whose job ended meanwhile) or
+  // ready and not pushed (a fork's newest, with a publish target), queues the carries that process did
+  // not finish (with after_sync). Call after the runtime started.
   Status Start();
   // Queues a carry of fork (coalesced with a queued one of the same fork and parameters); returns the
   // task id. analysis_id pins the analysis to carry from (default: the fork's latest when it runs).
   // Unavailable once stopping.
   Result<std::string> Enqueue(const storage::ForkRecord& fork, const CarryParams& params,
-                              std::optional<int64_t> analysis_id = std::nullopt, const std::string& trigger = "api");
-  // After a successful sync: queues a carry when upstream is ahead of the fork and this fork head has
-  // not been carried onto this upstream head yet (with after_sync); a fork that has upstream's head
-  // already tells the listener there is nothing to propose (its candidate alerts resolve).
+                              std::optional<int64_t> analysis_id = std::nullopt,
+                              storage::CandidateTrigger trigger = storage::CandidateTrigger::kApi);
+  // A pipeline step after a successful sync: queues a carry when upstream is ahead of the fork and this
+  // fork head has not been carried onto this upstream head yet (with after_sync); a fork that has
+  // upstream's head already tells the listener there is nothing to propose (its candidate alerts resolve).
   SyncHook MakeSyncHook();
   // A build job ended: when it validates a candidate, moves the candidate to ready (passed), failed
   // (failed, timed_out, lost: with the stage) or unvalidated (skipped, cancelled) and tells the
-  // listener; a ready candidate of a fork with a publish target is pushed first, on the worker, and
-  // the listener hears of it with the push's outcome. Returns whether the job was a candidate's.
+  // listener; a ready candidate of a fork with a publish target is pushed first, as a task of its own,
+  // and the listener hears of it with the push's outcome. Returns whether the job was a candidate's.
   bool OnJobFinished(storage::Store& store, const storage::JobRecord& job);
-  // The unfinished carry task, if id names one (others are read from the tasks table).
-  std::optional<storage::TaskRecord> ActiveTask(const std::string& id) const;
-  // Blocks until no carry or push is queued or running, or timeout.
-  bool WaitIdle(std::chrono::milliseconds timeout);
-  // Stops taking carries; the running one finishes; queued ones are failed. Joins the worker.
-  void Shutdown();
 
  private:
-  struct Job;
-  void WorkerLoop();
-  void RunJob(storage::Store& store, Job& job);
-  Result<std::optional<int64_t>> Carry(storage::Store& store, Job& job);
+  struct CarryJob;
+  Status RunCarry(TaskContext& ctx, const CarryJob& job);
+  Result<std::optional<int64_t>> Carry(TaskContext& ctx, const CarryJob& job);
   Result<storage::CandidateRecord> Validate(storage::Store& store, storage::CandidateRecord candidate);
   void Decided(storage::Store& store, const std::string& fork, const storage::CandidateRecord* decided);
   // The fork's publish target, if it has one.
   const PublishTarget* TargetOf(const storage::CandidateRecord& candidate) const;
-  // Hands a ready candidate to the worker to push; false when stopping (the next start pushes it).
-  bool QueuePublish(int64_t candidate_id);
+  // Queues the push of a ready candidate; false when stopping (the next start pushes it).
+  bool QueuePublish(const std::string& fork, int64_t candidate_id);
   // Pushes a ready candidate to its fork's target, records the outcome, tells the listener.
   void Publish(storage::Store& store, int64_t candidate_id);
+  // Why a candidate may not be pushed to target ("" = it may): the fork, its upstream and the target
+  // commit must all be the ones the admin configured.
+  std::string RefusePublish(storage::Store& store, const storage::CandidateRecord& c, const PublishTarget& target);
   Status Reconcile(storage::Store& store);
-  void SaveTask(const storage::TaskRecord& task);
-  std::string NewTaskId();
 
   const CarryServiceOptions options_;
   const analyzer::Rules rules_;
+  TaskRuntime& runtime_;
   base::Clock& clock_;
   CandidateValidator validator_;   // fixed before Start()
   CandidateListener listener_;     // fixed before Start()
-  std::thread worker_;
   // Held from a validation job's submission until its id is stored on the candidate, and while a
   // finished job is applied: a job that ends at once still finds its candidate.
   std::mutex validate_mu_;
-
-  mutable std::mutex mu_;  // guards everything below
-  std::condition_variable cv_;
-  std::condition_variable idle_cv_;
-  bool stopping_ = false;
-  bool running_ = false;                          // the worker is carrying
-  std::deque<std::shared_ptr<Job>> queue_;
-  std::deque<int64_t> publish_;                   // ready candidates to push, by id
-  std::vector<storage::TaskRecord> unfinished_;   // queued and running tasks
-  std::unique_ptr<storage::Store> task_store_;    // task rows, written under mu_
-  uint64_t next_id_ = 0;
 };
 
 }  // namespace forkscope::server

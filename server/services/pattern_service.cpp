@@ -5,9 +5,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include <chrono>
 #include <nlohmann/json.hpp>
-#include <random>
 
 #include "analyzer/classify/rules_data.h"
 #include "analyzer/planner/snapshot.h"
@@ -47,42 +45,19 @@ Result<analyzer::MigrationPlan> BuildPlan(const PlanRequest& request, const anal
   return plan;
 }
 
-PatternService::PatternService(PatternServiceOptions options, analyzer::Rules rules)
-    : options_(std::move(options)), rules_(std::move(rules)) {
-}
-
-PatternService::~PatternService() { Shutdown(); }
+PatternService::PatternService(PatternServiceOptions options, analyzer::Rules rules, TaskRuntime& runtime)
+    : options_(std::move(options)), rules_(std::move(rules)), runtime_(runtime) {}
 
 Status PatternService::Start() {
   FS_ASSIGN_OR_RETURN(auto store, options_.stores->Open());
   FS_ASSIGN_OR_RETURN(int failed,
                       storage::PlanStore(*store).FailUnfinished("interrupted: the daemon stopped", options_.clock->NowS()));
   if (failed > 0) spdlog::warn("plans interrupted_by_restart={}", failed);
-  std::random_device rd;
-  next_id_ = (static_cast<uint64_t>(rd()) << 20) ^ static_cast<uint64_t>(options_.clock->NowS());
-  worker_ = std::thread([this] { WorkerLoop(); });
-  return Status::Ok();
-}
-
-void PatternService::Shutdown() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (stopping_ && !worker_.joinable()) return;
-    stopping_ = true;
-  }
-  cancel_ = true;
-  cv_.notify_all();
-  if (worker_.joinable()) worker_.join();
-  std::lock_guard<std::mutex> lock(mu_);
-  auto store = options_.stores->Open();
-  for (auto& plan : queue_) {
-    plan.state = "failed";
-    plan.error = "interrupted: the daemon stopped before the plan ran";
-    plan.finished_at = options_.clock->NowS();
-    if (store.ok()) (void)storage::PlanStore(**store).Save(plan);
-  }
-  queue_.clear();
-  unfinished_.clear();
+  TaskSpec spec;
+  spec.kind = TaskKind::kPatterns;
+  spec.key = "mine";
+  spec.run = [this](TaskContext& ctx) { return Mine(ctx.store()).status(); };
+  return runtime_.Submit(std::move(spec)).status();
 }
 
 Result<storage::MiningReport> PatternService::Mine(storage::Store& store) {
@@ -98,28 +73,39 @@ SyncHook PatternService::Hook() {
   };
 }
 
-std::string PatternService::NewPlanId() {
-  char buf[24];
-  snprintf(buf, sizeof buf, "p%012llx", static_cast<unsigned long long>(++next_id_ & 0xffffffffffffULL));
-  return buf;
-}
-
 Result<std::string> PatternService::SubmitPlan(storage::Store& store, const std::string& upstream_url,
                                                const std::string& branch) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (stopping_ || !worker_.joinable()) return Unavailable("the plan worker is not running");
   storage::PlanRecord plan;
-  plan.id = NewPlanId();
+  plan.id = runtime_.NewId();
   plan.upstream_url = base::RedactUrl(upstream_url);
   plan.branch = branch;
-  plan.state = "queued";
+  plan.state = storage::TaskState::kQueued;
   plan.created_at = options_.clock->NowS();
   FS_RETURN_IF_ERROR(storage::PlanStore(store).Save(plan));
-  unfinished_[plan.id] = plan;
-  fetch_urls_[plan.id] = upstream_url;
-  queue_.push_back(plan);
-  cv_.notify_one();
-  return plan.id;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    unfinished_[plan.id] = plan;
+  }
+  TaskSpec spec;
+  spec.id = plan.id;
+  spec.kind = TaskKind::kPlan;
+  spec.subject = "plan " + plan.upstream_url;
+  spec.run = [this, plan, upstream_url](TaskContext& ctx) { return RunPlan(ctx, plan, upstream_url); };
+  spec.dropped = [this, plan](const storage::TaskRecord& task) mutable {
+    plan.state = storage::TaskState::kFailed;
+    plan.error = task.error;
+    plan.finished_at = task.finished_at;
+    auto store = options_.stores->Open();
+    if (store.ok()) Record(**store, plan);
+  };
+  auto queued = runtime_.Submit(std::move(spec));
+  if (!queued.ok()) {
+    plan.state = storage::TaskState::kFailed;
+    plan.error = queued.status().message();
+    plan.finished_at = options_.clock->NowS();
+    Record(store, plan);
+  }
+  return queued;
 }
 
 Result<storage::PlanRecord> PatternService::GetPlan(storage::Store& store, const std::string& id) {
@@ -136,59 +122,39 @@ void PatternService::Record(storage::Store& store, const storage::PlanRecord& re
   Status saved = storage::PlanStore(store).Save(record);
   if (!saved.ok()) spdlog::warn("plan save failed id={} error={}", record.id, saved.message());
   std::lock_guard<std::mutex> lock(mu_);
-  if (record.state == "succeeded" || record.state == "failed") {
+  if (storage::IsFinished(record.state))
     unfinished_.erase(record.id);
-    fetch_urls_.erase(record.id);
-  }
   else
     unfinished_[record.id] = record;
 }
 
-void PatternService::RunPlan(storage::Store& store, storage::PlanRecord record) {
-  record.state = "running";
+Status PatternService::RunPlan(TaskContext& ctx, storage::PlanRecord record, const std::string& fetch_url) {
+  storage::Store& store = ctx.store();
+  record.state = storage::TaskState::kRunning;
   record.started_at = options_.clock->NowS();
   Record(store, record);
-  std::string url = record.upstream_url;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (auto it = fetch_urls_.find(record.id); it != fetch_urls_.end()) url = it->second;
-  }
-  PlanRequest request{url, record.branch, options_.data_dir, options_.allow_foreign_owner,
-                      [this](const analyzer::git::TransferProgress&) { return !cancel_.load(); }};
+  PlanRequest request{fetch_url, record.branch, options_.data_dir, options_.allow_foreign_owner,
+                      [&ctx](const analyzer::git::TransferProgress& p) {
+                        ctx.Progress(p.Percent() * 80 / 100, "fetch");
+                        return !ctx.cancelled();
+                      }};
   auto mined = Mine(store);
   if (!mined.ok()) spdlog::warn("pattern mining before plan error={}", mined.status().message());
   auto plan = BuildPlan(request, rules_, store);
   record.finished_at = options_.clock->NowS();
+  Status outcome;
   if (plan.ok()) {
-    record.state = "succeeded";
+    record.state = storage::TaskState::kSucceeded;
     record.plan = analyzer::PlanToJson(*plan).dump();
   } else {
-    record.state = "failed";
-    record.error = base::ScrubSecret(plan.status().message(), base::SplitCredentials(url).userinfo);
+    record.state = storage::TaskState::kFailed;
+    record.error = ctx.stopping() ? "interrupted: the daemon stopped"
+                                  : base::ScrubSecret(plan.status().message(), base::SplitCredentials(fetch_url).userinfo);
     spdlog::warn("plan failed id={} error={}", record.id, record.error);
+    outcome = Status(plan.status().code(), record.error);
   }
   Record(store, record);
-}
-
-void PatternService::WorkerLoop() {
-  auto store = options_.stores->Open();
-  if (!store.ok()) {
-    spdlog::error("plan worker cannot open database: {}", store.status().message());
-    return;
-  }
-  if (auto mined = Mine(**store); !mined.ok())
-    spdlog::warn("pattern mining at start error={}", mined.status().message());
-  while (true) {
-    storage::PlanRecord next;
-    {
-      std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-      if (stopping_) return;
-      next = queue_.front();
-      queue_.pop_front();
-    }
-    RunPlan(**store, std::move(next));
-  }
+  return outcome;
 }
 
 }  // namespace forkscope::server

@@ -1,19 +1,14 @@
 // The patterns area of the daemon: incremental pattern mining (after every sync, from the sync
 // hook, and on reads that find analyses not mined yet), compat-gap annotations folded into new
-// analyses, and migration plans run on a worker of their own (a plan mirrors and scans a whole
-// repository, so it never runs on a request thread). Thread-safe: every public method may be called
-// from any thread; each caller passes a Store owned by its own thread, except the plan worker, which
-// opens its own.
+// analyses, and migration plans as tasks of the task runtime (kind plan: a plan mirrors and scans a
+// whole repository, so it never runs on a request thread; a plan's id is its task's). Thread-safe:
+// every public method may be called from any thread; each caller passes a Store owned by its own thread.
 #pragma once
 
-#include <atomic>
-#include <condition_variable>
-#include <deque>
 #include <functional>
 #include <map>
 #include <mutex>
 #include <string>
-#include <thread>
 
 #include "analyzer/planner/planner.h"
 #include "analyzer/classify/rules.h"
@@ -21,6 +16,7 @@
 #include "server/services/sync_service.h"
 #include "storage/pattern_store.h"
 #include "storage/plan_store.h"
+#include "server/tasks/task_runtime.h"
 #include "storage/store.h"
 
 namespace forkscope::server {
@@ -49,21 +45,18 @@ struct PatternServiceOptions {
 
 class PatternService {
  public:
-  PatternService(PatternServiceOptions options, analyzer::Rules rules);
-  ~PatternService();
+  // runtime must outlive the service.
+  PatternService(PatternServiceOptions options, analyzer::Rules rules, TaskRuntime& runtime);
   PatternService(const PatternService&) = delete;
   PatternService& operator=(const PatternService&) = delete;
 
-  // Fails plans a previous process left unfinished, starts the plan worker, which first mines
-  // whatever the database holds already.
+  // Fails plans a previous process left unfinished and queues a mining of whatever the database holds.
   Status Start();
-  // Stops the worker (a running plan's fetch is cancelled); queued plans are marked failed.
-  void Shutdown();
 
   // Mines new current analyses; serialised within the process.
   Result<storage::MiningReport> Mine(storage::Store& store);
-  // For SyncService::AddSyncHook: mines after every sync (compat-gap annotations were already folded
-  // into the new analysis by RunAnalysis).
+  // A pipeline step after every sync: mines (compat-gap annotations were already folded into the new
+  // analysis by RunAnalysis).
   SyncHook Hook();
 
   // Queues a plan (recorded through store, its URL's credentials redacted) and returns its id.
@@ -75,26 +68,17 @@ class PatternService {
   const analyzer::Rules& rules() const { return rules_; }
 
  private:
-  void WorkerLoop();
-  void RunPlan(storage::Store& store, storage::PlanRecord record);
+  // fetch_url: the upstream URL with its credentials (the record shows them as "***"); in memory only.
+  Status RunPlan(TaskContext& ctx, storage::PlanRecord record, const std::string& fetch_url);
   void Record(storage::Store& store, const storage::PlanRecord& record);
-  std::string NewPlanId();
 
   PatternServiceOptions options_;
   const analyzer::Rules rules_;
+  TaskRuntime& runtime_;
   std::mutex mine_mu_;  // one mining run at a time
 
-  std::atomic<bool> cancel_{false};  // set by Shutdown: a running plan's fetch stops
-  std::mutex mu_;                    // guards everything below
-  std::condition_variable cv_;
-  bool stopping_ = false;
-  std::deque<storage::PlanRecord> queue_;
+  std::mutex mu_;  // guards unfinished_
   std::map<std::string, storage::PlanRecord> unfinished_;  // queued or running, by id
-  // The URL to fetch of a queued or running plan, by id: with its credentials, which the stored and
-  // served record shows as "***" (base/url.h). In memory only.
-  std::map<std::string, std::string> fetch_urls_;
-  uint64_t next_id_ = 0;
-  std::thread worker_;
 };
 
 }  // namespace forkscope::server

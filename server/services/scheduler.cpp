@@ -15,70 +15,53 @@ constexpr int64_t kRefreshS = 60;  // reload the registry at least this often
 
 }  // namespace
 
-// The hook outlives the scheduler inside the SyncService; this link lets it find out.
-struct Scheduler::HookLink {
-  std::mutex mu;
-  Scheduler* scheduler = nullptr;
-};
-
-Scheduler::Scheduler(SchedulerOptions options, base::Clock& clock, SyncService& sync, AlertEngine& alerts)
+Scheduler::Scheduler(SchedulerOptions options, base::Clock& clock, SyncService& sync, AlertEngine& alerts,
+                     TaskRuntime& runtime)
     : options_(std::move(options)),
       clock_(clock),
       sync_(sync),
       alerts_(alerts),
-      link_(std::make_shared<HookLink>()),
-      rng_(options_.seed != 0 ? options_.seed : std::random_device{}()) {
-  link_->scheduler = this;
-  sync_.AddSyncHook([link = link_](storage::Store& store, const storage::TaskRecord& task,
-                                   const AnalysisOutcome* outcome) {
-    std::lock_guard<std::mutex> lock(link->mu);
-    if (link->scheduler != nullptr && task.kind == "sync") link->scheduler->OnSyncDone(store, task, outcome != nullptr);
-  });
-}
+      runtime_(runtime),
+      rng_(options_.seed != 0 ? options_.seed : std::random_device{}()) {}
 
-Scheduler::~Scheduler() {
-  Stop();
-  std::lock_guard<std::mutex> lock(link_->mu);
-  link_->scheduler = nullptr;
+SyncHook Scheduler::Hook() {
+  return [this](storage::Store& store, const storage::TaskRecord& task, const AnalysisOutcome* outcome) {
+    if (task.kind == storage::TaskKind::kSync) OnSyncDone(store, task, outcome != nullptr);
+  };
 }
 
 Status Scheduler::Start() {
-  if (!store_) {
-    FS_ASSIGN_OR_RETURN(store_, options_.stores->Open());
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    started_ = true;
   }
-  thread_ = std::thread([this] { Loop(); });
+  SubmitPass(clock_.NowS());
   return Status::Ok();
 }
 
 void Scheduler::Stop() {
+  std::lock_guard<std::mutex> lock(mu_);
+  stopping_ = true;
+}
+
+void Scheduler::SubmitPass(int64_t at_s) {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    stopping_ = true;
-    cv_.notify_all();
+    if (!started_ || stopping_) return;
   }
-  if (thread_.joinable()) thread_.join();
-}
-
-void Scheduler::Loop() {
-  while (true) {
-    Result<int64_t> next = RunDue();
+  TaskSpec spec;
+  spec.kind = TaskKind::kSchedule;
+  spec.key = "schedule";
+  spec.recorded = false;
+  spec.not_before_s = at_s;
+  spec.run = [this](TaskContext& ctx) {
+    Result<int64_t> next = RunDue(ctx.store());
     if (!next.ok()) spdlog::warn("scheduler pass failed error={}", next.status().message());
-    const int64_t deadline = next.ok() ? *next : clock_.NowS() + kPollS;
-    std::unique_lock<std::mutex> lock(mu_);
-    if (stopping_) return;
-    if (woken_) {
-      woken_ = false;
-      continue;
-    }
-    clock_.WaitUntil(lock, cv_, deadline);
-    woken_ = false;
-    if (stopping_) return;
-  }
-}
-
-void Scheduler::WakeLocked() {
-  woken_ = true;
-  cv_.notify_all();
+    SubmitPass(next.ok() ? *next : clock_.NowS() + kPollS);
+    return next.status();
+  };
+  // Unavailable only while the daemon stops: nothing more to schedule then.
+  (void)runtime_.Submit(std::move(spec));
 }
 
 int64_t Scheduler::RetryDelay(int interval_s, int failures) const {
@@ -137,11 +120,11 @@ std::vector<Scheduler::Timeout> Scheduler::PollInFlight(int64_t now) {
   std::lock_guard<std::mutex> lock(mu_);
   for (auto& [name, s] : forks_) {
     if (s.task_id.empty()) continue;
-    Result<storage::TaskRecord> task = sync_.GetTask(s.task_id);
-    if (!task.ok() || task->state == "queued") continue;
+    Result<storage::TaskRecord> task = runtime_.Get(s.task_id);
+    if (!task.ok() || task->state == storage::TaskState::kQueued) continue;
     if (s.running_since_s == 0) s.running_since_s = now;
     if (now - s.running_since_s < options_.sync_timeout_s) continue;
-    if (task->state == "running") {
+    if (task->state == storage::TaskState::kRunning) {
       timeouts.push_back({name, s.task_id});
       continue;
     }
@@ -154,12 +137,12 @@ std::vector<Scheduler::Timeout> Scheduler::PollInFlight(int64_t now) {
   return timeouts;
 }
 
-void Scheduler::AbandonTimedOut(const std::vector<Timeout>& timeouts) {
+void Scheduler::AbandonTimedOut(storage::Store& store, const std::vector<Timeout>& timeouts) {
   for (const Timeout& t : timeouts) {
     const std::string reason =
         "timed out: still running after " + std::to_string(options_.sync_timeout_s) + " s (sync_timeout_s)";
     if (!sync_.Abandon(t.task_id, reason).ok()) continue;  // it finished meanwhile: its hook reports it
-    RecordOutcome(*store_, t.fork, t.task_id, false, reason);
+    RecordOutcome(store, t.fork, t.task_id, false, reason);
   }
 }
 
@@ -168,6 +151,8 @@ void Scheduler::RecordOutcome(storage::Store& store, const std::string& fork, co
   Result<storage::ForkHealth> health = alerts_.OnSyncResult(store, fork, ok, error);
   if (!health.ok()) spdlog::warn("sync outcome not recorded fork={} error={}", fork, health.status().message());
   const int64_t now = clock_.NowS();
+  int64_t next_due = 0;
+  {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = forks_.find(fork);
   if (it == forks_.end()) return;  // registered since the last pass: the next Refresh reads its health
@@ -185,8 +170,10 @@ void Scheduler::RecordOutcome(storage::Store& store, const std::string& fork, co
     s.task_id.clear();
     s.running_since_s = 0;
   }
+  next_due = s.next_due_s;
   idle_cv_.notify_all();
-  WakeLocked();
+  }
+  SubmitPass(next_due);  // the fork's next sync is due then: a pass by that time
 }
 
 void Scheduler::OnSyncDone(storage::Store& store, const storage::TaskRecord& task, bool ok) {
@@ -203,16 +190,20 @@ Result<int64_t> Scheduler::RunDue() {
   if (!store_) {
     FS_ASSIGN_OR_RETURN(store_, options_.stores->Open());
   }
+  return RunDue(*store_);
+}
+
+Result<int64_t> Scheduler::RunDue(storage::Store& store) {
   const int64_t now = clock_.NowS();
-  FS_ASSIGN_OR_RETURN(std::vector<storage::ForkRecord> records, store_->ListForks());
+  FS_ASSIGN_OR_RETURN(std::vector<storage::ForkRecord> records, store.ListForks());
   std::vector<storage::ForkHealth> health;
-  storage::AlertStore health_store(*store_);
+  storage::AlertStore health_store(store);
   for (const auto& rec : records) {
     FS_ASSIGN_OR_RETURN(storage::ForkHealth h, health_store.GetHealth(rec.id));
     health.push_back(std::move(h));
   }
   Refresh(now, records, health);
-  AbandonTimedOut(PollInFlight(now));
+  AbandonTimedOut(store, PollInFlight(now));
   std::vector<std::pair<std::string, std::string>> refused;
   bool retry_soon = false;
   {
@@ -235,7 +226,7 @@ Result<int64_t> Scheduler::RunDue() {
       }
     }
   }
-  for (const auto& [fork, error] : refused) RecordOutcome(*store_, fork, "", false, "cannot queue a sync: " + error);
+  for (const auto& [fork, error] : refused) RecordOutcome(store, fork, "", false, "cannot queue a sync: " + error);
   std::lock_guard<std::mutex> lock(mu_);
   int64_t next = now + (retry_soon ? 1 : kRefreshS);
   for (const auto& [name, s] : forks_) next = std::min(next, s.task_id.empty() ? s.next_due_s : now + kPollS);

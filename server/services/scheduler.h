@@ -1,5 +1,7 @@
 // Syncs every registered fork on its own interval, through SyncService::EnqueueSync, and learns every
-// sync's outcome (scheduled or on demand) through a SyncService hook.
+// sync's outcome (scheduled or on demand) through a pipeline step (Hook()). Its passes are tasks of
+// the task runtime (kind schedule, not recorded), each submitting the next at the time it is needed:
+// the scheduler only submits, it runs no thread of its own.
 //
 // Timing (docs/alerts.md). After a successful sync the next is due interval ± jitter later, where
 // interval = the fork's sync_interval_s (never below 300 s) and jitter is uniform within
@@ -13,9 +15,9 @@
 // the streak survives a restart). A sync seen running for longer than sync_timeout_s is abandoned:
 // its task fails with "timed out ..." and counts as a failure.
 //
-// Thread contract: Start() runs one thread of its own; the hook runs on sync workers; Snapshot(),
-// Get(), WaitIdle() and Stop() are safe from any thread. RunDue() is for that thread, or for a test
-// that never called Start() (with a fake Clock, that makes every step deterministic).
+// Thread contract: the passes and the hook run on the runtime's workers; Snapshot(), Get(), WaitIdle()
+// and Stop() are safe from any thread. RunDue() is for a pass, or for a test that never called Start()
+// (with a fake Clock, that makes every step deterministic).
 #pragma once
 
 #include <chrono>
@@ -27,12 +29,12 @@
 #include <optional>
 #include <random>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "server/services/alerts.h"
 #include "base/clock.h"
 #include "server/services/sync_service.h"
+#include "server/tasks/task_runtime.h"
 
 namespace forkscope::server {
 
@@ -58,20 +60,23 @@ struct ForkSchedule {
 
 class Scheduler {
  public:
-  // Registers the scheduler's hook on sync: construct it before sync.Start().
-  Scheduler(SchedulerOptions options, base::Clock& clock, SyncService& sync, AlertEngine& alerts);
-  ~Scheduler();
+  // sync, alerts and runtime must outlive the scheduler.
+  Scheduler(SchedulerOptions options, base::Clock& clock, SyncService& sync, AlertEngine& alerts,
+            TaskRuntime& runtime);
   Scheduler(const Scheduler&) = delete;
   Scheduler& operator=(const Scheduler&) = delete;
 
-  // Opens the scheduler's database connection and starts its thread.
+  // Submits the first pass.
   Status Start();
-  // Joins the thread; sync outcomes that arrive afterwards are ignored. Idempotent.
+  // No pass is submitted any more; sync outcomes that arrive afterwards are ignored. Idempotent.
   void Stop();
+  // The pipeline step that learns every sync's outcome.
+  SyncHook Hook();
 
   // One pass: reloads the fork registry, abandons timed-out syncs, enqueues the forks that are due.
-  // Returns when the next pass is needed.
+  // Returns when the next pass is needed. The first form uses a connection of the scheduler's own.
   Result<int64_t> RunDue();
+  Result<int64_t> RunDue(storage::Store& store);
 
   std::vector<ForkSchedule> Snapshot() const;
   std::optional<ForkSchedule> Get(const std::string& fork) const;
@@ -86,8 +91,8 @@ class Scheduler {
     std::string fork;
     std::string task_id;
   };
-  struct HookLink;
-  void Loop();
+  // Submits a pass at at_s (pulling a queued later one forward).
+  void SubmitPass(int64_t at_s);
   void OnSyncDone(storage::Store& store, const storage::TaskRecord& task, bool ok);
   // Counts an outcome (AlertEngine::OnSyncResult), reschedules the fork and clears task_id if in flight.
   void RecordOutcome(storage::Store& store, const std::string& fork, const std::string& task_id, bool ok,
@@ -95,26 +100,23 @@ class Scheduler {
   void Refresh(int64_t now, const std::vector<storage::ForkRecord>& records,
                const std::vector<storage::ForkHealth>& health);
   std::vector<Timeout> PollInFlight(int64_t now);
-  void AbandonTimedOut(const std::vector<Timeout>& timeouts);
+  void AbandonTimedOut(storage::Store& store, const std::vector<Timeout>& timeouts);
   void Reschedule(ForkSchedule& s, int64_t now, const storage::ForkHealth& health);
   int64_t Jittered(int64_t base);
-  void WakeLocked();
 
   const SchedulerOptions options_;
   base::Clock& clock_;
   SyncService& sync_;
   AlertEngine& alerts_;
-  std::shared_ptr<HookLink> link_;         // shared with the hook registered on sync_
-  std::unique_ptr<storage::Store> store_;  // used by the RunDue caller only
-  std::thread thread_;
+  TaskRuntime& runtime_;
+  std::unique_ptr<storage::Store> store_;  // RunDue()'s own (tests)
 
   mutable std::mutex mu_;  // guards everything below
-  std::condition_variable cv_;       // wakes the thread
   std::condition_variable idle_cv_;  // a sync in flight finished
   std::map<std::string, ForkSchedule> forks_;
   std::mt19937_64 rng_;
+  bool started_ = false;
   bool stopping_ = false;
-  bool woken_ = false;
 };
 
 }  // namespace forkscope::server

@@ -5,9 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <chrono>
 #include <filesystem>
-#include <random>
 
 #include "analyzer/git/network.h"
 #include "base/memory.h"
@@ -26,36 +24,18 @@ std::string Scrubbed(std::string error, const analyzer::AnalyzeRequest& request)
 
 // What a failed sync says. A fork deleted while it synced fails on its missing row (a constraint
 // error from SQLite): the task says what happened instead.
-std::string FailureMessage(storage::Store& store, const storage::TaskRecord& t, bool is_check, const Status& st) {
-  if (!is_check && store.GetFork(t.fork_name).status().code() == StatusCode::kNotFound)
-    return "cancelled: the fork '" + t.fork_name + "' was deleted while it synced";
+std::string FailureMessage(storage::Store& store, const std::string& fork, bool is_check, const Status& st) {
+  if (!is_check && store.GetFork(fork).status().code() == StatusCode::kNotFound)
+    return "cancelled: the fork '" + fork + "' was deleted while it synced";
   return st.message();
 }
 
 }  // namespace
 
-struct SyncService::Job {
-  storage::TaskRecord task;
-  analyzer::AnalyzeRequest request;
-  std::optional<int64_t> fork_id;
-  bool is_check = false;
-};
+SyncService::SyncService(SyncOptions options, analyzer::Rules rules, TaskRuntime& runtime, base::Clock& clock)
+    : options_(std::move(options)), rules_(std::move(rules)), runtime_(runtime), clock_(clock) {}
 
-SyncService::SyncService(SyncOptions options, analyzer::Rules rules, base::Clock& clock)
-    : options_(std::move(options)), rules_(std::move(rules)), clock_(clock) {}
-
-SyncService::~SyncService() { Shutdown(); }
-
-Status SyncService::Start() {
-  FS_ASSIGN_OR_RETURN(task_store_, options_.stores->Open());
-  FS_ASSIGN_OR_RETURN(int interrupted, task_store_->FailUnfinishedTasks("interrupted: the daemon stopped"));
-  if (interrupted > 0) spdlog::warn("tasks interrupted_by_restart={}", interrupted);
-  FS_RETURN_IF_ERROR(MigrateNetworks().status());
-  std::random_device rd;
-  next_id_ = (static_cast<uint64_t>(rd()) << 20) ^ static_cast<uint64_t>(clock_.NowS());
-  for (int i = 0; i < options_.workers; ++i) workers_.emplace_back([this, i] { WorkerLoop(i); });
-  return Status::Ok();
-}
+Status SyncService::Start() { return MigrateNetworks().status(); }
 
 Result<int> SyncService::MigrateNetworks() {
   FS_ASSIGN_OR_RETURN(auto store, options_.stores->Open());
@@ -96,10 +76,16 @@ Result<int> SyncService::MigrateNetworks() {
 }
 
 void SyncService::ForgetFork(const storage::ForkRecord& fork) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (stopping_) return;
-  forgotten_.push_back(fork);
-  cv_.notify_one();
+  TaskSpec spec;
+  spec.kind = TaskKind::kForget;
+  spec.subject = "fork " + fork.name;
+  spec.recorded = false;
+  spec.run = [this, name = fork.name, upstream = fork.upstream_url](TaskContext&) {
+    DropRefs(name, upstream);
+    return Status::Ok();
+  };
+  auto queued = runtime_.Submit(std::move(spec));
+  if (!queued.ok()) spdlog::warn("network refs not dropped fork={} error={}", fork.name, queued.status().message());
 }
 
 void SyncService::DropRefs(const std::string& fork_name, const std::string& upstream_location) {
@@ -110,262 +96,114 @@ void SyncService::DropRefs(const std::string& fork_name, const std::string& upst
     spdlog::warn("network refs not dropped fork={} error={}", fork_name, st.message());
 }
 
-std::string SyncService::NewTaskId() {
-  char buf[24];
-  snprintf(buf, sizeof buf, "t%012llx", static_cast<unsigned long long>(++next_id_ & 0xffffffffffffULL));
-  return buf;
-}
-
 Result<std::string> SyncService::EnqueueSync(const storage::ForkRecord& fork) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (stopping_) return Unavailable("the daemon is shutting down");
-  if (!task_store_) return Unavailable("sync service not started");
-  if (auto it = active_by_fork_.find(fork.name); it != active_by_fork_.end()) {
-    if (abandoned_.count(it->second->task.id))
-      return Unavailable("the abandoned sync of '" + fork.name + "' has not stopped yet");
-    return it->second->task.id;
-  }
-  auto job = std::make_shared<Job>();
-  job->task.id = NewTaskId();
-  job->task.kind = "sync";
-  job->task.fork_name = fork.name;
-  job->task.state = "queued";
-  job->task.stage = "queued";
-  job->task.created_at = clock_.NowS();
-  job->fork_id = fork.id;
-  auto& r = job->request;
-  FS_ASSIGN_OR_RETURN(r, RequestFor(*task_store_, fork));
-  r.data_dir = options_.data_dir;
-  r.allow_foreign_owner = options_.allow_foreign_owner;
-  r.diff = options_.diff;
-  FS_RETURN_IF_ERROR(task_store_->SaveTask(job->task));
-  unfinished_[job->task.id] = job->task;
-  active_by_fork_[fork.name] = job;
-  queue_.push_back(job);
-  ++stats_.queued;
-  cv_.notify_one();
-  return job->task.id;
+  auto store = options_.stores->ForThread();
+  if (!store.ok()) return store.status();
+  FS_ASSIGN_OR_RETURN(analyzer::AnalyzeRequest request, RequestFor(**store, fork));
+  request.data_dir = options_.data_dir;
+  request.allow_foreign_owner = options_.allow_foreign_owner;
+  request.diff = options_.diff;
+  TaskSpec spec;
+  spec.kind = TaskKind::kSync;
+  spec.fork = fork.name;
+  spec.key = "sync " + fork.name;
+  spec.coalesce_running = true;
+  spec.run = [this, request = std::move(request), fork_id = fork.id](TaskContext& ctx) {
+    return RunSync(ctx, request, fork_id, false);
+  };
+  return runtime_.Submit(std::move(spec));
 }
 
 Result<std::string> SyncService::EnqueueCheck(const analyzer::AnalyzeRequest& request, const std::string& fork_name) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (stopping_) return Unavailable("the daemon is shutting down");
-  if (!task_store_) return Unavailable("sync service not started");
-  auto job = std::make_shared<Job>();
-  job->task.id = NewTaskId();
-  job->task.kind = "check";
-  job->task.fork_name = fork_name;
-  job->task.state = "queued";
-  job->task.stage = "queued";
-  job->task.created_at = clock_.NowS();
-  job->is_check = true;
-  job->request = request;
-  job->request.data_dir = options_.data_dir;
-  job->request.allow_foreign_owner = options_.allow_foreign_owner;
-  job->request.diff = options_.diff;
-  FS_RETURN_IF_ERROR(task_store_->SaveTask(job->task));
-  unfinished_[job->task.id] = job->task;
-  queue_.push_back(job);
-  ++stats_.queued;
-  cv_.notify_one();
-  return job->task.id;
-}
-
-Result<storage::TaskRecord> SyncService::GetTask(const std::string& id) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (auto it = unfinished_.find(id); it != unfinished_.end()) return it->second;
-  if (!task_store_) return Unavailable("sync service not started");
-  RetryUnsavedLocked();
-  if (auto it = unsaved_.find(id); it != unsaved_.end()) return it->second;
-  FS_ASSIGN_OR_RETURN(auto task, task_store_->GetTask(id));
-  if (!task) return NotFound("no task '" + id + "'");
-  return *task;
+  analyzer::AnalyzeRequest r = request;
+  r.data_dir = options_.data_dir;
+  r.allow_foreign_owner = options_.allow_foreign_owner;
+  r.diff = options_.diff;
+  TaskSpec spec;
+  spec.kind = TaskKind::kCheck;
+  spec.fork = fork_name;
+  spec.run = [this, r = std::move(r)](TaskContext& ctx) { return RunSync(ctx, r, std::nullopt, true); };
+  return runtime_.Submit(std::move(spec));
 }
 
 std::vector<storage::TaskRecord> SyncService::ActiveTasks() const {
-  std::lock_guard<std::mutex> lock(mu_);
   std::vector<storage::TaskRecord> tasks;
-  for (const auto& [id, task] : unfinished_) tasks.push_back(task);  // ids grow with time: oldest first
+  for (TaskKind kind : {TaskKind::kSync, TaskKind::kCheck}) {
+    storage::TaskFilter filter;
+    filter.kind = kind;
+    filter.unfinished_only = true;
+    filter.limit = 10000;
+    auto listed = runtime_.List(filter);
+    if (listed.ok()) tasks.insert(tasks.end(), listed->begin(), listed->end());
+  }
+  std::sort(tasks.begin(), tasks.end(), [](const auto& a, const auto& b) {
+    return a.created_at != b.created_at ? a.created_at < b.created_at : a.id < b.id;
+  });
   return tasks;
 }
 
-bool SyncService::WaitIdle(std::chrono::milliseconds timeout) {
-  std::unique_lock<std::mutex> lock(mu_);
-  return idle_cv_.wait_for(lock, timeout, [this] {
-    return stats_.running == 0 && stats_.queued == 0 && forgotten_.empty() && dropping_ == 0;
-  });
-}
-
 SyncStats SyncService::Stats() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return stats_;
+  SyncStats stats;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stats = stats_;
+  }
+  for (TaskKind kind : {TaskKind::kSync, TaskKind::kCheck}) {
+    TaskCounts c = runtime_.Counts(kind);
+    stats.queued += c.queued;
+    stats.running += c.running;
+  }
+  return stats;
 }
 
 Status SyncService::Abandon(const std::string& task_id, const std::string& reason) {
-  std::lock_guard<std::mutex> lock(mu_);
-  auto it = std::find_if(active_by_fork_.begin(), active_by_fork_.end(),
-                         [&](const auto& entry) { return entry.second->task.id == task_id; });
-  if (it == active_by_fork_.end() || abandoned_.count(task_id)) return NotFound("no unfinished sync '" + task_id + "'");
-  std::shared_ptr<Job> job = it->second;
-  storage::TaskRecord task = unfinished_.count(task_id) ? unfinished_[task_id] : job->task;
-  task.state = "failed";
-  task.error = reason;
-  task.finished_at = clock_.NowS();
-  unfinished_.erase(task_id);
-  if (auto queued = std::find(queue_.begin(), queue_.end(), job); queued != queue_.end()) {
-    queue_.erase(queued);  // never started: nothing to wait for
-    --stats_.queued;
-    ++stats_.failed;
-    active_by_fork_.erase(it);
-  } else {
-    abandoned_.insert(task_id);
-  }
-  spdlog::warn("sync abandoned task={} fork={} reason={}", task_id, task.fork_name, reason);
-  return task_store_->SaveTask(task);
+  auto task = runtime_.Get(task_id);
+  if (!task.ok() || task->kind != TaskKind::kSync) return NotFound("no unfinished sync '" + task_id + "'");
+  return runtime_.Cancel(task_id, TaskState::kFailed, reason);
 }
 
-void SyncService::UpdateTask(const storage::TaskRecord& task) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (abandoned_.count(task.id)) return;  // its failed row is final
-  bool finished = task.state == "succeeded" || task.state == "failed";
-  if (finished)
-    unfinished_.erase(task.id);
-  else
-    unfinished_[task.id] = task;
-  if (!task_store_) return;
-  RetryUnsavedLocked();
-  Status st = task_store_->SaveTask(task);
-  if (st.ok()) return;
-  spdlog::warn("task save failed id={} state={} error={}", task.id, task.state, st.message());
-  if (finished) unsaved_[task.id] = task;
-}
-
-void SyncService::RetryUnsavedLocked() {
-  for (auto it = unsaved_.begin(); it != unsaved_.end();) {
-    if (!task_store_->SaveTask(it->second).ok()) return;  // still failing: keep them all for later
-    spdlog::info("task saved after retry id={} state={}", it->first, it->second.state);
-    it = unsaved_.erase(it);
-  }
-}
-
-void SyncService::WorkerLoop(int index) {
-  auto store = options_.stores->Open();
-  if (!store.ok()) {
-    spdlog::error("worker={} cannot open database: {}", index, store.status().message());
-    return;
-  }
-  while (true) {
-    std::shared_ptr<Job> job;
-    std::optional<storage::ForkRecord> forgotten;
-    {
-      std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait(lock, [this] { return stopping_ || !queue_.empty() || !forgotten_.empty(); });
-      if (stopping_) return;
-      if (!forgotten_.empty()) {
-        forgotten = std::move(forgotten_.front());
-        forgotten_.pop_front();
-        ++dropping_;
-      }
-    }
-    if (forgotten) {
-      DropRefs(forgotten->name, forgotten->upstream_url);
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        --dropping_;
-      }
-      idle_cv_.notify_all();
-      continue;
-    }
-    {
-      std::unique_lock<std::mutex> lock(mu_);
-      if (queue_.empty()) continue;
-      job = queue_.front();
-      queue_.pop_front();
-      --stats_.queued;
-      ++stats_.running;
-    }
-    RunJob(**store, *job);
-    base::ReleaseFreedMemory();
-  }
-}
-
-void SyncService::RunJob(storage::Store& store, Job& job) {
+Status SyncService::RunSync(TaskContext& ctx, analyzer::AnalyzeRequest request, std::optional<int64_t> fork_id,
+                            bool is_check) {
   const int64_t start_us = clock_.MonotonicUs();
-  storage::TaskRecord& t = job.task;
-  t.state = "running";
-  t.stage = "fetch";
-  t.started_at = clock_.NowS();
-  UpdateTask(t);
-  std::string fork_url = job.request.fork_location;
-  int last_reported = -1;
+  ctx.Progress(0, "fetch");
+  const std::string fork_url = analyzer::git::RedactUrl(request.fork_location);
   // Upstream is fetched first (0-40%), then the fork (40-80%); the figure never goes back. A network
   // whose packs are consolidated after the fetches shows that stage at 80%.
-  job.request.progress = [this, &t, &fork_url, &last_reported](const analyzer::git::TransferProgress& p) {
+  request.progress = [&ctx, &fork_url](const analyzer::git::TransferProgress& p) {
     const bool packing = p.phase == analyzer::git::TransferPhase::kConsolidating;
-    const bool fork_side = p.url == analyzer::git::RedactUrl(fork_url);
-    const int pct = std::max(last_reported, packing ? 80 : (fork_side ? 40 : 0) + p.Percent() * 40 / 100);
-    const char* stage = packing ? "consolidate packs" : fork_side ? "fetch fork" : "fetch upstream";
-    std::lock_guard<std::mutex> lock(mu_);
-    if (abandoned_.count(t.id)) return false;
-    if (pct / 5 != last_reported / 5 || t.stage != stage) {
-      last_reported = pct;
-      t.progress = pct;
-      t.stage = stage;
-      unfinished_[t.id] = t;
-    }
-    return !stopping_.load();
+    const bool fork_side = p.url == fork_url;
+    const int pct = packing ? 80 : (fork_side ? 40 : 0) + p.Percent() * 40 / 100;
+    ctx.Progress(pct / 5 * 5, packing ? "consolidate packs" : fork_side ? "fetch fork" : "fetch upstream");
+    return !ctx.cancelled();
   };
-  auto outcome = RunAnalysis(job.request, rules_, store, job.is_check ? std::nullopt : job.fork_id);
+  storage::Store& store = ctx.store();
+  auto outcome = RunAnalysis(request, rules_, store, fork_id);
   // Deleted from the registry while it synced: what the sync fetched into the network goes too.
-  if (!job.is_check && store.GetFork(t.fork_name).status().code() == StatusCode::kNotFound)
-    DropRefs(t.fork_name, job.request.upstream_location);
-  double seconds = (clock_.MonotonicUs() - start_us) / 1e6;
-  t.finished_at = clock_.NowS();
+  if (!is_check && store.GetFork(ctx.fork()).status().code() == StatusCode::kNotFound)
+    DropRefs(ctx.fork(), request.upstream_location);
+  storage::TaskRecord done;  // what the pipeline is told
+  done.id = ctx.id();
+  done.kind = is_check ? TaskKind::kCheck : TaskKind::kSync;
+  done.fork_name = ctx.fork();
+  done.state = outcome.ok() ? TaskState::kSucceeded : TaskState::kFailed;
   if (outcome.ok()) {
-    t.state = "succeeded";
-    t.progress = 100;
-    t.stage = "done";
-    t.analysis_id = outcome->analysis_id;
+    ctx.SetAnalysis(outcome->analysis_id);
+    ctx.SetStage("done");
+    done.analysis_id = outcome->analysis_id;
   } else {
-    t.state = "failed";
-    t.error = stopping_ ? "interrupted: the daemon stopped"
-                        : Scrubbed(FailureMessage(store, t, job.is_check, outcome.status()), job.request);
-    spdlog::warn("sync failed task={} fork={} error={}", t.id, t.fork_name, t.error);
+    done.error = ctx.stopping() ? "interrupted: the daemon stopped"
+                                : Scrubbed(FailureMessage(store, ctx.fork(), is_check, outcome.status()), request);
+    spdlog::warn("sync failed task={} fork={} error={}", ctx.id(), ctx.fork(), done.error);
   }
-  bool abandoned = false;
+  // The pipeline (drift, alerts, ...) runs before the task is marked finished: a finished sync has its drift.
+  if (!is_check && !ctx.cancelled() && pipeline_) pipeline_(store, done, outcome.ok() ? &*outcome : nullptr);
   {
     std::lock_guard<std::mutex> lock(mu_);
-    abandoned = abandoned_.count(t.id) > 0;
+    (outcome.ok() && !ctx.cancelled() ? stats_.succeeded : stats_.failed)++;
+    stats_.seconds_sum += (clock_.MonotonicUs() - start_us) / 1e6;
   }
-  // Hooks (drift, alerts) run before the task is marked finished: a finished sync has its drift.
-  if (!job.is_check && !abandoned)
-    for (const auto& hook : hooks_) hook(store, t, outcome.ok() ? &*outcome : nullptr);
-  UpdateTask(t);
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    abandoned_.erase(t.id);
-    --stats_.running;
-    (outcome.ok() && !abandoned ? stats_.succeeded : stats_.failed)++;
-    stats_.seconds_sum += seconds;
-    if (!job.is_check) active_by_fork_.erase(t.fork_name);
-  }
-  idle_cv_.notify_all();
-}
-
-void SyncService::Shutdown() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (stopping_ && workers_.empty()) return;
-    stopping_ = true;
-  }
-  cv_.notify_all();
-  for (auto& w : workers_) w.join();
-  workers_.clear();
-  std::lock_guard<std::mutex> lock(mu_);
-  for (auto& job : queue_) (void)storage::FailTaskNotRun(job->task, clock_.NowS(), task_store_.get());
-  queue_.clear();
-  unfinished_.clear();
-  active_by_fork_.clear();
+  if (outcome.ok()) return Status::Ok();
+  return Status(outcome.status().code(), done.error);
 }
 
 }  // namespace forkscope::server

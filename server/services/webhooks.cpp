@@ -1,4 +1,4 @@
-// DeliveryWorker: drains the webhook outbox with cpp-httplib's client, one delivery at a time.
+// DeliveryWorker: drains the webhook outbox with cpp-httplib's client, a task per target.
 #include "server/services/webhooks.h"
 
 #include <httplib.h>
@@ -12,6 +12,7 @@ namespace {
 constexpr int kBatch = 64;             // deliveries read per pass
 constexpr int64_t kIdleWaitS = 3600;   // nothing pending: look again after this long (or when woken)
 constexpr size_t kMaxErrorBody = 200;  // bytes of a non-2xx response kept in the log
+constexpr size_t kMaxReplyBytes = 4096;  // bytes of a reply read at all: the rest is not waited for
 
 // "https://hooks.slack.com/services/x" -> {"https://hooks.slack.com", "/services/x"}.
 std::pair<std::string, std::string> SplitUrl(const std::string& url) {
@@ -33,29 +34,92 @@ std::string Snippet(const std::string& body) {
 DeliveryWorker::DeliveryWorker(DeliveryWorkerOptions options, base::Clock& clock)
     : options_(std::move(options)), clock_(clock) {}
 
-DeliveryWorker::~DeliveryWorker() { Stop(); }
-
 Status DeliveryWorker::Start() {
-  if (!store_) {
-    FS_ASSIGN_OR_RETURN(store_, options_.stores->Open());
+  if (options_.runtime == nullptr) return FailedPrecondition("the delivery worker has no task runtime");
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    started_ = true;
   }
-  thread_ = std::thread([this] { Loop(); });
+  SubmitSweep(clock_.NowS());
   return Status::Ok();
 }
 
-void DeliveryWorker::Wake() {
-  std::lock_guard<std::mutex> lock(mu_);
-  woken_ = true;
-  cv_.notify_all();
-}
+void DeliveryWorker::Wake() { SubmitSweep(clock_.NowS()); }
 
 void DeliveryWorker::Stop() {
+  std::lock_guard<std::mutex> lock(mu_);
+  stopping_ = true;
+}
+
+void DeliveryWorker::SubmitSweep(int64_t at_s) {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    stopping_ = true;
-    cv_.notify_all();
+    if (!started_ || stopping_) return;
   }
-  if (thread_.joinable()) thread_.join();
+  TaskSpec spec;
+  spec.kind = TaskKind::kDelivery;
+  spec.key = "delivery sweep";
+  spec.recorded = false;
+  spec.not_before_s = at_s;
+  spec.run = [this](TaskContext& ctx) { return Sweep(ctx.store()); };
+  (void)options_.runtime->Submit(std::move(spec));  // Unavailable only while the daemon stops
+}
+
+// One task per target with something due (coalesced while queued), then the next sweep at the next
+// due time: on a database error, try again in a while rather than spinning.
+Status DeliveryWorker::Sweep(storage::Store& store) {
+  storage::DeliveryStore outbox(store);
+  auto due = outbox.Due(clock_.NowS(), kBatch);
+  std::vector<std::string> targets;
+  if (due.ok())
+    for (const auto& d : *due)
+      if (std::find(targets.begin(), targets.end(), d.target) == targets.end()) targets.push_back(d.target);
+  for (const auto& target : targets) {
+    TaskSpec spec;
+    spec.kind = TaskKind::kDelivery;
+    spec.subject = "target " + target;
+    spec.key = "delivery " + target;
+    spec.run = [this, target](TaskContext& ctx) {
+      auto sent = SendDue(ctx.store(), target, [&ctx] { return ctx.cancelled(); });
+      if (!sent.ok()) return sent.status();
+      ctx.SetStage(std::to_string(*sent) + " attempted");
+      SubmitSweep(clock_.NowS());  // a batch may have left more, and a retry is due later
+      return Status::Ok();
+    };
+    (void)options_.runtime->Submit(std::move(spec));
+  }
+  auto next = outbox.NextDue();
+  const int64_t now = clock_.NowS();
+  int64_t at = now + kIdleWaitS;
+  if (!due.ok() || !next.ok()) at = now + options_.delivery.retry_base_s;
+  else if (*next) at = std::min(at, std::max(**next, now + 1));
+  // With targets queued now, the sweep they submit when done comes sooner.
+  if (targets.empty()) SubmitSweep(at);
+  return due.status();
+}
+
+Result<int> DeliveryWorker::SendDue(storage::Store& store, const std::string& target,
+                                    const std::function<bool()>& stop) {
+  storage::DeliveryStore outbox(store);
+  FS_ASSIGN_OR_RETURN(std::vector<storage::DeliveryRecord> due, outbox.Due(clock_.NowS(), kBatch));
+  int attempted = 0;
+  for (const auto& delivery : due) {
+    if (!target.empty() && delivery.target != target) continue;
+    if (stop && stop()) break;
+    FS_RETURN_IF_ERROR(Attempt(outbox, delivery));
+    ++attempted;
+  }
+  return attempted;
+}
+
+Result<int> DeliveryWorker::RunDue() {
+  if (!store_) {
+    FS_ASSIGN_OR_RETURN(store_, options_.stores->Open());
+  }
+  return SendDue(*store_, "", [this] {
+    std::lock_guard<std::mutex> lock(mu_);
+    return stopping_;
+  });
 }
 
 int64_t DeliveryWorker::RetryDelay(int failed_attempts) const {
@@ -63,47 +127,6 @@ int64_t DeliveryWorker::RetryDelay(int failed_attempts) const {
   int64_t delay = d.retry_base_s;
   for (int i = 1; i < failed_attempts && delay < d.retry_max_s; ++i) delay *= 2;
   return std::min<int64_t>(delay, d.retry_max_s);
-}
-
-void DeliveryWorker::Loop() {
-  storage::DeliveryStore outbox(*store_);
-  while (true) {
-    Result<int> sent = RunDue();
-    if (!sent.ok()) spdlog::warn("webhooks outbox error={}", sent.status().message());
-    Result<std::optional<int64_t>> next = outbox.NextDue();
-    const int64_t now = clock_.NowS();
-    // On a database error, try again in a while rather than spinning.
-    int64_t deadline = now + kIdleWaitS;
-    if (!sent.ok() || !next.ok()) deadline = now + options_.delivery.retry_base_s;
-    else if (*next) deadline = std::min(deadline, **next);
-    std::unique_lock<std::mutex> lock(mu_);
-    if (stopping_) return;
-    if (woken_ || deadline <= now) {
-      woken_ = false;
-      continue;
-    }
-    clock_.WaitUntil(lock, cv_, deadline);
-    if (stopping_) return;
-    woken_ = false;
-  }
-}
-
-Result<int> DeliveryWorker::RunDue() {
-  if (!store_) {
-    FS_ASSIGN_OR_RETURN(store_, options_.stores->Open());
-  }
-  storage::DeliveryStore outbox(*store_);
-  FS_ASSIGN_OR_RETURN(std::vector<storage::DeliveryRecord> due, outbox.Due(clock_.NowS(), kBatch));
-  int attempted = 0;
-  for (const auto& delivery : due) {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (stopping_) break;
-    }
-    FS_RETURN_IF_ERROR(Attempt(outbox, delivery));
-    ++attempted;
-  }
-  return attempted;
 }
 
 const WebhookConfig* DeliveryWorker::Target(const std::string& name) const {
@@ -151,16 +174,40 @@ storage::DeliveryAttempt DeliveryWorker::Send(const WebhookConfig& target, const
                               {"X-Forkscope-Delivery", d.id},
                               {"X-Forkscope-Event", "alert." + d.event},
                               {"X-Forkscope-Signature-256", SignBody(target.secret, d.body)}};
-  httplib::Result res = client.Post(path, headers, d.body, "application/json");
+  // At most kMaxReplyBytes of the reply are read, and the whole exchange ends by the deadline: an
+  // endless or trickling reply is cut off, never buffered.
+  const int64_t deadline_us = clock_.MonotonicUs() + int64_t{timeout} * 1'000'000;
+  std::string reply;
+  bool cut = false;
+  int status = 0;  // from the status line, kept when the body is then cut off
+  httplib::Request req;
+  req.method = "POST";
+  req.path = path;
+  req.headers = headers;
+  req.body = d.body;
+  req.set_header("Content-Type", "application/json");
+  req.content_receiver = [&](const char* data, size_t len, uint64_t, uint64_t) {
+    reply.append(data, std::min(len, kMaxReplyBytes - std::min(kMaxReplyBytes, reply.size())));
+    cut = reply.size() >= kMaxReplyBytes || clock_.MonotonicUs() > deadline_us;
+    return !cut;
+  };
+  req.response_handler = [&](const httplib::Response& r) {
+    status = r.status;
+    return clock_.MonotonicUs() <= deadline_us;
+  };
+  req.progress = [&](uint64_t, uint64_t) { return clock_.MonotonicUs() <= deadline_us; };
+  httplib::Result res = client.send(req);
   storage::DeliveryAttempt attempt;
   attempt.at = clock_.NowS();
-  if (!res) {
+  if (!res && !(cut && res.error() == httplib::Error::Canceled)) {
     attempt.error = "no response: " + httplib::to_string(res.error());
+    if (clock_.MonotonicUs() > deadline_us) attempt.error += " (timed out after " + std::to_string(timeout) + " s)";
     return attempt;
   }
-  attempt.status = res->status;
-  if (res->status < 200 || res->status >= 300)
-    attempt.error = "HTTP " + std::to_string(res->status) + (res->body.empty() ? "" : ": " + Snippet(res->body));
+  // Cut off after the status line (by the size limit or the deadline): the status stands.
+  attempt.status = res ? res->status : status;
+  if (attempt.status < 200 || attempt.status >= 300)
+    attempt.error = "HTTP " + std::to_string(attempt.status) + (reply.empty() ? "" : ": " + Snippet(reply));
   return attempt;
 }
 

@@ -6,22 +6,25 @@
 // receiver's 2xx and that write re-sends it after a restart with the same id, which receivers use to
 // de-duplicate. Pending rows survive restarts and are picked up when the worker starts.
 //
-// Thread contract: the render/sign functions are pure. DeliveryWorker runs one thread of its own;
-// Wake() and Stop() may be called from any thread; RunDue() is for that thread, or for a test that
-// never called Start().
+// Deliveries run as tasks of the task runtime: a sweep (kind delivery, not recorded) finds the due
+// rows and submits one recorded delivery task per target (up to four at once), so a slow or dead
+// target never holds the others; each attempt reads at most a few KiB of the reply and ends after
+// timeout_s, the whole exchange included.
+//
+// Thread contract: the render/sign functions are pure. Wake() and Stop() may be called from any
+// thread; RunDue() is for a test that never called Start().
 #pragma once
 
-#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "base/clock.h"
 #include "server/config/config.h"
 #include "storage/alert_store.h"
+#include "server/tasks/task_runtime.h"
 #include "storage/store_opener.h"
 
 namespace forkscope::server {
@@ -43,21 +46,20 @@ struct DeliveryWorkerOptions {
   storage::StoreOpener* stores = nullptr;  // required: every connection the service opens comes from here
   std::vector<WebhookConfig> targets;
   DeliveryConfig delivery;
+  TaskRuntime* runtime = nullptr;          // where Start() and Wake() submit; null: RunDue() only
 };
 
 class DeliveryWorker {
  public:
   DeliveryWorker(DeliveryWorkerOptions options, base::Clock& clock);
-  ~DeliveryWorker();
   DeliveryWorker(const DeliveryWorker&) = delete;
   DeliveryWorker& operator=(const DeliveryWorker&) = delete;
 
-  // Opens the worker's database connection and starts its thread, which sends pending deliveries
-  // as they come due (those left by an earlier process first).
+  // Submits the first sweep, which sends what an earlier process left pending.
   Status Start();
-  // Something was enqueued: look again now rather than at the next known due time.
+  // Something was enqueued: sweep now rather than at the next known due time.
   void Wake();
-  // Lets an attempt in flight finish (bounded by timeout_s), then joins the thread. Idempotent.
+  // No sweep is submitted any more (attempts in flight end within timeout_s). Idempotent.
   void Stop();
 
   // Sends every delivery due now, once each, recording every attempt. Returns how many were attempted.
@@ -66,20 +68,21 @@ class DeliveryWorker {
   int64_t RetryDelay(int failed_attempts) const;
 
  private:
-  void Loop();
+  void SubmitSweep(int64_t at_s);
+  Status Sweep(storage::Store& store);
+  // Sends the due deliveries of one target, in order; "" = of every target.
+  Result<int> SendDue(storage::Store& store, const std::string& target, const std::function<bool()>& stop);
   Status Attempt(storage::DeliveryStore& outbox, const storage::DeliveryRecord& delivery);
   storage::DeliveryAttempt Send(const WebhookConfig& target, const storage::DeliveryRecord& delivery);
   const WebhookConfig* Target(const std::string& name) const;
 
   const DeliveryWorkerOptions options_;
   base::Clock& clock_;
-  std::unique_ptr<storage::Store> store_;  // used by the worker thread (or the RunDue caller) only
-  std::thread thread_;
+  std::unique_ptr<storage::Store> store_;  // RunDue()'s own (tests)
 
   std::mutex mu_;  // guards the two flags
-  std::condition_variable cv_;
+  bool started_ = false;
   bool stopping_ = false;
-  bool woken_ = false;
 };
 
 }  // namespace forkscope::server

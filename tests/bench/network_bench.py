@@ -10,10 +10,16 @@ diff, classify, store) against the git CLI doing the same git work, side by side
  (e) peak RSS of (a) and (b) on a large generated pair (incompressible blobs, --large-mb);
  (f) on that pair's network: the sync that consolidates its packs (past 32, after a fork commit synced
      at a time) vs `git repack -a -d` of the same network, time and peak RSS; then a later one, which
-     keeps the history's pack and rolls up only the fetches since.
+     keeps the history's pack and rolls up only the fetches since;
+ (g) a fork cut far behind upstream's head (upstream moved on by --behind commits, with tags and release
+     branches; the fork holds upstream's refs as they were then, as a GitHub fork does), over `git
+     daemon`: the cold sync vs the git CLI as in (a), and the objects the fork's fetch receives against
+     `git fetch` of the same fork into a network holding upstream's refs. Generated, and with --real, on
+     a real pair: two snapshots brought by the fetch tool (their branches and tags are served).
 
 The pairs are generated with git fast-import (gen_pair.py and a blob generator here), never committed.
-Usage: network_bench.py FORKSCOPE_BINARY [--files N] [--large-mb M] [--repeat R]
+Usage: network_bench.py FORKSCOPE_BINARY [--files N] [--large-mb M] [--repeat R] [--behind N]
+                        [--real UPSTREAM_GIT_DIR FORK_GIT_DIR BRANCH] [--only-behind]
 """
 import argparse
 import os
@@ -152,12 +158,12 @@ class GitDaemon:
         self.p.wait()
 
 
-def forkscope_cmd(binary, fork, up, data):
-    return [binary, "-q", "analyze", "--fork", fork, "--branch", "paddle", "--upstream", up, "--data-dir", data,
+def forkscope_cmd(binary, fork, up, data, branch="paddle"):
+    return [binary, "-q", "analyze", "--fork", fork, "--branch", branch, "--upstream", up, "--data-dir", data,
             "--format", "json"]
 
 
-def git_cli_cmds(fork, up, dest, main_sha):
+def git_cli_cmds(fork, up, dest, main_sha, branch="paddle"):
     """git clone --mirror of both, the fork mirror reading upstream's objects, merge-base, diff."""
     u, f = os.path.join(dest, "u.git"), os.path.join(dest, "f.git")
 
@@ -166,8 +172,8 @@ def git_cli_cmds(fork, up, dest, main_sha):
             out.write(os.path.join(u, "objects") + "\n")
 
     def diff():
-        mb = run(["git", "-C", f, "merge-base", "paddle", main_sha]).strip()
-        run(["git", "-C", f, "diff", "-M", "--numstat", mb, "paddle"])
+        mb = run(["git", "-C", f, "merge-base", branch, main_sha]).strip()
+        run(["git", "-C", f, "diff", "-M", "--numstat", mb, branch])
 
     return [["git", "clone", "-q", "--mirror", up, u], ["git", "clone", "-q", "--mirror", fork, f], alternates, diff]
 
@@ -280,6 +286,183 @@ def bench_consolidation(a, work, up, fork, data):
     print(f"large: a later consolidation ({packs} live packs -> {len(live_packs(network))}, the history's pack kept)"
           f": forkscope {t_later:8.3f} s, peak RSS {rss_later:.1f} MB")
 
+def make_behind(work, behind, commits=None, files=2000):
+    """(g)'s generated pair. upstream: main with `commits` commits (default behind + 270) over `files` Python
+    modules, eight changed per commit, a tag every 25 commits, a release branch with two fixes of its own
+    every 100. fork: upstream's branches and tags as they were `behind` commits before main's head (a
+    GitHub fork taken then) and its migration branch paddle, three commits on top of that point."""
+    commits = commits or behind + 270
+    cut = commits - 1 - behind  # main's head is commit commits - 1
+    pair = os.path.join(work, "behind-pair.git")
+    run(["git", "init", "-q", "--bare", "-b", "main", pair])
+    p = subprocess.Popen(["git", "-C", pair, "fast-import", "--quiet"], stdin=subprocess.PIPE)
+    state = {"mark": 0}
+    body = "".join(f"    x = x * {j} + {j}\n" for j in range(40))
+
+    def blob(text):
+        state["mark"] += 1
+        b = text.encode()
+        p.stdin.write(b"blob\nmark :%d\ndata %d\n" % (state["mark"], len(b)) + b + b"\n")
+        return state["mark"]
+
+    def module(i, c):
+        return f"M 100644 :{blob(f'def f{i}(x):' + chr(10) + body + f'    return x + {i} + {c}' + chr(10))} pkg/d{i % 50}/m{i}.py\n"
+
+    def commit(ref, t, msg, parent, ops):
+        state["mark"] += 1
+        head = f"commit {ref}\nmark :{state['mark']}\ncommitter u <u@u> {t} +0000\ndata {len(msg)}\n{msg}\n"
+        if parent:
+            head += f"from :{parent}\n"
+        p.stdin.write((head + "".join(ops) + "\n").encode())
+        return state["mark"]
+
+    t0 = 1700000000
+    head = commit("refs/heads/main", t0, "initial", None, [module(i, 0) for i in range(files)])
+    at_cut = head
+    for c in range(1, commits):
+        head = commit("refs/heads/main", t0 + c * 3600, f"upstream {c}", head,
+                      [module((c * 7 + k * 131) % files, c) for k in range(8)])
+        if c % 25 == 0:
+            p.stdin.write(f"reset refs/tags/v{c // 25}\nfrom :{head}\n\n".encode())
+        if c % 100 == 0:
+            rb = head
+            for k in range(2):
+                rb = commit(f"refs/heads/release-{c // 100}", t0 + c * 3600 + 1800 + k, f"release {c // 100} fix {k}",
+                            rb, [f"M 100644 :{blob(f'fix {c} {k}')} pkg/release_{c}_{k}.txt\n"])
+        if c == cut:
+            at_cut = head
+    fb = at_cut
+    for k in range(3):
+        fb = commit("refs/heads/paddle", t0 + cut * 3600 + 600 + k, f"paddle {k}", fb,
+                    [f"M 100644 :{blob(f'import paddle  # {k}')} pkg/paddle_{k}.py\n"])
+    p.stdin.write(f"reset refs/heads/fork-main\nfrom :{at_cut}\n\n".encode())
+    p.stdin.close()
+    if p.wait() != 0:
+        sys.exit("fast-import failed")
+    up, fork = os.path.join(work, "behind-upstream.git"), os.path.join(work, "behind-fork.git")
+    run(["git", "init", "-q", "--bare", "-b", "main", up])
+    run(["git", "-C", up, "fetch", "-q", "--no-tags", pair, "refs/heads/main:refs/heads/main",
+         "refs/heads/release-*:refs/heads/release-*", "refs/tags/*:refs/tags/*"])
+    # The fork: what upstream had at the cut (main, the release branches and tags made by then), and paddle.
+    cut_time = t0 + cut * 3600 + 3599
+    specs = ["refs/heads/paddle:refs/heads/paddle", "refs/heads/fork-main:refs/heads/main"]
+    for line in run(["git", "-C", pair, "for-each-ref", "--format=%(refname) %(committerdate:unix)",
+                     "refs/tags", "refs/heads/release-*"]).split("\n"):
+        if line and int(line.split()[1]) <= cut_time:
+            specs.append(f"{line.split()[0]}:{line.split()[0]}")
+    run(["git", "init", "-q", "--bare", "-b", "paddle", fork])
+    run(["git", "-C", fork, "fetch", "-q", "--no-tags", pair, *specs])
+    for path in (up, fork):
+        run(["git", "-C", path, "repack", "-adq"])
+    shutil.rmtree(pair)
+    return up, fork
+
+
+def serve_snapshot(src, dest, head=None):
+    """A bare repository holding a snapshot's branches and tags (what a fork network fetches), complete:
+    the fetch tool's snapshots may carry other refs and leave out objects nothing under them reaches."""
+    run(["git", "init", "-q", "--bare", dest])
+    run(["git", "-C", dest, "fetch", "-q", "--no-tags", src, "+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*"])
+    head = head or run(["git", "-C", src, "symbolic-ref", "HEAD"]).strip()
+    run(["git", "-C", dest, "symbolic-ref", "HEAD", head])
+    return dest
+
+
+def objects_in_packs(repo):
+    for line in run(["git", "-C", repo, "count-objects", "-v"]).split("\n"):
+        if line.startswith("in-pack: "):
+            return int(line.split()[1])
+    return 0
+
+
+def newest_pack_objects(network):
+    """Objects in the network's newest pack: after a cold sync over the network, the fork's fetch."""
+    pack_dir = os.path.join(network, "objects", "pack")
+    idx = max((os.path.join(pack_dir, f) for f in os.listdir(pack_dir) if f.endswith(".idx")), key=os.path.getmtime)
+    with open(idx, "rb") as f:
+        return len(subprocess.run(["git", "show-index"], stdin=f, stdout=subprocess.PIPE, check=True).stdout.splitlines())
+
+
+def git_fetch_objects(up_url, fork_url, dest):
+    """What `git fetch` of the fork receives into a network holding upstream's refs as forkscope's does."""
+    run(["git", "init", "-q", "--bare", dest])
+    run(["git", "-C", dest, "fetch", "-q", "--no-tags", up_url, "+refs/heads/*:refs/upstream/heads/*",
+         "+refs/tags/*:refs/upstream/tags/*"])
+    before = objects_in_packs(dest)
+    run(["git", "-C", dest, "-c", "fetch.unpackLimit=1", "fetch", "-q", "--no-tags", fork_url,
+         "+refs/heads/*:refs/forks/f/heads/*", "+refs/tags/*:refs/forks/f/tags/*"])
+    return objects_in_packs(dest) - before
+
+
+def bench_behind(a, work, up, fork, branch, name):
+    """(g): cold sync over git daemon vs the git CLI, and the fork's received objects vs git fetch's."""
+    up_head = run(["git", "-C", up, "symbolic-ref", "HEAD"]).strip()
+    main_sha = run(["git", "-C", up, "rev-parse", up_head]).strip()
+    daemon = GitDaemon(os.path.dirname(up))
+    try:
+        ours_t, ours_rss, git_t, git_rss, ours_n = [], [], [], [], []
+        for r in range(a.repeat):
+            data = os.path.join(work, f"{name}-data-{r}")
+            t, rss = timed_rss([forkscope_cmd(a.binary, daemon.url(fork), daemon.url(up), data, branch)])
+            ours_t.append(t)
+            ours_rss.append(rss)
+            network = next(os.path.join(data, "networks", d) for d in os.listdir(os.path.join(data, "networks"))
+                           if d.endswith(".git"))
+            ours_n.append(newest_pack_objects(network))
+            dest = os.path.join(work, f"{name}-git-{r}")
+            os.makedirs(dest)
+            t, rss = timed_rss(git_cli_cmds(daemon.url(fork), daemon.url(up), dest, main_sha, branch))
+            git_t.append(t)
+            git_rss.append(rss)
+            shutil.rmtree(data, ignore_errors=True)
+            shutil.rmtree(dest, ignore_errors=True)
+        theirs_n = git_fetch_objects(daemon.url(up), daemon.url(fork), os.path.join(work, f"{name}-git-fetch"))
+        med = lambda v: sorted(v)[len(v) // 2]
+        print(ratio_line(f"{name}: cold sync, git daemon", med(ours_t), med(git_t)))
+        print(ratio_line(f"{name}: peak RSS, git daemon", max(ours_rss), max(git_rss), "MB"))
+        print(f"{name + ': objects the fork fetch receives':44s}: forkscope {med(ours_n):8d}    git fetch {theirs_n:8d}    "
+              f"ratio {med(ours_n) / max(theirs_n, 1):5.2f}x")
+    finally:
+        daemon.stop()
+        shutil.rmtree(os.path.join(work, f"{name}-git-fetch"), ignore_errors=True)
+
+
+def describe_behind(up, fork, branch, name, extra=""):
+    up_head = run(["git", "-C", up, "symbolic-ref", "HEAD"]).strip()
+    refs = lambda repo: len(run(["git", "-C", repo, "for-each-ref"]).splitlines())
+    # The pair's shape, read from a scratch repository holding both (alternates: nothing copied).
+    scratch = fork + ".shape"
+    run(["git", "init", "-q", "--bare", scratch])
+    with open(os.path.join(scratch, "objects", "info", "alternates"), "w") as out:
+        out.write(os.path.join(up, "objects") + "\n" + os.path.join(fork, "objects") + "\n")
+    run(["git", "-C", scratch, "fetch", "-q", "--no-tags", up, f"{up_head}:refs/u"])
+    run(["git", "-C", scratch, "fetch", "-q", "--no-tags", fork, f"refs/heads/{branch}:refs/f"])
+    mb = run(["git", "-C", scratch, "merge-base", "refs/u", "refs/f"]).strip()
+    behind = run(["git", "-C", scratch, "rev-list", "--count", f"{mb}..refs/u"]).strip()
+    ahead = run(["git", "-C", scratch, "rev-list", "--count", f"{mb}..refs/f"]).strip()
+    shutil.rmtree(scratch)
+    print(f"{name}: {extra}upstream {refs(up)} refs, fork {refs(fork)} refs; the fork's {branch} is {ahead} commits "
+          f"past a merge-base {behind} commits behind upstream's head")
+
+
+def run_behind(a, work):
+    t = time.perf_counter()
+    gen = os.path.join(work, "behind")
+    os.makedirs(gen)
+    up, fork = make_behind(gen, a.behind)
+    describe_behind(up, fork, "paddle", "behind", f"generated in {time.perf_counter() - t:.1f} s; ")
+    bench_behind(a, work, up, fork, "paddle", "behind")
+    if a.real:
+        src_up, src_fork, branch = a.real
+        real = os.path.join(work, "real")
+        os.makedirs(real)
+        t = time.perf_counter()
+        up = serve_snapshot(src_up, os.path.join(real, "upstream.git"))
+        fork = serve_snapshot(src_fork, os.path.join(real, "fork.git"))
+        size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(up) for f in fs) / 2**20
+        describe_behind(up, fork, branch, "real", f"upstream {size:.0f} MiB, copied in {time.perf_counter() - t:.1f} s; ")
+        bench_behind(a, real, up, fork, branch, "real")
+
 
 def main():
     ap = argparse.ArgumentParser()
@@ -287,9 +470,15 @@ def main():
     ap.add_argument("--files", type=int, default=30000)
     ap.add_argument("--large-mb", type=int, default=256)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--behind", type=int, default=130, help="(g): upstream commits since the fork was cut")
+    ap.add_argument("--real", nargs=3, metavar=("UPSTREAM_GIT_DIR", "FORK_GIT_DIR", "BRANCH"),
+                    help="(g) also on a real pair: two snapshots (fetch tool) and the fork's branch")
+    ap.add_argument("--only-behind", action="store_true", help="run (g) only")
     a = ap.parse_args()
     work = tempfile.mkdtemp(prefix="forkscope-network-bench-")
     try:
+        if a.only_behind:
+            return run_behind(a, work)
         t = time.perf_counter()
         up, fork = make_repos(work, "pair", ["--files", str(a.files)])
         third = make_third_fork(work, fork)
@@ -304,6 +493,7 @@ def main():
             a.repeat = 1
             bench_pair(a, work, up, fork, "large")
             bench_consolidation(a, work, up, fork, os.path.join(work, "large-data-l0"))
+        run_behind(a, work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -54,7 +54,7 @@ import urllib.request
 TOKEN = "crash-suite-admin-token"
 SECRET = "crash-suite-webhook-secret"
 FORKS = ("fa", "fb", "fc")  # fa: carries cleanly, job passes; fb: conflicts with upstream; fc: its job fails
-TERMINAL_TASK = {"succeeded", "failed"}
+TERMINAL_TASK = {"succeeded", "failed", "cancelled"}
 TERMINAL_JOB = {"passed", "failed", "timed_out", "cancelled", "skipped", "lost"}
 
 
@@ -281,7 +281,7 @@ def check_store(db_path, when):
 def busy(db):
     """What is still in progress, as (what, count) pairs with a count > 0."""
     q = {
-        "tasks": "SELECT count(*) FROM tasks WHERE state NOT IN ('succeeded', 'failed')",
+        "tasks": "SELECT count(*) FROM tasks WHERE state NOT IN ('succeeded', 'failed', 'cancelled')",
         "jobs": "SELECT count(*) FROM jobs WHERE state IN ('queued', 'running')",
         "candidates": "SELECT count(*) FROM candidates WHERE state IN ('clean', 'validating')",
         "deliveries": "SELECT count(*) FROM deliveries WHERE state = 'pending'",
@@ -345,7 +345,7 @@ def check_recovered(db_path, receiver, kills, spawns, marker, stats):
     check_store(db_path, "after recovery")
     db = open_db(db_path)
     try:
-        bad = db.execute("SELECT id, kind, state, stage FROM tasks WHERE state NOT IN ('succeeded', 'failed')").fetchall()
+        bad = db.execute("SELECT id, kind, state, stage FROM tasks WHERE state NOT IN ('succeeded', 'failed', 'cancelled')").fetchall()
         if bad:
             raise CheckFailed(f"tasks not terminal: {[tuple(r) for r in bad]}")
         bad = db.execute("SELECT id, state FROM jobs WHERE state NOT IN (%s)" %

@@ -59,7 +59,7 @@ TEST_CASE("candidates: a carry's row round-trips; the same key is stored once", 
   const std::string onto(40, 'o');
   CandidateRecord row = CandidateFromCarry(fx.fork_id, MakeCarry(onto, CarryState::kClean), "/data/mirrors/f.git");
   row.task_id = "tc000000000001";
-  row.triggered_by = "sync";
+  row.triggered_by = CandidateTrigger::kSync;
   auto first = fx.candidates().Insert(row, 1000);
   REQUIRE(first.ok());
   CHECK(first->second);
@@ -73,7 +73,7 @@ TEST_CASE("candidates: a carry's row round-trips; the same key is stored once", 
   CHECK(c.dropped == 1);
   CHECK(c.conflicts == 0);
   CHECK(c.repo == "/data/mirrors/f.git");
-  CHECK(c.triggered_by == "sync");
+  CHECK(c.triggered_by == CandidateTrigger::kSync);
   CHECK(c.created_at == 1000);
   auto back = analyzer::CarryFromJson(nlohmann::json::parse(c.carry_json));
   REQUIRE(back.ok());
@@ -154,12 +154,13 @@ TEST_CASE("candidates: carry tasks keep their candidate; a fork's candidates go 
   REQUIRE(c.ok());
   TaskRecord t;
   t.id = "tc000000000009";
-  t.kind = "carry";
+  t.kind = storage::TaskKind::kCarry;
   t.fork_name = "fastops-paddle";
-  t.state = "succeeded";
+  t.state = storage::TaskState::kSucceeded;
   t.candidate_id = c->first.id;
-  REQUIRE(fx.store->SaveTask(t).ok());
-  auto back = fx.store->GetTask(t.id);
+  storage::TaskStore tasks(fx.store->db());
+  REQUIRE(tasks.Save(t).ok());
+  auto back = tasks.Get(t.id);
   REQUIRE(back.ok());
   REQUIRE(back->has_value());
   CHECK((*back)->candidate_id == c->first.id);
@@ -168,7 +169,7 @@ TEST_CASE("candidates: carry tasks keep their candidate; a fork's candidates go 
   auto gone = fx.candidates().Get(c->first.id);
   REQUIRE(gone.ok());
   CHECK_FALSE(gone->has_value());
-  back = fx.store->GetTask(t.id);
+  back = tasks.Get(t.id);
   REQUIRE(back.ok());
   CHECK_FALSE((*back)->candidate_id.has_value());  // the task's history outlives the fork
 }

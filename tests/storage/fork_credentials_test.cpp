@@ -124,8 +124,8 @@ TEST_CASE("SaveAnalysisIfAbsent: concurrent savers of one key share the first ro
   auto saved = store->SaveAnalysisIfAbsent(KeyOf(first), first, a->id);
   REQUIRE(saved.ok());
   CHECK_FALSE(saved->existed);
-  TaskRecord task{"t1", "sync", "a", "succeeded", "done", 100, "", 1, 2, 3, saved->id, std::nullopt};
-  REQUIRE(store->SaveTask(task).ok());
+  TaskRecord task{"t1", TaskKind::kSync, "a", TaskState::kSucceeded, "done", 100, "", "", 1, 2, 3, saved->id, std::nullopt};
+  REQUIRE(TaskStore(store->db()).Save(task).ok());
   analyzer::Analysis second = MakeAnalysis();
   second.files.resize(1);
   auto again = store->SaveAnalysisIfAbsent(KeyOf(second), second, b->id);
@@ -134,10 +134,10 @@ TEST_CASE("SaveAnalysisIfAbsent: concurrent savers of one key share the first ro
   CHECK(again->id == saved->id);
   CHECK(store->GetFork("b")->latest_analysis_id == std::optional<int64_t>(saved->id));
   CHECK(store->LoadAnalysis(saved->id)->files.size() == first.files.size());  // the first row, untouched
-  CHECK((*store->GetTask("t1"))->analysis_id == std::optional<int64_t>(saved->id));
+  CHECK((*TaskStore(store->db()).Get("t1"))->analysis_id == std::optional<int64_t>(saved->id));
 }
 
-TEST_CASE("SaveTask: a task whose analysis was deleted is saved with none", "[storage][store]") {
+TEST_CASE("TaskStore::Save: a task whose analysis was deleted is saved with none", "[storage][store]") {
   TempDir dir;
   auto store = OpenStore(dir.File("forkscope.db"));
   auto fork = store->CreateFork(MakeFork("a", "https://github.com/x/a.git", "https://github.com/up/x.git"));
@@ -146,9 +146,9 @@ TEST_CASE("SaveTask: a task whose analysis was deleted is saved with none", "[st
   auto id = store->SaveAnalysis(KeyOf(analysis), analysis, fork->id);
   REQUIRE(id.ok());
   REQUIRE(store->DeleteFork("a").ok());  // takes its analyses
-  TaskRecord task{"t1", "sync", "a", "succeeded", "done", 100, "", 1, 2, 3, *id, std::nullopt};
-  REQUIRE(store->SaveTask(task).ok());
-  CHECK_FALSE((*store->GetTask("t1"))->analysis_id.has_value());
+  TaskRecord task{"t1", TaskKind::kSync, "a", TaskState::kSucceeded, "done", 100, "", "", 1, 2, 3, *id, std::nullopt};
+  REQUIRE(TaskStore(store->db()).Save(task).ok());
+  CHECK_FALSE((*TaskStore(store->db()).Get("t1"))->analysis_id.has_value());
 }
 
 TEST_CASE("ReadForkMetrics: syncs, open alerts, jobs and deliveries per registered fork", "[storage][metrics]") {

@@ -557,38 +557,40 @@ TEST_CASE("tasks are saved, updated and failed on restart", "[storage][store][ta
   const std::string path = dir.File("forkscope.db");
   FakeClock clock;
   auto store = OpenStore(path, &clock);
+  storage::TaskStore tasks(store->db());
   TaskRecord sync;
   sync.id = "t-1";
-  sync.kind = "sync";
+  sync.kind = storage::TaskKind::kSync;
   sync.fork_name = "flashinfer";
-  sync.state = "queued";
+  sync.state = storage::TaskState::kQueued;
   sync.stage = "queued";
   sync.created_at = 1700000001;
-  REQUIRE(store->SaveTask(sync).ok());
+  REQUIRE(tasks.Save(sync).ok());
   TaskRecord check = sync;
   check.id = "t-2";
-  check.kind = "check";
+  check.kind = storage::TaskKind::kCheck;
   check.fork_name = "";
-  REQUIRE(store->SaveTask(check).ok());
+  check.subject = "commit abc";
+  REQUIRE(tasks.Save(check).ok());
 
   const az::Analysis a = MakeAnalysis();
   auto id = store->SaveAnalysis(KeyOf(a), a);
   REQUIRE(id.ok());
-  sync.state = "succeeded";
+  sync.state = storage::TaskState::kSucceeded;
   sync.stage = "done";
   sync.progress = 100;
   sync.started_at = 1700000002;
   sync.finished_at = 1700000009;
   sync.analysis_id = *id;
-  REQUIRE(store->SaveTask(sync).ok());  // same id: updated in place
+  REQUIRE(tasks.Save(sync).ok());  // same id: updated in place
 
-  auto got = store->GetTask("t-1");
+  auto got = tasks.Get("t-1");
   REQUIRE(got.ok());
   REQUIRE(got->has_value());
   const TaskRecord& t = **got;
-  CHECK(t.kind == "sync");
+  CHECK(t.kind == storage::TaskKind::kSync);
   CHECK(t.fork_name == "flashinfer");
-  CHECK(t.state == "succeeded");
+  CHECK(t.state == storage::TaskState::kSucceeded);
   CHECK(t.stage == "done");
   CHECK(t.progress == 100);
   CHECK(t.error.empty());
@@ -596,59 +598,86 @@ TEST_CASE("tasks are saved, updated and failed on restart", "[storage][store][ta
   CHECK(t.started_at == 1700000002);
   CHECK(t.finished_at == 1700000009);
   CHECK(t.analysis_id == std::optional<int64_t>(*id));
-  auto missing = store->GetTask("t-404");
+  CHECK((*tasks.Get("t-2"))->subject == "commit abc");
+  auto missing = tasks.Get("t-404");
   REQUIRE(missing.ok());
   CHECK_FALSE(missing->has_value());
-  CHECK(store->SaveTask(TaskRecord{}).code() == StatusCode::kInvalidArgument);
+  CHECK(tasks.Save(TaskRecord{}).code() == StatusCode::kInvalidArgument);
 
   // A restart: the queued check is failed, the finished sync left alone.
   store.reset();
   clock.Set(1700000100);
   store = OpenStore(path, &clock);
-  auto failed = store->FailUnfinishedTasks("interrupted: the daemon stopped");
+  storage::TaskStore reopened(store->db());
+  auto failed = reopened.FailUnfinished("interrupted: the daemon stopped", clock.NowS());
   REQUIRE(failed.ok());
   CHECK(*failed == 1);
-  auto interrupted = store->GetTask("t-2");
+  auto interrupted = reopened.Get("t-2");
   REQUIRE(interrupted.ok());
   REQUIRE(interrupted->has_value());
-  CHECK((*interrupted)->state == "failed");
+  CHECK((*interrupted)->state == storage::TaskState::kFailed);
   CHECK((*interrupted)->error == "interrupted: the daemon stopped");
   CHECK((*interrupted)->finished_at == 1700000100);
-  auto done = store->GetTask("t-1");
+  auto done = reopened.Get("t-1");
   REQUIRE(done.ok());
-  CHECK((*done)->state == "succeeded");
+  CHECK((*done)->state == storage::TaskState::kSucceeded);
 
   // Replacing the analysis a task points at leaves the task without one, not dangling.
   REQUIRE(store->SaveAnalysis(KeyOf(a), a).ok());
-  auto orphan = store->GetTask("t-1");
+  auto orphan = reopened.Get("t-1");
   REQUIRE(orphan.ok());
   CHECK_FALSE((*orphan)->analysis_id.has_value());
 }
 
-TEST_CASE("a queued task that never ran is failed, and saved where there is a store", "[storage][store][tasks]") {
+TEST_CASE("tasks are listed by kind, fork and state, newest first, and pruned", "[storage][store][tasks]") {
   auto store = OpenStore(":memory:");
-  TaskRecord t;
-  t.id = "t-q";
-  t.kind = "carry";
-  t.state = "queued";
-  t.created_at = 1700000001;
-  SECTION("with a store") {
-    REQUIRE(FailTaskNotRun(t, 1700000050, store.get()).ok());
-    auto got = store->GetTask("t-q");
-    REQUIRE(got.ok());
-    REQUIRE(got->has_value());
-    CHECK((*got)->state == "failed");
-    CHECK((*got)->error == "interrupted: the daemon stopped before the task ran");
-    CHECK((*got)->finished_at == 1700000050);
+  storage::TaskStore tasks(store->db());
+  const std::vector<std::tuple<const char*, storage::TaskKind, const char*, storage::TaskState>> rows = {
+      {"t-1", storage::TaskKind::kSync, "a", storage::TaskState::kSucceeded},
+      {"t-2", storage::TaskKind::kCarry, "a", storage::TaskState::kFailed},
+      {"t-3", storage::TaskKind::kSync, "b", storage::TaskState::kRunning},
+      {"t-4", storage::TaskKind::kJob, "a", storage::TaskState::kQueued},
+      {"t-5", storage::TaskKind::kCheck, "b", storage::TaskState::kCancelled}};
+  int64_t at = 100;
+  for (const auto& [id, kind, fork, state] : rows) {
+    TaskRecord t;
+    t.id = id;
+    t.kind = kind;
+    t.fork_name = fork;
+    t.state = state;
+    t.created_at = at++;
+    REQUIRE(tasks.Save(t).ok());
   }
-  SECTION("without one, only the record changes") {
-    REQUIRE(FailTaskNotRun(t, 1700000050, nullptr).ok());
-    CHECK(t.state == "failed");
-    CHECK(t.finished_at == 1700000050);
-    auto got = store->GetTask("t-q");
-    REQUIRE(got.ok());
-    CHECK_FALSE(got->has_value());
-  }
+  auto ids = [&](const storage::TaskFilter& f) {
+    std::vector<std::string> out;
+    auto listed = tasks.List(f);
+    REQUIRE(listed.ok());
+    for (const auto& t : *listed) out.push_back(t.id);
+    return out;
+  };
+  storage::TaskFilter all;
+  CHECK(ids(all) == std::vector<std::string>{"t-5", "t-4", "t-3", "t-2", "t-1"});
+  storage::TaskFilter syncs;
+  syncs.kind = storage::TaskKind::kSync;
+  CHECK(ids(syncs) == std::vector<std::string>{"t-3", "t-1"});
+  storage::TaskFilter of_a;
+  of_a.fork = "a";
+  of_a.limit = 2;
+  CHECK(ids(of_a) == std::vector<std::string>{"t-4", "t-2"});
+  of_a.offset = 2;
+  CHECK(ids(of_a) == std::vector<std::string>{"t-1"});
+  storage::TaskFilter active;
+  active.unfinished_only = true;
+  CHECK(ids(active) == std::vector<std::string>{"t-4", "t-3"});
+  storage::TaskFilter cancelled;
+  cancelled.state = storage::TaskState::kCancelled;
+  CHECK(ids(cancelled) == std::vector<std::string>{"t-5"});
+
+  // Pruning keeps the newest finished rows and every unfinished one.
+  auto pruned = tasks.PruneFinished(1);
+  REQUIRE(pruned.ok());
+  CHECK(*pruned == 2);
+  CHECK(ids(all) == std::vector<std::string>{"t-5", "t-4", "t-3"});
 }
 
 // 1,000 files x 5 hunks: saving must take well under a second and the cached answer a few ms.

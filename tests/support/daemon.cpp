@@ -131,7 +131,7 @@ nlohmann::json GetJsonUntil(httplib::Client& client, const std::string& path, co
 
 bool TaskFinished(const nlohmann::json& task) {
   const std::string state = task.is_object() ? task.value("state", "") : "";
-  return state == "succeeded" || state == "failed";
+  return state == "succeeded" || state == "failed" || state == "cancelled";
 }
 
 nlohmann::json GetTaskUntilFinished(httplib::Client& client, const std::string& id, std::chrono::milliseconds timeout) {

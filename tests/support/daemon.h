@@ -73,7 +73,7 @@ nlohmann::json GetJsonUntil(httplib::Client& client, const std::string& path, co
                             const std::function<bool(const nlohmann::json&)>& done,
                             std::chrono::milliseconds timeout = std::chrono::seconds(60));
 
-// Whether a task's JSON says it has finished (succeeded or failed).
+// Whether a task's JSON says it has finished (succeeded, failed or cancelled).
 bool TaskFinished(const nlohmann::json& task);
 
 // GETs /api/v1/tasks/<id> (as GetJsonUntil) until the task has finished; returns its last JSON.

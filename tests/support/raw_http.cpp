@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -106,6 +107,30 @@ RawResponse RawChunkedRequest(int port, const std::string& head, size_t total_by
   RawResponse r = ReadResponse(fd);
   close(fd);
   return r;
+}
+
+RawConnection::RawConnection(int port, int timeout_s) : fd_(Connect(port, timeout_s)) {}
+
+RawConnection::~RawConnection() {
+  if (fd_ >= 0) close(fd_);
+}
+
+bool RawConnection::Send(const std::string& bytes) { return fd_ >= 0 && SendAll(fd_, bytes); }
+
+void RawConnection::ShutdownWrite() {
+  if (fd_ >= 0) shutdown(fd_, SHUT_WR);
+}
+
+RawResponse RawConnection::Read() { return fd_ >= 0 ? ReadResponse(fd_) : RawResponse{}; }
+
+bool RawConnection::ClosedByServer() {
+  if (fd_ < 0) return true;
+  char buf[4096];
+  while (true) {
+    ssize_t n = recv(fd_, buf, sizeof buf, 0);
+    if (n == 0) return true;
+    if (n < 0) return errno == ECONNRESET;  // a timeout (EAGAIN) means it is still open
+  }
 }
 
 long ResidentKiB(pid_t pid) {

@@ -26,6 +26,24 @@ RawResponse RawRequest(int port, const std::string& request, int timeout_s = 10)
 RawResponse RawChunkedRequest(int port, const std::string& head, size_t total_bytes, size_t chunk_bytes = 64 << 10,
                               int timeout_s = 60);
 
+// One open connection held by a test: a slow or idle client, a half-close, requests sent piece by piece.
+class RawConnection {
+ public:
+  explicit RawConnection(int port, int timeout_s = 10);  // connected when ok()
+  ~RawConnection();
+  RawConnection(const RawConnection&) = delete;
+  RawConnection& operator=(const RawConnection&) = delete;
+  bool ok() const { return fd_ >= 0; }
+  bool Send(const std::string& bytes);  // false once the server closed or reset it
+  void ShutdownWrite();                 // half-close: the request is complete, nothing more comes
+  RawResponse Read();                   // one response (by its Content-Length); status 0 when none came
+  // Whether the server closed the connection: recv returns 0 (or a reset) within the socket timeout.
+  bool ClosedByServer();
+
+ private:
+  int fd_ = -1;
+};
+
 // The resident set of a process in KiB (VmRSS in /proc/<pid>/status); 0 if unknown.
 long ResidentKiB(pid_t pid);
 

@@ -322,11 +322,12 @@ TEST_CASE("daemon: concurrent clients during a sync, SIGTERM leaves a consistent
   REQUIRE(integrity.ok());
   CHECK(*integrity == "ok");
   for (const auto& id : {id1, id3}) {
-    auto task = (*store)->GetTask(id);
+    auto task = storage::TaskStore((*store)->db()).Get(id);
     REQUIRE(task.ok());
     REQUIRE(task->has_value());
-    CHECK(((*task)->state == "succeeded" || (*task)->state == "failed"));
-    if ((*task)->state == "failed") CHECK((*task)->error.find("interrupted") != std::string::npos);
+    CHECK(((*task)->state == storage::TaskState::kSucceeded || (*task)->state == storage::TaskState::kFailed));
+    if ((*task)->state == storage::TaskState::kFailed)
+      CHECK((*task)->error.find("interrupted") != std::string::npos);
   }
   // A restart serves the registry and keeps every finished analysis.
   d = std::make_unique<Daemon>(env.Options());

@@ -16,14 +16,15 @@ using nlohmann::json;
 
 constexpr const char* kAdmin = "admin-secret";
 
-TEST_CASE("daemon: a check of a fork commit is queued while the sync pool is busy, its verdict read later",
+TEST_CASE("daemon: a check of a fork commit is queued while the checks' slot is busy, its verdict read later",
           "[server][api][check]") {
   TempDir tmp;
   StallingServer stall;
   GitRepo up = BuildUpstream(tmp.Sub("upstream"));
   GitRepo compat = BuildCompatFork(up.path(), tmp.Sub("compat"));
   const std::string config = tmp.Sub("forkscope.toml");
-  // One sync worker and no scheduler: a sync stuck in its fetch holds the whole pool.
+  // One sync worker and no scheduler: a sync stuck in its fetch holds the syncs' slot, a check stuck in
+  // its fetch the checks'.
   WriteFile(config, "workers = 1\nscheduler = false\n[security]\nallowed_hosts = [\"127.0.0.1\"]\n");
   Daemon d({FORKSCOPE_BINARY, tmp.Sub("data"), {"--allow-local-repos", "--config", config}, kAdmin});
   auto c = d.Client();
@@ -43,8 +44,17 @@ TEST_CASE("daemon: a check of a fork commit is queued while the sync pool is bus
         return JsonBody(Call(*c, "GET", "/api/v1/tasks/" + sync_task, "/api/v1/tasks/{id}"))["state"] == "running";
       },
       std::chrono::seconds(30)));
+  auto stuck_check = Call(*c, "POST", "/api/v1/check", "/api/v1/check",
+                          json{{"fork", "slow"}, {"head", std::string(40, 'a')}}.dump(), kAdmin);
+  REQUIRE(stuck_check.status == 202);
+  const std::string stuck_task = JsonBody(stuck_check)["task"];
+  REQUIRE(PollUntil(
+      [&] {
+        return JsonBody(Call(*c, "GET", "/api/v1/tasks/" + stuck_task, "/api/v1/tasks/{id}"))["state"] == "running";
+      },
+      std::chrono::seconds(30)));
 
-  // The worker is held by the stalled fetch: the check answers at once (a client that would wait for the
+  // The slot is held by the stalled fetch: the check answers at once (a client that would wait for the
   // analysis gives up after 10 s; the old handler waited up to 120 s).
   auto quick = std::make_unique<httplib::Client>("127.0.0.1", d.port());
   quick->set_read_timeout(10, 0);
@@ -77,7 +87,7 @@ TEST_CASE("daemon: a check of a fork commit is queued while the sync pool is bus
                          kAdmin);
   CHECK(bad_format.status == 400);
 
-  stall.Close();  // the stalled sync fails; the worker takes the check
+  stall.Close();  // the stalled sync and check fail; the checks' slot takes the queued one
   json verdict;
   REQUIRE(PollUntil(
       [&] {

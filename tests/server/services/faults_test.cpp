@@ -125,9 +125,13 @@ TEST_CASE("sync: a task whose final write fails reads as finished, and its row i
   fork.Commit("paddle: enable_compat in setup.py");
   env.AddFork("fastops", fork.path(), upstream.path());
 
-  SyncService sync(SyncOptions{env.tmp.Sub("data"), &env.stores, 1, false, {}}, *analyzer::Rules::LoadDefault());
+  TaskRuntimeOptions runtime_options;
+  runtime_options.limits[TaskKind::kSync] = 1;
+  TaskRuntime runtime(runtime_options, env.stores, base::SystemClock());
+  REQUIRE(runtime.Start().ok());
+  SyncService sync(SyncOptions{env.tmp.Sub("data"), &env.stores, false, {}}, *analyzer::Rules::LoadDefault(), runtime);
   // The hook runs after the analysis was stored and before the task's final row is written.
-  sync.AddSyncHook([&](storage::Store&, const storage::TaskRecord&, const AnalysisOutcome*) {
+  sync.SetPipeline([&](storage::Store&, const storage::TaskRecord&, const AnalysisOutcome*) {
     env.stores.FailCommitsFrom(1);
   });
   REQUIRE(sync.Start().ok());
@@ -137,36 +141,37 @@ TEST_CASE("sync: a task whose final write fails reads as finished, and its row i
   REQUIRE(task_id.ok());
   REQUIRE(env.stores.WaitForFailedCommits(1, std::chrono::minutes(2)));
 
-  auto task = sync.GetTask(*task_id);  // waits for the worker to finish the failed write
+  auto task = runtime.Get(*task_id);  // waits for the worker to finish the failed write
   REQUIRE(task.ok());
-  CHECK(task->state == "succeeded");
-  auto row = env.store->GetTask(*task_id);  // a read: no commit
+  CHECK(task->state == storage::TaskState::kSucceeded);
+  auto row = storage::TaskStore(env.store->db()).Get(*task_id);  // a read: no commit
   REQUIRE(row.ok());
   REQUIRE(row->has_value());
-  CHECK((*row)->state == "running");  // the store really missed the final write
+  CHECK((*row)->state == storage::TaskState::kRunning);  // the store really missed the final write
 
   env.stores.Heal();
-  task = sync.GetTask(*task_id);  // retries the unsaved row
+  task = runtime.Get(*task_id);  // retries the unsaved row
   REQUIRE(task.ok());
-  CHECK(task->state == "succeeded");
-  row = env.store->GetTask(*task_id);
+  CHECK(task->state == storage::TaskState::kSucceeded);
+  row = storage::TaskStore(env.store->db()).Get(*task_id);
   REQUIRE(row.ok());
   REQUIRE(row->has_value());
-  CHECK((*row)->state == "succeeded");
+  CHECK((*row)->state == storage::TaskState::kSucceeded);
   CHECK((*row)->analysis_id.has_value());
-  sync.Shutdown();
+  runtime.Shutdown();
 }
 
-TEST_CASE("sync: a refused open stops Start with the store's error", "[server][faults][sync]") {
+TEST_CASE("runtime: a refused open stops Start with the store's error", "[server][faults][tasks]") {
   Env env;
-  SyncService sync(SyncOptions{env.tmp.Sub("data"), &env.stores, 1, false, {}}, *analyzer::Rules::LoadDefault());
+  TaskRuntime runtime({}, env.stores, base::SystemClock());
   env.stores.FailOpens();
-  Status st = sync.Start();
+  Status st = runtime.Start();
   REQUIRE_FALSE(st.ok());
   CHECK(st.code() == StatusCode::kUnavailable);
+  CHECK(runtime.Submit(TaskSpec{}).status().code() == StatusCode::kUnavailable);  // not started
   env.stores.Heal();
-  CHECK(sync.Start().ok());
-  sync.Shutdown();
+  CHECK(runtime.Start().ok());
+  runtime.Shutdown();
 }
 
 }  // namespace

@@ -63,19 +63,23 @@ TEST_CASE("sync: forks of one upstream sync at once into one network; a deleted 
   Env env;
   storage::ForkRecord compat = env.Add("compat", env.compat.path());
   storage::ForkRecord native = env.Add("native", env.native.path());
-  SyncService sync(SyncOptions{env.Data(), &env.stores, 2, false, {}}, *analyzer::Rules::LoadDefault());
+  TaskRuntimeOptions runtime_options;
+  runtime_options.limits[TaskKind::kSync] = 2;
+  TaskRuntime runtime(runtime_options, env.stores, base::SystemClock());
+  REQUIRE(runtime.Start().ok());
+  SyncService sync(SyncOptions{env.Data(), &env.stores, false, {}}, *analyzer::Rules::LoadDefault(), runtime);
   REQUIRE(sync.Start().ok());
   for (int round = 0; round < 2; ++round) {
     auto a = sync.EnqueueSync(compat);
     auto b = sync.EnqueueSync(native);
     REQUIRE(a.ok());
     REQUIRE(b.ok());
-    REQUIRE(sync.WaitIdle(std::chrono::minutes(2)));
+    REQUIRE(runtime.WaitIdle(std::chrono::minutes(2)));
     for (const auto& id : {*a, *b}) {
-      auto task = sync.GetTask(id);
+      auto task = runtime.Get(id);
       REQUIRE(task.ok());
       INFO(task->fork_name << ": " << task->error);
-      CHECK(task->state == "succeeded");
+      CHECK(task->state == storage::TaskState::kSucceeded);
     }
   }
   CHECK(env.Forks() == std::set<std::string>{"compat", "native"});
@@ -85,10 +89,10 @@ TEST_CASE("sync: forks of one upstream sync at once into one network; a deleted 
 
   REQUIRE(env.store->DeleteFork("compat").ok());
   sync.ForgetFork(compat);
-  REQUIRE(sync.WaitIdle(std::chrono::minutes(1)));
+  REQUIRE(runtime.WaitIdle(std::chrono::minutes(1)));
   CHECK(env.Forks() == std::set<std::string>{"native"});
   CHECK(RefIn(env.Network(), "refs/upstream/heads/main") == env.up.Head());
-  sync.Shutdown();
+  runtime.Shutdown();
 }
 
 TEST_CASE("sync: start-up moves forks from per-URL mirrors into networks and drops forks that left",
@@ -109,7 +113,11 @@ TEST_CASE("sync: start-up moves forks from per-URL mirrors into networks and dro
   std::filesystem::remove_all(moved.path());
   REQUIRE(env.Forks().count("gone") == 1);
 
-  SyncService sync(SyncOptions{env.Data(), &env.stores, 1, false, {}}, *analyzer::Rules::LoadDefault());
+  TaskRuntimeOptions runtime_options;
+  runtime_options.limits[TaskKind::kSync] = 1;
+  TaskRuntime runtime(runtime_options, env.stores, base::SystemClock());
+  REQUIRE(runtime.Start().ok());
+  SyncService sync(SyncOptions{env.Data(), &env.stores, false, {}}, *analyzer::Rules::LoadDefault(), runtime);
   REQUIRE(sync.Start().ok());
   std::set<std::string> forks = env.Forks();
   CHECK(forks.count("compat") == 1);
@@ -123,12 +131,12 @@ TEST_CASE("sync: start-up moves forks from per-URL mirrors into networks and dro
 
   auto task_id = sync.EnqueueSync(compat);
   REQUIRE(task_id.ok());
-  REQUIRE(sync.WaitIdle(std::chrono::minutes(2)));
-  auto task = sync.GetTask(*task_id);
+  REQUIRE(runtime.WaitIdle(std::chrono::minutes(2)));
+  auto task = runtime.Get(*task_id);
   REQUIRE(task.ok());
   INFO(task->error);
-  CHECK(task->state == "succeeded");
-  sync.Shutdown();
+  CHECK(task->state == storage::TaskState::kSucceeded);
+  runtime.Shutdown();
 }
 
 }  // namespace

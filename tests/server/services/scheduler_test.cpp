@@ -29,20 +29,30 @@ struct Env {
   std::string database = tmp.Sub("forkscope.db");
   storage::FileStoreOpener stores{database, clock};
   std::unique_ptr<storage::Store> store;
+  TaskRuntime runtime;
   SyncService sync;
   AlertEngine alerts;
   Scheduler scheduler;
 
   explicit Env(SchedulerOptions options, AlertEngineOptions alert_options = {})
-      : sync(SyncOptions{tmp.Sub("data"), &stores, 2, false, {}}, *analyzer::Rules::LoadDefault()),
+      : runtime(TwoSyncs(), stores, clock),
+        sync(SyncOptions{tmp.Sub("data"), &stores, false, {}}, *analyzer::Rules::LoadDefault(), runtime, clock),
         alerts(alert_options, clock),
-        scheduler(WithStores(options, stores), clock, sync, alerts) {
+        scheduler(WithStores(options, stores), clock, sync, alerts, runtime) {
     auto opened = storage::Store::Open(database);
     REQUIRE(opened.ok());
     store = std::move(*opened);
+    REQUIRE(runtime.Start().ok());
+    sync.SetPipeline(scheduler.Hook());
     REQUIRE(sync.Start().ok());
   }
-  ~Env() { sync.Shutdown(); }
+  ~Env() { runtime.Shutdown(); }
+
+  static TaskRuntimeOptions TwoSyncs() {
+    TaskRuntimeOptions o;
+    o.limits[TaskKind::kSync] = 2;
+    return o;
+  }
 
   static SchedulerOptions WithStores(SchedulerOptions o, storage::StoreOpener& stores) {
     o.stores = &stores;
@@ -82,7 +92,7 @@ struct Env {
   }
   // Until the workers have let go of every task (after the hooks ran), so the next enqueue is new.
   void WaitWorkersIdle() {
-    if (!sync.WaitIdle(std::chrono::minutes(1))) FAIL("sync workers still busy");
+    if (!runtime.WaitIdle(std::chrono::minutes(1))) FAIL("sync workers still busy");
   }
   std::vector<storage::AlertRecord> Alerts(const std::string& state) {
     auto list = storage::AlertStore(*store).List(state, "", 100);
@@ -159,7 +169,7 @@ TEST_CASE("a healthy fork syncs every interval, scheduled or on demand", "[serve
   env.clock.Advance(100);
   auto task = env.sync.EnqueueSync(*latest);
   REQUIRE(task.ok());
-  REQUIRE(env.sync.WaitIdle(std::chrono::minutes(2)));  // the hook that reschedules has run
+  REQUIRE(env.runtime.WaitIdle(std::chrono::minutes(2)));  // the hook that reschedules has run
   CHECK(env.Get("compat").next_due_s == env.clock.NowS() + 600);
 }
 
@@ -184,8 +194,9 @@ TEST_CASE("a failing fork backs off and raises sync-failing after failures_befor
   CHECK(open[0].notified_count == 1);  // re-notified at 6: another failures_before_alert (3) in a row
 
   SECTION("a restarted scheduler resumes the backoff from the stored streak") {
-    SyncService idle(SyncOptions{env.tmp.Sub("data"), &env.stores, 1, false, {}}, *analyzer::Rules::LoadDefault());
-    Scheduler restarted(Env::WithStores(NoJitter(), env.stores), env.clock, idle, env.alerts);
+    SyncService idle(SyncOptions{env.tmp.Sub("data"), &env.stores, false, {}}, *analyzer::Rules::LoadDefault(),
+                     env.runtime, env.clock);
+    Scheduler restarted(Env::WithStores(NoJitter(), env.stores), env.clock, idle, env.alerts, env.runtime);
     REQUIRE(restarted.RunDue().ok());
     auto s = restarted.Get("broken");
     REQUIRE(s.has_value());
@@ -276,9 +287,9 @@ TEST_CASE("a sync stuck past sync_timeout_s is abandoned and counted as a failur
   CHECK(s.task_id.empty());
   CHECK(s.consecutive_failures == 1);
   CHECK(s.next_due_s == env.clock.NowS() + 600);
-  auto task = env.sync.GetTask(task_id);
+  auto task = env.runtime.Get(task_id);
   REQUIRE(task.ok());
-  CHECK(task->state == "failed");
+  CHECK(task->state == storage::TaskState::kFailed);
   CHECK(task->error == "timed out: still running after 900 s (sync_timeout_s)");
   // No second fetch into the same mirror while the abandoned one is still running.
   auto fork = env.store->GetFork("stuck");
@@ -286,12 +297,12 @@ TEST_CASE("a sync stuck past sync_timeout_s is abandoned and counted as a failur
   CHECK(env.sync.EnqueueSync(*fork).status().code() == StatusCode::kUnavailable);
 
   git.Release();
-  env.sync.Shutdown();  // joins the worker: whatever it produced was dropped
+  env.runtime.Shutdown();  // joins the worker: whatever it produced was dropped
   auto health = storage::AlertStore(*env.store).GetHealth(fork->id);
   REQUIRE(health.ok());
   CHECK(health->sync_failures == 1);
   CHECK(health->last_sync_error == task->error);
-  auto stored = env.store->GetTask(task_id);
+  auto stored = storage::TaskStore(env.store->db()).Get(task_id);
   REQUIRE(stored.ok());
   REQUIRE(stored->has_value());
   CHECK((*stored)->error == task->error);

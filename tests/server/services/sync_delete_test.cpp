@@ -27,21 +27,22 @@ TEST_CASE("sync: a fork deleted while its fetch runs fails the task with what ha
   auto fork = (*store)->CreateFork(f);
   REQUIRE(fork.ok());
 
-  SyncService sync(SyncOptions{tmp.Sub("data"), &stores, 1, false, {}}, *analyzer::Rules::LoadDefault());
+  TaskRuntime runtime({}, stores, base::SystemClock());
+  REQUIRE(runtime.Start().ok());
+  SyncService sync(SyncOptions{tmp.Sub("data"), &stores, false, {}}, *analyzer::Rules::LoadDefault(), runtime);
   REQUIRE(sync.Start().ok());
   auto task_id = sync.EnqueueSync(*fork);
   REQUIRE(task_id.ok());
   // The worker is stuck in its fetch: there is no event of ours to wait on, only its task's state.
-  REQUIRE(testing::PollUntil([&] { return sync.GetTask(*task_id)->state == "running"; }, std::chrono::seconds(30)));
+  REQUIRE(testing::PollUntil([&] { return runtime.Get(*task_id)->state == storage::TaskState::kRunning; }, std::chrono::seconds(30)));
 
   REQUIRE((*store)->DeleteFork("slow").ok());
   stall.Close();  // the fetch fails now
-  REQUIRE(sync.WaitIdle(std::chrono::seconds(60)));
-  auto task = sync.GetTask(*task_id);
+  REQUIRE(runtime.WaitIdle(std::chrono::seconds(60)));
+  auto task = runtime.Get(*task_id);
   REQUIRE(task.ok());
-  CHECK(task->state == "failed");
+  CHECK(task->state == storage::TaskState::kFailed);
   CHECK(task->error == "cancelled: the fork 'slow' was deleted while it synced");
-  sync.Shutdown();
 }
 
 }  // namespace

@@ -264,7 +264,9 @@ TEST_CASE("the worker thread delivers as soon as the receiver comes back", "[ser
   std::vector<WebhookConfig> targets = {{"ops", receiver.Url("/hook"), WebhookKind::kGeneric, "k", {}, "info"}};
   DeliveryConfig policy;
   policy.retry_base_s = 1;
-  DeliveryWorker worker({&env.stores, targets, policy}, base::SystemClock());
+  TaskRuntime runtime({}, env.stores, base::SystemClock());
+  REQUIRE(runtime.Start().ok());
+  DeliveryWorker worker({&env.stores, targets, policy, &runtime}, base::SystemClock());
   REQUIRE(worker.Start().ok());
   AlertEngine engine({{}, {}, targets}, base::SystemClock());
   engine.SetDeliveryNotifier([&worker] { worker.Wake(); });
@@ -277,6 +279,7 @@ TEST_CASE("the worker thread delivers as soon as the receiver comes back", "[ser
   receiver.Start(port);
   REQUIRE(wait_for([&] { return env.Deliveries(alert_id).at(0).state == "delivered"; }));
   worker.Stop();
+  runtime.Shutdown();
   auto d = env.Deliveries(alert_id).at(0);
   CHECK(d.attempts >= 2);
   CHECK(receiver.AcknowledgedById() == std::map<std::string, int>{{d.id, 1}});
