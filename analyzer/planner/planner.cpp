@@ -28,6 +28,9 @@ struct Probe {
   const char* pattern;
   const char* reason;
   bool first_only;  // one touchpoint per file (entry points) rather than every call site
+  // The first round of changes (the guide: build, entry points, what the proxy does not serve), or only
+  // if a build, import or test shows the compat layer does not cover it.
+  TouchpointWhen when;
 };
 
 // The touchpoint probes (a data table; read only once main has started, through CompiledProbes and the
@@ -39,69 +42,70 @@ const std::vector<Probe> kProbes = {
      "build.global-enable-compat",
      "add `import paddle; paddle.enable_compat()` just before this torch cpp_extension import (the proxy serves "
      "it); switch to paddle.utils.cpp_extension only where the proxy does not cover",
-     true},
+     true, TouchpointWhen::kFirst},
     {{FileRole::kBuildEntry},
      R"(\b(?:include_dirs|library_dirs|extra_compile_args|extra_link_args|define_macros)\b|TORCH_CUDA_ARCH_LIST)",
      Layer::kBuild,
      "build.flags-edit",
-     "include/library dirs, flags, macros or CUDA arch list: adjust only where Paddle's headers or libraries differ",
-     true},
+     "include/library dirs, flags, macros or CUDA arch list: adjust only if the build cannot find Paddle's headers "
+     "or libraries",
+     true, TouchpointWhen::kIfNeeded},
     {{FileRole::kDependency},
      R"((?i)(?:^|[\s"'\[,])torch(?:\s*[<>=!~]|\s*["',\]]|\s*;|\s*$))",
      Layer::kBuild,
      "build.dependency-pin",
      "torch dependency: require paddlepaddle(-gpu) instead (the compat layer provides torch)",
-     false},
+     false, TouchpointWhen::kFirst},
     {{FileRole::kCMake},
      R"(find_package\s*\(\s*Torch\b|\bTORCH_LIBRARIES\b|\bTorch_DIR\b|torch/share/cmake)",
      Layer::kBuild,
      "build.flags-edit",
      "CMake finds libtorch: point it at Paddle's compat headers and libraries",
-     true},
+     true, TouchpointWhen::kFirst},
     {{FileRole::kCi},
      R"(pip3?\s+install\b.*\btorch\b|download\.pytorch\.org)",
      Layer::kBuild,
      "build.dependency-pin",
-     "CI installs torch: install paddlepaddle(-gpu) and run the Paddle build and tests",
-     true},
+     "CI installs torch: when the fork runs its CI on Paddle, install paddlepaddle(-gpu) there",
+     true, TouchpointWhen::kIfNeeded},
     {{FileRole::kPackagePython, FileRole::kTestScript, FileRole::kBuildEntry},
      R"(\btorch\.(?:ops|library)\.)",
      Layer::kPython,
      "python.torch-ops-call-site",
      "torch.ops / torch.library call site: check the op resolves through the proxy; change it only if it fails",
-     false},
+     false, TouchpointWhen::kIfNeeded},
     {{FileRole::kPackagePython, FileRole::kTestScript},
      R"(\btorch\._dynamo\b|\btorch\.compiler?\b|\btorch\.profiler\b)",
      Layer::kPython,
      "python.dynamo-profiler-guard",
      "torch._dynamo / torch.compile / torch.profiler are not served by the proxy: guard them or use paddle.profiler",
-     false},
+     false, TouchpointWhen::kFirst},
     {{FileRole::kPackagePython, FileRole::kTestScript},
      R"(\btorch\.cuda\.(?:current_stream|default_stream|Stream|stream|Event|set_device|current_device|synchronize|device)\b|\btorch\.distributed\b|\bdist\.(?:init_process_group|all_reduce|all_gather\w*|barrier|get_rank|get_world_size|new_group|broadcast)\b|(?i:dlpack)|\btorch\.device\s*\()",
      Layer::kPython,
      "python.device-stream-glue",
      "device / stream / distributed / DLPack glue: check the proxy covers it; rewire to paddle.device or "
      "paddle.distributed where it does not",
-     false},
+     false, TouchpointWhen::kIfNeeded},
     {{FileRole::kPackagePython},
      R"(\btorch\.ops\.load_library\b|\bctypes\.(?:CDLL|cdll\.LoadLibrary)\b)",
      Layer::kPython,
      "python.lib-preload",
      "extension loading: libpaddle.so (and CUDA libraries) may have to be loaded before the extension",
-     false},
+     false, TouchpointWhen::kIfNeeded},
     {{FileRole::kCxx},
      R"(\b(?:at|c10)::cuda::(?:getCurrentCUDAStream|getDefaultCUDAStream|getStreamFromPool|CUDAStreamGuard|CUDAStream)\b|\bc10::Stream\b)",
      Layer::kCppCompat,
      "cpp_compat.stream-rewire",
      "stream access through ATen/c10: check it compiles against the compat headers; rewire it to Paddle's stream "
      "only if it does not",
-     false},
+     false, TouchpointWhen::kIfNeeded},
     {{FileRole::kCxx},
      R"(\bc10d::|\bProcessGroup\w*|\bncclComm_t\b|\btorch::distributed\b)",
      Layer::kCppCompat,
      "cpp_compat.distributed-boundary",
      "distributed boundary (process group / NCCL communicator): map it to Paddle's process group by ring id",
-     false},
+     false, TouchpointWhen::kFirst},
 };
 
 const std::vector<std::unique_ptr<RE2>>& CompiledProbes() {
@@ -113,6 +117,19 @@ const std::vector<std::unique_ptr<RE2>>& CompiledProbes() {
   return kCompiled;
 }
 
+
+// "line 3 reads `from torch.utils.cpp_extension import ...`": the code a touchpoint was found at.
+std::string Quote(std::string_view line, size_t index) {
+  constexpr size_t kShown = 72;
+  const size_t first = line.find_first_not_of(" \t");
+  line = first == std::string_view::npos ? std::string_view() : line.substr(first);
+  while (!line.empty() && (line.back() == ' ' || line.back() == '\r')) line.remove_suffix(1);
+  std::string code(line.substr(0, kShown));
+  if (line.size() > kShown) code += "…";
+  for (char& c : code)
+    if (c == '`') c = '\'';
+  return "line " + std::to_string(index + 1) + " reads `" + code + "`";
+}
 
 bool IsCommentLine(std::string_view line, FileRole role) {
   const size_t i = line.find_first_not_of(" \t");
@@ -161,8 +178,9 @@ class Scanner {
   }
 
  private:
-  void Add(const SourceFile& f, int line, Layer layer, const std::string& pattern, const std::string& reason) {
-    plan_.touchpoints.push_back({f.path, line, layer, reason, pattern, {}});
+  void Add(const SourceFile& f, int line, Layer layer, const std::string& pattern, const std::string& reason,
+           TouchpointWhen when, std::string why) {
+    plan_.touchpoints.push_back({f.path, line, layer, reason, pattern, {}, when, std::move(why)});
   }
 
   void RunProbes(const SourceFile& f, FileRole role, const std::vector<std::string_view>& lines) {
@@ -173,7 +191,7 @@ class Scanner {
       int sites = 0;
       for (size_t i = 0; i < lines.size() && sites < kMaxSitesPerProbe; ++i) {
         if (IsCommentLine(lines[i], role) || !RE2::PartialMatch(lines[i], *CompiledProbes()[p])) continue;
-        Add(f, static_cast<int>(i + 1), probe.layer, probe.pattern, probe.reason);
+        Add(f, static_cast<int>(i + 1), probe.layer, probe.pattern, probe.reason, probe.when, Quote(lines[i], i));
         ++sites;
         if (probe.first_only) break;
       }
@@ -190,12 +208,14 @@ class Scanner {
     for (size_t i = 0; i < lines.size(); ++i) {
       if (!RE2::PartialMatch(lines[i], import)) continue;
       Add(f, static_cast<int>(i + 1), Layer::kPython, "python.scoped-enable-compat",
-          "call `paddle.enable_compat(scope={\"" + pkg + "\"})` before this import");
+          "call `paddle.enable_compat(scope={\"" + pkg + "\"})` before this import", TouchpointWhen::kFirst,
+          Quote(lines[i], i) + ", the script's first torch or package import");
       return;
     }
     if (conftest)
       Add(f, 1, Layer::kPython, "python.scoped-enable-compat",
-          "conftest.py runs before every test here: call `paddle.enable_compat(scope={\"" + pkg + "\"})` in it");
+          "conftest.py runs before every test here: call `paddle.enable_compat(scope={\"" + pkg + "\"})` in it",
+          TouchpointWhen::kFirst, "pytest loads conftest.py before the tests under " + DirOf(f.path));
   }
 
   void CompileBridged() {
@@ -215,7 +235,10 @@ class Scanner {
         Add(f, line, Layer::kCppCompat, "cpp_compat.pd-bridge",
             api->api + " was bridged by " + forks +
                 ": expect the same compat gap; bridge this one call and state "
-                "its Remove-When condition");
+                "its Remove-When condition",
+            TouchpointWhen::kFirst,
+            Quote(lines[i], i) + ": it calls " + api->api + ", which Paddle's compat layer lacks (" +
+                std::to_string(api->occurrences) + " bridge(s) in " + std::to_string(api->forks.size()) + " fork(s))");
         Strategy(*api).uses.push_back({f.path, line});
       }
     }
@@ -292,6 +315,10 @@ void KeepLayout(const std::vector<SourceFile>& files, MigrationPlan& plan) {
 
 }  // namespace
 
+const char* TouchpointWhenName(TouchpointWhen when) {
+  return when == TouchpointWhen::kFirst ? "first" : "if-needed";
+}
+
 MigrationPlan PlanMigration(const Rules& rules, const std::vector<SourceFile>& files, const Experience& experience) {
   MigrationPlan plan;
   plan.package = planner::InferPackage(files);
@@ -305,6 +332,16 @@ MigrationPlan PlanMigration(const Rules& rules, const std::vector<SourceFile>& f
   std::stable_sort(plan.gaps.begin(), plan.gaps.end(), [](const GapStrategy& a, const GapStrategy& b) {
     return a.forks.size() != b.forks.size() ? a.forks.size() > b.forks.size() : a.occurrences > b.occurrences;
   });
+  // A call another fork bridged is one change, the bridge: not also a stream access to rewire.
+  std::set<std::pair<std::string, int>> bridged;
+  for (const Touchpoint& t : plan.touchpoints)
+    if (t.pattern == "cpp_compat.pd-bridge") bridged.insert({t.path, t.line});
+  plan.touchpoints.erase(std::remove_if(plan.touchpoints.begin(), plan.touchpoints.end(),
+                                        [&](const Touchpoint& t) {
+                                          return t.pattern == "cpp_compat.stream-rewire" &&
+                                                 bridged.count({t.path, t.line}) > 0;
+                                        }),
+                         plan.touchpoints.end());
   plan.validation = planner::InferValidation(files, plan.package);
   planner::RankSimilarForks(experience, plan);
   if (plan.touchpoints.empty())

@@ -2,7 +2,7 @@
 // its files) and produces the guide's four outputs — the migration plan (touchpoints: build files,
 // entry and test scripts, torch.ops/library/_dynamo/profiler call sites, device/stream/distributed/
 // DLPack glue, C++ stream access and APIs others had to bridge, each with file, line, layer, reason and
-// pattern), the minimal change boundary (kernels, schemas, registrations, layout to keep), the
+// pattern, whether it is changed first or only if needed, and why), the minimal change boundary (kernels, schemas, registrations, layout to keep), the
 // validation path (build, import and smoke commands inferred from the repository, also as a job recipe)
 // and the compat-gap strategy (C++ APIs used here that migrated forks bridged, with those forks). The
 // one or two most similar migrated forks are ranked and their pattern occurrences cited as worked
@@ -66,13 +66,21 @@ struct WorkedExample {
   int64_t analysis_id = 0;
 };
 
+// When a touchpoint is changed: in the first round (the build, entry points, APIs other forks had to
+// bridge), or only if the build, import or a test shows the compat layer does not cover it (C++
+// stream access, torch.ops call sites, device glue) — unless a similar migrated fork changed the same.
+enum class TouchpointWhen { kFirst, kIfNeeded };
+const char* TouchpointWhenName(TouchpointWhen when);  // "first", "if-needed"
+
 struct Touchpoint {
   std::string path;
-  int line = 0;
+  int line = 0;  // >= 1
   Layer layer = Layer::kOther;
-  std::string reason;
+  std::string reason;                   // what to do there
   std::string pattern;                  // the named pattern the change usually takes; "" when none
-  std::vector<WorkedExample> examples;  // the same pattern in the most similar forks
+  std::vector<WorkedExample> examples;  // the same pattern in the most similar forks (line >= 1)
+  TouchpointWhen when = TouchpointWhen::kFirst;
+  std::string why;                      // the evidence: the line that matched, what migrated forks did
 };
 
 struct KeepItem {

@@ -28,7 +28,10 @@ std::string InferPackage(const std::vector<SourceFile>& files);
 // build -> import -> smoke, from what the repository holds.
 std::vector<ValidationStep> InferValidation(const std::vector<SourceFile>& files, const std::string& package);
 
-// Fills plan.similar (at most two forks) and each touchpoint's worked examples from them.
+// Fills plan.similar (at most two forks, ranked on the first-round touchpoints), moves an if-needed
+// touchpoint to the first round when any fork that similar (score >= 0.5) used its pattern, gives each
+// touchpoint its worked examples (uses at a line >= 1 only: one that exists) and adds to its `why` what
+// the migrated forks did.
 void RankSimilarForks(const Experience& experience, MigrationPlan& plan);
 
 }  // namespace forkscope::analyzer::planner

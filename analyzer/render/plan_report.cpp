@@ -47,19 +47,43 @@ std::string Escape(std::string s) {
   return s;
 }
 
+std::string Example(const WorkedExample& e) { return e.fork + " " + e.path + ":" + std::to_string(e.line); }
+
+// The first round as a table, one row per touchpoint with what to do and why; the if-needed places one
+// line per pattern and file (a library reaches the CUDA stream in every source file: a row each would
+// bury the few changes that matter).
 void MarkdownTouchpoints(const MigrationPlan& plan, std::ostringstream& md) {
+  constexpr size_t kLinesListed = 5;
   md << "## 1. Migration plan: where the first round of changes goes\n\n";
-  if (plan.touchpoints.empty()) {
-    md << "No touchpoint found.\n\n";
-    return;
-  }
-  md << "| layer | file:line | pattern | why | worked example |\n|---|---|---|---|---|\n";
-  for (const auto& t : plan.touchpoints) {
+  std::vector<const Touchpoint*> first, if_needed;
+  for (const auto& t : plan.touchpoints) (t.when == TouchpointWhen::kFirst ? first : if_needed).push_back(&t);
+  if (first.empty()) md << "No first-round touchpoint found.\n\n";
+  else md << "| layer | file:line | pattern | what to do | why | worked example |\n|---|---|---|---|---|---|\n";
+  for (const Touchpoint* t : first) {
     std::string example;
-    for (const auto& e : t.examples)
-      example += (example.empty() ? "" : "; ") + e.fork + " " + e.path + ":" + std::to_string(e.line);
-    md << "| " << LayerName(t.layer) << " | " << Code(t.path + ":" + std::to_string(t.line)) << " | "
-       << (t.pattern.empty() ? "" : Code(t.pattern)) << " | " << Escape(t.reason) << " | " << example << " |\n";
+    for (const auto& e : t->examples) example += (example.empty() ? "" : "; ") + Example(e);
+    md << "| " << LayerName(t->layer) << " | " << Code(t->path + ":" + std::to_string(t->line)) << " | "
+       << (t->pattern.empty() ? "" : Code(t->pattern)) << " | " << Escape(t->reason) << " | " << Escape(t->why)
+       << " | " << Escape(example) << " |\n";
+  }
+  if (!first.empty()) md << "\n";
+  if (if_needed.empty()) return;
+  md << "### Only if the build, the import or a test fails there\n\n"
+     << "The compat layer usually covers these, and no migrated fork much like this library changed them: "
+        "leave them as they are unless the validation path below stops at one.\n\n";
+  std::vector<std::pair<std::string, std::vector<const Touchpoint*>>> groups;  // pattern + path, in order
+  for (const Touchpoint* t : if_needed) {
+    const std::string key = t->pattern + '\n' + t->path;
+    if (groups.empty() || groups.back().first != key) groups.push_back({key, {}});
+    groups.back().second.push_back(t);
+  }
+  for (const auto& [key, items] : groups) {
+    const Touchpoint& t = *items.front();
+    md << "- " << Code(t.path) << " line" << (items.size() > 1 ? "s " : " ");
+    for (size_t i = 0; i < items.size() && i < kLinesListed; ++i) md << (i ? ", " : "") << items[i]->line;
+    if (items.size() > kLinesListed) md << " and " << items.size() - kLinesListed << " more";
+    md << " (" << LayerName(t.layer) << (t.pattern.empty() ? "" : ", " + Code(t.pattern)) << "): " << t.reason
+       << "\n";
   }
   md << "\n";
 }
@@ -131,10 +155,16 @@ json PlanToJson(const MigrationPlan& plan) {
   json doc = json::object();
   doc["upstream"] = {{"url", plan.upstream.url}, {"branch", plan.upstream.branch}, {"sha", plan.upstream.sha}};
   doc["package"] = Nullable(plan.package);
-  json per_layer = json::object();
-  for (Layer l : kAllLayers) per_layer[LayerName(l)] = 0;
-  for (const auto& t : plan.touchpoints) per_layer[LayerName(t.layer)] = per_layer[LayerName(t.layer)].get<int>() + 1;
-  doc["summary"] = {{"touchpoints", per_layer}, {"keep", plan.keep.size()}, {"compat_gaps", plan.gaps.size()}};
+  json first = json::object(), if_needed = json::object();
+  for (Layer l : kAllLayers) first[LayerName(l)] = 0, if_needed[LayerName(l)] = 0;
+  for (const auto& t : plan.touchpoints) {
+    json& counts = t.when == TouchpointWhen::kFirst ? first : if_needed;
+    counts[LayerName(t.layer)] = counts[LayerName(t.layer)].get<int>() + 1;
+  }
+  doc["summary"] = {{"touchpoints", first},
+                    {"if_needed", if_needed},
+                    {"keep", plan.keep.size()},
+                    {"compat_gaps", plan.gaps.size()}};
   json& touchpoints = doc["touchpoints"] = json::array();
   for (const auto& t : plan.touchpoints)
     touchpoints.push_back({{"path", t.path},
@@ -142,6 +172,8 @@ json PlanToJson(const MigrationPlan& plan) {
                            {"layer", LayerName(t.layer)},
                            {"reason", t.reason},
                            {"pattern", Nullable(t.pattern)},
+                           {"when", TouchpointWhenName(t.when)},
+                           {"why", t.why},
                            {"examples", ExamplesJson(t.examples)}});
   json& keep = doc["keep"] = json::array();
   for (const auto& k : plan.keep)

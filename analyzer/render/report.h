@@ -16,8 +16,14 @@ nlohmann::json AnalysisToJson(const Analysis& analysis, bool with_lines = false)
 // Inverse of AnalysisToJson (lines restored when present).
 Result<Analysis> AnalysisFromJson(const nlohmann::json& doc);
 
-std::string RenderMarkdown(const Analysis& analysis);
+// The Markdown report, titled with fork_name (a registered fork's name) or else the fork's repository
+// name (owner/repo, or a local repository's directory, never its path on this machine).
+std::string RenderMarkdown(const Analysis& analysis, const std::string& fork_name = "");
+// The text `forkscope analyze` prints: RenderTextSummary, then "findings:" and RenderFindingsText
+// ("none" when there is no finding).
 std::string RenderText(const Analysis& analysis);
+// The compared commits, one line per layer, the most frequent patterns and rules, notices.
+std::string RenderTextSummary(const Analysis& analysis);
 // The findings a CI log shows, one per line: "path:line  rule  severity: message" (just "path" for a
 // file-wide one), a grouped finding's files indented below it, then each compat gap as a note.
 // Violations that baselined (when not empty) marks are left out and counted in a closing line.

@@ -1,6 +1,7 @@
 // RenderMarkdown (see report.h): the report a maintainer pastes into a pull request, so URLs lose their
-// credentials and every table cell is escaped. Ends with the validation path the migration guide asks
-// for, guessed from the files the fork changed. Pure functions over values; thread-safe.
+// credentials and every table cell is escaped. The summary, the violations and the validation path the
+// migration guide asks for (guessed from the files the fork changed) come first; the file tables last,
+// folded in <details>. Pure functions over values; thread-safe.
 #include <algorithm>
 #include <optional>
 #include <sstream>
@@ -47,9 +48,12 @@ std::string StripCredentials(const std::string& url) {
   return url.substr(0, host) + url.substr(at + 1);
 }
 
-// "https://github.com/PFCCLab/flashinfer.git" -> "PFCCLab/flashinfer"; other hosts keep the host.
+// "https://github.com/PFCCLab/flashinfer.git" -> "PFCCLab/flashinfer"; other hosts keep the host; a
+// local repository ("/srv/forks/fastops-paddle.git", file://…) is named by its directory, not by
+// where it sits on this machine.
 std::string RepoName(const std::string& url) {
   std::string name = StripCredentials(url);
+  bool local = name.rfind("file://", 0) == 0;
   const size_t scheme = name.find("://");
   if (scheme != std::string::npos) {
     name = name.substr(scheme + 3);
@@ -57,10 +61,14 @@ std::string RepoName(const std::string& url) {
              colon != std::string::npos && at < colon && name.find('/') > colon) {
     name[colon] = '/';  // scp-like git@host:owner/repo
     name = name.substr(at + 1);
+  } else {
+    local = true;
   }
   if (name.rfind("github.com/", 0) == 0) name = name.substr(11);
   while (!name.empty() && name.back() == '/') name.pop_back();
   if (name.size() > 4 && name.compare(name.size() - 4, 4, ".git") == 0) name.resize(name.size() - 4);
+  while (local && !name.empty() && name.back() == '/') name.pop_back();
+  if (local && name.rfind('/') != std::string::npos) name = name.substr(name.rfind('/') + 1);
   return name.empty() ? url : name;
 }
 
@@ -246,9 +254,9 @@ std::string RefCell(const RefInfo& ref, const std::string& choice) {
   return s + " at " + Code(ShortSha(ref.sha));
 }
 
-void RenderHeader(const Analysis& a, std::ostringstream& md) {
-  md << "# Paddle migration: " << RepoName(a.fork.url) << "@" << a.fork.branch << " → "
-     << RepoName(a.upstream.url) << "@" << a.upstream.branch << "\n\n"
+void RenderHeader(const Analysis& a, const std::string& fork_name, std::ostringstream& md) {
+  md << "# Paddle migration: " << (fork_name.empty() ? RepoName(a.fork.url) : fork_name) << "@" << a.fork.branch
+     << " → " << RepoName(a.upstream.url) << "@" << a.upstream.branch << "\n\n"
      << "| | |\n|---|---|\n"
      << "| Fork | " << Cell(RefCell(a.fork, "")) << " |\n"
      << "| Upstream | " << Cell(RefCell(a.upstream, a.upstream_branch_choice)) << " |\n"
@@ -292,10 +300,14 @@ std::string FilePatternsCell(const FileChange& f) {
   return s.empty() ? "—" : Cell(s);
 }
 
+// Long: every changed file, so it sits folded in <details> (GitHub renders the Markdown inside once a
+// blank line follows <summary>).
 void RenderFilesByLayer(const Analysis& a, std::ostringstream& md) {
   md << "## Changed files by layer\n\n"
      << Plural(static_cast<int>(a.files.size()), "file", "files") << " changed; everything else matches upstream at "
      << Code(ShortSha(a.merge_base.empty() ? a.upstream.sha : a.merge_base)) << ".\n\n";
+  if (a.files.empty()) return;
+  md << "<details>\n<summary>Every changed file, by layer</summary>\n\n";
   for (Layer layer : kAllLayers) {
     md << "### " << LayerTitle(layer) << "\n\n";
     std::vector<const FileChange*> files;
@@ -316,20 +328,34 @@ void RenderFilesByLayer(const Analysis& a, std::ostringstream& md) {
          << " | " << FilePatternsCell(*f) << " |\n";
     md << "\n";
   }
+  md << "</details>\n\n";
 }
 
-void RenderLayerSummary(const Analysis& a, std::ostringstream& md) {
-  md << "## Per-layer summary\n\n| Layer | Files | Hunks | + | − |\n|---|---:|---:|---:|---:|\n";
+// What a reviewer reads first: how big the change is, how many findings and gaps, then the layers.
+void RenderSummary(const Analysis& a, std::ostringstream& md) {
+  const Totals totals = ComputeTotals(a);
+  int by_severity[3] = {0, 0, 0};
+  for (const Violation& v : a.violations) ++by_severity[static_cast<int>(v.severity)];
+  const auto no_removal = std::count_if(a.compat_gaps.begin(), a.compat_gaps.end(),
+                                        [](const CompatGap& g) { return g.removal.empty(); });
+  md << "## Summary\n\n"
+     << Plural(totals.files, "file", "files") << " changed (+" << totals.additions << " / −" << totals.deletions
+     << "); " << Plural(static_cast<int>(a.violations.size()), "minimal-modification violation", "minimal-modification violations")
+     << " (" << Plural(by_severity[0], "error", "errors") << ", " << Plural(by_severity[1], "warning", "warnings")
+     << ", " << Plural(by_severity[2], "note", "notes") << "); "
+     << Plural(static_cast<int>(a.compat_gaps.size()), "compat-gap workaround", "compat-gap workarounds");
+  if (no_removal > 0) md << " (" << no_removal << " without a removal condition)";
+  md << ".\n\n| Layer | Files | Hunks | + | − |\n|---|---:|---:|---:|---:|\n";
   for (Layer layer : kAllLayers) {
     const LayerSummary& s = SummaryOf(a, layer);
     md << "| " << LayerTitle(layer) << " | " << s.files << " | " << s.hunks << " | " << s.additions << " | "
        << s.deletions << " |\n";
   }
-  const Totals t = ComputeTotals(a);
+  const Totals& t = totals;
   md << "| **total** | " << t.files << " | " << t.hunks << " | " << t.additions << " | " << t.deletions << " |\n\n";
 }
 
-void RenderFindings(const Analysis& a, std::ostringstream& md) {
+void RenderPatterns(const Analysis& a, std::ostringstream& md) {
   md << "## Patterns\n\n";
   if (a.patterns.empty()) md << "None.\n\n";
   else md << "| Pattern | Layer | Count | Description |\n|---|---|---:|---|\n";
@@ -337,7 +363,9 @@ void RenderFindings(const Analysis& a, std::ostringstream& md) {
     md << "| " << Cell(Code(p.id)) << " | " << LayerName(p.layer) << " | " << p.count << " | " << Cell(p.description)
        << " |\n";
   if (!a.patterns.empty()) md << "\n";
+}
 
+void RenderViolations(const Analysis& a, std::ostringstream& md) {
   md << "## Minimal-modification violations\n\n";
   if (a.violations.empty()) md << "None.\n\n";
   else md << "| Rule | Where | Message | Severity |\n|---|---|---|---|\n";
@@ -388,7 +416,7 @@ void RenderStyleEvidence(const Analysis& a, std::ostringstream& md) {
   md << "\n";
 }
 
-void RenderMovesAndNotices(const Analysis& a, std::ostringstream& md) {
+void RenderMoves(const Analysis& a, std::ostringstream& md) {
   if (!a.moves.empty()) {
     md << "## Directory moves and copies\n\n| Kind | From | To | Files | Verbatim | Adapted |\n"
        << "|---|---|---|---:|---:|---:|\n";
@@ -397,24 +425,31 @@ void RenderMovesAndNotices(const Analysis& a, std::ostringstream& md) {
          << " | " << m.verbatim << " | " << m.adapted << " |\n";
     md << "\n";
   }
+}
+
+// Only when there are any: a fallback branch or a capped scan changes how the report reads.
+void RenderNotices(const Analysis& a, std::ostringstream& md) {
+  if (a.notices.empty()) return;
   md << "## Notices\n\n";
-  if (a.notices.empty()) md << "None.\n";
   for (const std::string& n : a.notices) md << "- " << n << "\n";
   md << "\n";
 }
 
 }  // namespace
 
-std::string RenderMarkdown(const Analysis& analysis) {
+std::string RenderMarkdown(const Analysis& analysis, const std::string& fork_name) {
   std::ostringstream md;
-  RenderHeader(analysis, md);
-  RenderStyleEvidence(analysis, md);
-  RenderFilesByLayer(analysis, md);
-  RenderLayerSummary(analysis, md);
-  RenderFindings(analysis, md);
-  RenderCompatGaps(analysis, md);
-  RenderMovesAndNotices(analysis, md);
+  // What to act on first; the long per-file tables last, folded.
+  RenderHeader(analysis, fork_name, md);
+  RenderSummary(analysis, md);
+  RenderNotices(analysis, md);
+  RenderViolations(analysis, md);
   RenderValidation(analysis, md);
+  RenderCompatGaps(analysis, md);
+  RenderPatterns(analysis, md);
+  RenderStyleEvidence(analysis, md);
+  RenderMoves(analysis, md);
+  RenderFilesByLayer(analysis, md);
   return md.str();
 }
 

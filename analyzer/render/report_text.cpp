@@ -1,5 +1,5 @@
-// RenderText (see report.h): the short summary the command line prints, one line per layer and the
-// most frequent findings. Pure functions over values; thread-safe.
+// RenderText and RenderTextSummary (see report.h): what the command line prints, one line per layer, the
+// most frequent findings and then each finding where it is. Pure functions over values; thread-safe.
 #include <algorithm>
 #include <cstdio>
 #include <sstream>
@@ -53,7 +53,7 @@ std::string StyleEvidenceLine(const StyleEvidence& e) {
 
 }  // namespace
 
-std::string RenderText(const Analysis& a) {
+std::string RenderTextSummary(const Analysis& a) {
   std::ostringstream out;
   out << "fork " << OrQuestion(a.fork.branch) << "@" << OrQuestion(ShortSha(a.fork.sha)) << " vs upstream "
       << OrQuestion(a.upstream.branch) << "@" << OrQuestion(ShortSha(a.upstream.sha)) << "\n"
@@ -132,6 +132,11 @@ std::string RenderFindingsText(const Analysis& a, const std::vector<bool>& basel
     out << Where(gap.path, gap.line) << "  compat-gap  note: " << GapText(gap) << "\n";
   if (hidden > 0) out << hidden << " baselined finding(s) not shown\n";
   return out.str();
+}
+
+std::string RenderText(const Analysis& a) {
+  const std::string findings = RenderFindingsText(a);
+  return RenderTextSummary(a) + "findings:\n" + (findings.empty() ? "none\n" : findings);
 }
 
 }  // namespace forkscope::analyzer

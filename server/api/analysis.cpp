@@ -16,9 +16,10 @@ Result<int64_t> LatestAnalysisId(storage::Store& store, const std::string& name)
 }
 
 void GetAnalysis(ServerContext& ctx, const httplib::Request& req, httplib::Response& res, storage::Store& store) {
+  // The formats of `forkscope analyze --format`.
   std::string format = req.has_param("format") ? req.get_param_value("format") : "json";
-  if (format != "json" && format != "markdown")
-    return SendError(res, InvalidArgument("format must be json or markdown"));
+  if (format != "json" && format != "markdown" && format != "text")
+    return SendError(res, InvalidArgument("format must be json, markdown or text"));
   auto fork = store.GetFork(req.matches[1]);
   if (!fork.ok()) return SendError(res, fork.status());
   if (!fork->latest_analysis_id)
@@ -34,15 +35,18 @@ void GetAnalysis(ServerContext& ctx, const httplib::Request& req, httplib::Respo
   auto body = ctx.responses.GetOrRender(etag, [&]() -> Result<CachedBody> {
     FS_ASSIGN_OR_RETURN(analyzer::Analysis a, store.LoadAnalysis(id));
     ShowAnalysisAsFork(*fork, a);
+    if (format == "markdown") return std::make_shared<const std::string>(analyzer::RenderMarkdown(a, fork->name));
+    if (format == "text") return std::make_shared<const std::string>(analyzer::RenderText(a));
     return std::make_shared<const std::string>(
-        format == "markdown" ? analyzer::RenderMarkdown(a)
-                             : analyzer::AnalysisToJson(a).dump(-1, ' ', false, json::error_handler_t::replace));
+        analyzer::AnalysisToJson(a).dump(-1, ' ', false, json::error_handler_t::replace));
   });
   if (!body.ok()) return SendError(res, body.status());
   res.set_header("ETag", etag);
   res.set_header("Cache-Control", "no-cache");
   res.status = 200;
-  res.set_content(**body, format == "markdown" ? "text/markdown; charset=utf-8" : "application/json");
+  res.set_content(**body, format == "markdown" ? "text/markdown; charset=utf-8"
+                          : format == "text"   ? "text/plain; charset=utf-8"
+                                               : "application/json");
 }
 
 // An analysis' file list never changes (its id is immutable, and so are its hunks' patterns), so each

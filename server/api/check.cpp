@@ -107,7 +107,8 @@ Result<analyzer::Analysis> CheckedAnalysis(ServerContext& ctx, const storage::Ta
                                            storage::Store& store) {
   if (!task.analysis_id)
     return NotFound("the analysis of check task '" + task.id + "' is no longer stored; POST /api/v1/check again");
-  FS_ASSIGN_OR_RETURN(analyzer::Analysis a, store.LoadAnalysis(*task.analysis_id));
+  // With the hunks' lines: SARIF quotes them (its snippets and context regions).
+  FS_ASSIGN_OR_RETURN(analyzer::Analysis a, store.LoadAnalysis(*task.analysis_id, true));
   std::optional<int64_t> fork_id;
   if (auto fork = store.GetFork(task.fork_name); fork.ok()) {
     ShowAnalysisAsFork(*fork, a);

@@ -13,6 +13,7 @@ void InstallApiRoutes(Router& router) {
   InstallJobRoutes(router);
   InstallCandidateRoutes(router);
   InstallIntegratorRoutes(router);
+  InstallOpenApiRoute(router);
   InstallDashboardRoutes(router);
 }
 

@@ -25,6 +25,7 @@ void InstallAlertRoutes(Router& router);      // /api/v1/alerts, /alerts/{id}/ac
 void InstallJobRoutes(Router& router);        // /api/v1/forks/{name}/jobs, /jobs, /jobs/{id}[/log|/cancel], /runners
 void InstallIntegratorRoutes(Router& router);  // /api/v1/integrators, /integrators/{name}[/sync]
 void InstallCandidateRoutes(Router& router);  // /api/v1/forks/{name}/carry, /candidates, /candidates/{id}, ...
+void InstallOpenApiRoute(Router& router);     // GET /openapi.yaml (docs/openapi.yaml, compiled in)
 void InstallDashboardRoutes(Router& router);  // the dashboard's static assets
 
 }  // namespace forkscope::server

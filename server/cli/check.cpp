@@ -4,12 +4,14 @@
 // finding in the baseline file (.forkscope-baseline.json in the checkout by default) and passes.
 #include <spdlog/spdlog.h>
 
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <sstream>
 
 #include "analyzer/classify/gate.h"
 #include "analyzer/diff/analysis.h"
+#include "analyzer/git/revision_files.h"
 #include "analyzer/render/report.h"
 #include "analyzer/render/sarif.h"
 #include "server/cli/cli.h"
@@ -62,9 +64,33 @@ int WriteBaseline(const CheckArgs& args, const analyzer::Analysis& analysis) {
   return kExitOk;
 }
 
+// The SARIF log quotes the checkout's files at the analysed commit (a path the fork deleted: at the
+// base) and names the checkout's origin, else the checkout itself, as the repository analysed.
+std::string RenderCheckSarif(const CheckArgs& args, const analyzer::Analysis& analysis,
+                             const std::vector<bool>& baselined) {
+  std::error_code ec;
+  const std::filesystem::path root = std::filesystem::weakly_canonical(std::filesystem::absolute(args.repo, ec), ec);
+  const std::string git_dir =
+      std::filesystem::exists(root / ".git", ec) ? (root / ".git").string() : root.string();
+  auto files = analyzer::git::RevisionFiles::Open(git_dir);
+  analyzer::SarifSource source;
+  source.checkout_uri = "file://" + root.string() + (root.string().back() == '/' ? "" : "/");
+  source.repository_uri = "file://" + root.string();
+  if (files.ok()) {
+    const analyzer::git::RevisionFiles* reader = files->get();
+    if (std::string origin = analyzer::SarifRepositoryUri(reader->OriginUrl()); !origin.empty())
+      source.repository_uri = origin;
+    source.file_text = [reader, &analysis](const std::string& path) {
+      auto text = reader->Text(analysis.fork.sha, path);
+      return text || analysis.merge_base.empty() ? text : reader->Text(analysis.merge_base, path);
+    };
+  }
+  return analyzer::RenderSarif(analysis, baselined, source).dump(2);
+}
+
 void PrintReport(const CheckArgs& args, const analyzer::Analysis& analysis, const std::vector<bool>& baselined,
                  const analyzer::GateVerdict& verdict) {
-  if (args.format == "sarif") return PrintOut(analyzer::RenderSarif(analysis, baselined).dump(2));
+  if (args.format == "sarif") return PrintOut(RenderCheckSarif(args, analysis, baselined));
   if (args.format == "json") {
     auto j = analyzer::AnalysisToJson(analysis);
     j["verdict"] = verdict.pass ? "pass" : "fail";
@@ -74,7 +100,7 @@ void PrintReport(const CheckArgs& args, const analyzer::Analysis& analysis, cons
     return PrintOut(j.dump(2));
   }
   std::string findings = analyzer::RenderFindingsText(analysis, baselined);
-  PrintOut(analyzer::RenderText(analysis) + "findings:\n" + (findings.empty() ? "none\n" : findings) +
+  PrintOut(analyzer::RenderTextSummary(analysis) + "findings:\n" + (findings.empty() ? "none\n" : findings) +
            "verdict: " + analyzer::GateSummary(verdict));
 }
 

@@ -58,7 +58,8 @@ Result<AnalysisOutcome> AnalyseForCommand(analyzer::AnalyzeRequest& req, const a
   FS_ASSIGN_OR_RETURN(auto store, storage::Store::Open(DatabasePath(req.data_dir)));
   req.progress = MakeProgressReporter();
   FS_ASSIGN_OR_RETURN(AnalysisOutcome outcome, RunAnalysis(req, rules, *store));
-  for (const auto& n : outcome.analysis.notices) spdlog::info("note: {}", n);
+  // The drift and carry reports do not repeat the analysis' notices (a fallback branch, a capped scan).
+  for (const auto& n : outcome.analysis.notices) spdlog::warn("analysis: {}", n);
   return outcome;
 }
 

@@ -153,6 +153,8 @@ TEST_CASE("experience: bridged APIs make the compat-gap strategy, similar forks 
   const Touchpoint* bridge = Find(plan, "csrc/norm.cu", "cpp_compat.pd-bridge");
   REQUIRE(bridge != nullptr);
   CHECK(bridge->line == 7);
+  CHECK(bridge->when == TouchpointWhen::kFirst);
+  CHECK_THAT(bridge->why, Catch::Contains("line 7 reads `y.record_stream(s);`: it calls at::Tensor::record_stream"));
   CHECK(bridge->reason.find("compatlib, otherlib") != std::string::npos);
   REQUIRE(plan.gaps.size() == 1);
   CHECK(plan.gaps[0].api_key == "record_stream");
@@ -179,6 +181,119 @@ TEST_CASE("experience: bridged APIs make the compat-gap strategy, similar forks 
   CHECK(j["touchpoints"][0].contains("pattern"));
   CHECK(j["keep"][0].contains("reason"));
   CHECK(PlanToMarkdown(plan).find("## 4. Compat-gap strategy") != std::string::npos);
+}
+
+// An attention-kernel library: the C++ reaches the CUDA stream in every source file, and the compat fork
+// most like it changed setup.py and the tests only.
+std::vector<SourceFile> AttentionLibrary() {
+  std::vector<SourceFile> files = {
+      {"setup.py",
+       "from setuptools import setup\nimport os\nfrom torch.utils.cpp_extension import BuildExtension, CUDAExtension\n"
+       "setup(name=\"flashattn\", ext_modules=[CUDAExtension(\"flashattn._C\", [\"csrc/fwd.cu\"], "
+       "include_dirs=[\"csrc\"])])\n"},
+      {"flashattn/__init__.py", "from flashattn.interface import attention\n"},
+      {"flashattn/interface.py",
+       "import torch\n\n\ndef attention(q, k, v):\n    return torch.ops.flashattn.fwd(q, k, v)\n"},
+      {"tests/test_attention.py", "import torch\nimport flashattn\n\n\ndef test_fwd():\n    assert flashattn\n"},
+  };
+  for (const char* name : {"fwd", "bwd", "splitkv", "paged", "varlen"}) {
+    std::string text = "#include <torch/extension.h>\n#include <c10/cuda/CUDAGuard.h>\n\n";
+    for (int i = 0; i < 4; ++i)
+      text += "void launch_" + std::to_string(i) + "(at::Tensor& q) {\n  auto stream = at::cuda::getCurrentCUDAStream();\n"
+              "  run(q, stream);\n}\n";
+    files.push_back({std::string("csrc/") + name + ".cu", text});
+  }
+  return files;
+}
+
+Experience AttentionExperience() {
+  Experience e;
+  ForkProfile attn{"attn-paddle", 11, {0, 1, 0, 2, 1}, {}};
+  attn.uses = {{"build.global-enable-compat", "setup.py", 5, 11, Layer::kBuild},
+               {"python.scoped-enable-compat", "tests/test_fwd.py", 1, 11, Layer::kPython},
+               {"python.scoped-enable-compat", "tests/removed_test.py", 0, 11, Layer::kPython}};  // a deleted file
+  ForkProfile comm{"comm-paddle", 12, {0, 2, 6, 3, 0}, {}};
+  comm.uses = {{"build.global-enable-compat", "setup.py", 9, 12, Layer::kBuild},
+               {"cpp_compat.stream-rewire", "csrc/buffer.cpp", 40, 12, Layer::kCppCompat},
+               {"cpp_compat.distributed-boundary", "csrc/buffer.cpp", 80, 12, Layer::kCppCompat}};
+  e.forks = {attn, comm};
+  return e;
+}
+
+TEST_CASE("an attention library's C++ is no first-round change when no fork like it changed its C++",
+          "[analyzer][planner]") {
+  const MigrationPlan plan = PlanMigration(DefaultRules(), AttentionLibrary(), AttentionExperience());
+  int first_cpp = 0, if_needed_cpp = 0;
+  for (const auto& t : plan.touchpoints) {
+    INFO(t.path << ":" << t.line << " " << t.pattern << " why: " << t.why);
+    CHECK(t.line >= 1);
+    CHECK_FALSE(t.why.empty());  // each proposal says why
+    if (t.layer == Layer::kCppCompat) (t.when == TouchpointWhen::kFirst ? first_cpp : if_needed_cpp) += 1;
+    for (const auto& e : t.examples) CHECK(e.line >= 1);  // a worked example names a line that exists
+  }
+  CHECK(first_cpp == 0);
+  CHECK(if_needed_cpp == 20);  // five files, four stream accesses each: listed only as places to look if needed
+  const Touchpoint* setup = Find(plan, "setup.py", "build.global-enable-compat");
+  REQUIRE(setup != nullptr);
+  CHECK(setup->when == TouchpointWhen::kFirst);
+  CHECK_THAT(setup->why, Catch::Contains("line 3 reads `from torch.utils.cpp_extension import BuildExtension") &&
+                             Catch::Contains("2 of 2 migrated forks made this change (e.g. attn-paddle setup.py:5)"));
+  REQUIRE(setup->examples.size() >= 1);
+  CHECK(setup->examples[0].fork == "attn-paddle");
+  const Touchpoint* test = Find(plan, "tests/test_attention.py", "python.scoped-enable-compat");
+  REQUIRE(test != nullptr);
+  CHECK(test->when == TouchpointWhen::kFirst);
+  REQUIRE(test->examples.size() == 1);
+  CHECK(test->examples[0].path == "tests/test_fwd.py");  // never the deleted file's line 0
+  const Touchpoint* ops = Find(plan, "flashattn/interface.py", "python.torch-ops-call-site");
+  REQUIRE(ops != nullptr);
+  CHECK(ops->when == TouchpointWhen::kIfNeeded);
+  const Touchpoint* stream = Find(plan, "csrc/fwd.cu", "cpp_compat.stream-rewire");
+  REQUIRE(stream != nullptr);
+  CHECK_THAT(stream->why, Catch::Contains("1 of 2 migrated forks made this change (e.g. comm-paddle csrc/buffer.cpp:40)") &&
+                              Catch::Contains("none of them among the forks most like this library"));
+  for (const auto& s : plan.similar)
+    for (const auto& e : s.examples) CHECK(e.line >= 1);
+
+  const nlohmann::json j = PlanToJson(plan);
+  CHECK(j["summary"]["touchpoints"]["cpp_compat"] == 0);
+  CHECK(j["summary"]["if_needed"]["cpp_compat"] == 20);
+  CHECK(j["touchpoints"][0].contains("why"));
+  const std::string md = PlanToMarkdown(plan);
+  INFO(md);
+  const size_t table = md.find("## 1. Migration plan"), later = md.find("### Only if the build");
+  REQUIRE(later != std::string::npos);
+  CHECK(md.substr(table, later - table).find("csrc/") == std::string::npos);  // no C++ row in the first round
+  CHECK_THAT(md, Catch::Contains("- `csrc/fwd.cu` lines 5, 9, 13, 17 (cpp_compat, `cpp_compat.stream-rewire`): "));
+  CHECK(md.find(":0") == std::string::npos);
+}
+
+TEST_CASE("a fork much like the library that did change its C++ moves that change to the first round",
+          "[analyzer][planner]") {
+  Experience e = AttentionExperience();
+  e.forks[0].uses.push_back({"cpp_compat.stream-rewire", "csrc/fwd.cu", 6, 11, Layer::kCppCompat});
+  const MigrationPlan plan = PlanMigration(DefaultRules(), AttentionLibrary(), e);
+  REQUIRE_FALSE(plan.similar.empty());
+  CHECK(plan.similar[0].fork == "attn-paddle");
+  CHECK(plan.similar[0].score >= 0.5);
+  const Touchpoint* stream = Find(plan, "csrc/fwd.cu", "cpp_compat.stream-rewire");
+  REQUIRE(stream != nullptr);
+  CHECK(stream->when == TouchpointWhen::kFirst);
+  CHECK_THAT(stream->why, Catch::Contains("a fork much like this library made this change (attn-paddle csrc/fwd.cu:6)"));
+  REQUIRE_FALSE(stream->examples.empty());
+  CHECK(stream->examples[0].line == 6);
+}
+
+TEST_CASE("a stream access another fork bridged is one touchpoint, the bridge", "[analyzer][planner]") {
+  Experience e = AttentionExperience();
+  e.bridged = {{"getCurrentCUDAStream", "at::cuda::getCurrentCUDAStream", {"attn-paddle"}, 1,
+                {"paddle::experimental::get_current_stream"}, {}}};
+  const MigrationPlan plan = PlanMigration(DefaultRules(), AttentionLibrary(), e);
+  const Touchpoint* bridge = Find(plan, "csrc/fwd.cu", "cpp_compat.pd-bridge");
+  REQUIRE(bridge != nullptr);
+  CHECK(bridge->line == 5);
+  CHECK(bridge->when == TouchpointWhen::kFirst);
+  CHECK(Find(plan, "csrc/fwd.cu", "cpp_compat.stream-rewire") == nullptr);
 }
 
 TEST_CASE("a repository without torch gets a plan that says so", "[analyzer][planner]") {

@@ -428,9 +428,11 @@ TEST_CASE("RenderMarkdown writes the report a maintainer pastes into a pull requ
   }
   SECTION("sections in order") {
     size_t at = 0;
-    for (const char* heading : {"## Changed files by layer", "## Per-layer summary", "## Patterns",
-                                "## Minimal-modification violations", "## Compat-gap workarounds",
-                                "## Directory moves and copies", "## Notices", "## Validation path"}) {
+    // What to act on first, the long file tables last and folded.
+    for (const char* heading : {"## Summary", "## Notices", "## Minimal-modification violations", "## Validation path",
+                                "## Compat-gap workarounds", "## Patterns", "## Directory moves and copies",
+                                "## Changed files by layer", "<details>\n<summary>Every changed file, by layer</summary>\n\n",
+                                "### kernel — ", "</details>"}) {
       INFO(heading);
       const size_t found = md.find(heading);
       REQUIRE(found != std::string::npos);
@@ -448,6 +450,10 @@ TEST_CASE("RenderMarkdown writes the report a maintainer pastes into a pull requ
     CHECK_THAT(md, Catch::Contains("| `docs/logo.png` | modified | binary | — |"));
     CHECK_THAT(md, Catch::Contains("| `.github/workflows/ci.yml` | deleted | +0 / −2 |"));
     CHECK_THAT(md, Catch::Contains("(moved from `flashinfer/utils.py`)"));
+  }
+  SECTION("the summary: size, findings by severity, gaps") {
+    CHECK_THAT(md, Catch::Contains("## Summary\n\n9 files changed (+10 / −5); "));
+    CHECK_THAT(md, Catch::Contains(" compat-gap workarounds (1 without a removal condition).\n\n| Layer |"));
   }
   SECTION("per-layer summary rows") {
     CHECK_THAT(md, Catch::Contains("| python — Python wrappers, runtime glue and tests | 3 | 3 | 5 | 1 |"));
@@ -493,11 +499,17 @@ TEST_CASE("RenderMarkdown on a fork with nothing to report", "[analyzer][report]
   CHECK_THAT(md, Catch::Contains("no test file changed"));
   CHECK_THAT(md, Catch::Contains("| Migration style | none (no Paddle migration found) |"));
 
-  SECTION("scp-like and local URLs in the title") {
+  SECTION("scp-like and local URLs in the title: names, never paths") {
     a.fork.url = "git@github.com:PFCCLab/x.git";
     a.upstream.url = "/tmp/fixtures/upstream";
-    CHECK_THAT(RenderMarkdown(a), Catch::StartsWith("# Paddle migration: PFCCLab/x@paddle → /tmp/fixtures/upstream@main\n"));
+    CHECK_THAT(RenderMarkdown(a), Catch::StartsWith("# Paddle migration: PFCCLab/x@paddle → upstream@main\n"));
+    a.fork.url = "/srv/forks/fastops-paddle.git/";
+    a.upstream.url = "file:///srv/mirrors/fastops/.git";
+    CHECK_THAT(RenderMarkdown(a), Catch::StartsWith("# Paddle migration: fastops-paddle@paddle → fastops@main\n"));
+    CHECK_THAT(RenderMarkdown(a, "fastops-native"), Catch::StartsWith("# Paddle migration: fastops-native@paddle → "));
   }
+  CHECK(md.find("## Notices") == std::string::npos);  // none to give
+  CHECK(md.find("<details>") == std::string::npos);   // no file to list
 }
 
 TEST_CASE("RenderText writes a short summary with the per-layer table", "[analyzer][report]") {

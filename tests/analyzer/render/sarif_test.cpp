@@ -45,7 +45,7 @@ void CheckEnvelope(const json& doc) {
   const json& run = doc["runs"][0];
   const json& driver = run.at("tool").at("driver");
   CHECK(driver.at("name") == "forkscope");
-  CHECK(driver.at("informationUri") == "https://github.com/PFCCLab");
+  CHECK(driver.at("informationUri") == "https://github.com/PFCCLab/forkscope");
   CHECK(driver.at("version").is_string());
   CHECK_FALSE(driver["version"].get<std::string>().empty());
   REQUIRE(driver.at("rules").is_array());
@@ -54,6 +54,7 @@ void CheckEnvelope(const json& doc) {
     CHECK(rule.at("name").is_string());
     CHECK(rule.at("shortDescription").at("text").is_string());
     CHECK(rule.at("defaultConfiguration").at("level").is_string());
+    CHECK(rule.at("helpUri").get<std::string>().rfind("https://github.com/PFCCLab/forkscope/blob/main/docs/check.md#", 0) == 0);
   }
   REQUIRE(run.at("results").is_array());
   for (const json& r : run["results"]) {
@@ -61,6 +62,13 @@ void CheckEnvelope(const json& doc) {
     CHECK(r.at("ruleIndex").is_number_integer());
     CHECK(r.at("level").is_string());
     CHECK(r.at("message").at("text").is_string());
+    // The message also as one of its rule's templates and the arguments that fill it.
+    const json& rule = run["tool"]["driver"]["rules"].at(r["ruleIndex"].get<size_t>());
+    const std::string format = rule.at("messageStrings").at(r["message"].at("id").get<std::string>()).at("text");
+    CHECK(format.back() == '.');
+    REQUIRE(r["message"].at("arguments").is_array());
+    for (size_t i = 0; i < r["message"]["arguments"].size(); ++i)
+      CHECK(format.find("'{" + std::to_string(i) + "}'") != std::string::npos);
     REQUIRE(r.at("locations").is_array());
     REQUIRE(r["locations"].size() == 1);
     const json& phys = r["locations"][0].at("physicalLocation");
@@ -138,9 +146,83 @@ TEST_CASE("SARIF of an analysis with violations and a compat gap", "[analyzer][s
     CHECK(run.at("properties").at("forkSha") == a.fork.sha);
     CHECK(run["properties"]["forkBranch"] == "paddle");
     CHECK(run["properties"]["forkUrl"] == "https://github.com/PFCCLab/flashinfer.git");
-    CHECK(run.at("versionControlProvenance")[0]["revisionId"] == a.fork.sha);
+    const json& vcs = run.at("versionControlProvenance").at(0);
+    CHECK(vcs["repositoryUri"] == "https://github.com/PFCCLab/flashinfer.git");
+    CHECK(vcs["revisionId"] == a.fork.sha);
+    CHECK(vcs["branch"] == "paddle");
+    CHECK(vcs["mappedTo"]["uriBaseId"] == "%SRCROOT%");
     CHECK(doc.dump().find("secret") == std::string::npos);
   }
+  SECTION("each rule's help is its section of docs/check.md; messages keep their text and name a template") {
+    CHECK(rules[0]["helpUri"] == "https://github.com/PFCCLab/forkscope/blob/main/docs/check.md#formatting-only");
+    CHECK(rules[0]["messageStrings"]["default"]["text"] == "Hunk only reformats upstream code: '{0}'.");
+    CHECK(results[0]["message"]["id"] == "default");
+    CHECK(results[0]["message"]["arguments"] == json::array({"csrc/ops.cu:12"}));
+    CHECK(results[4]["message"]["arguments"] ==
+          json::array({"at::Tensor::record_stream", "paddle::experimental::record_stream", "Paddle ships record_stream"}));
+  }
+}
+
+TEST_CASE("SARIF quotes each location's line and the lines around it", "[analyzer][sarif]") {
+  Analysis a = MakeAnalysis();
+  a.violations[2].snippet = "x = f( 1 )";
+  Violation moved{"renamed-upstream-file", "paddle_x/", 0, "upstream file renamed or moved: torch_x/ -> paddle_x/ (2 files)",
+                  Severity::kWarning, "", {"paddle_x/a.py", "paddle_x/b.py"}};
+  a.violations.push_back(moved);
+  FileChange f;
+  f.path = "csrc/ops.cu";
+  Hunk h;
+  for (int n = 10; n <= 14; ++n) h.lines.push_back({n == 12 ? '+' : ' ', "line " + std::to_string(n), n, n});
+  f.hunks.push_back(h);
+  a.files.push_back(f);
+
+  SECTION("from the files the caller reads") {
+    SarifSource source;
+    source.repository_uri = "git@github.com:PFCCLab/flashinfer.git";
+    source.checkout_uri = "file:///ci/flashinfer/";
+    source.file_text = [](const std::string& path) -> std::optional<std::string> {
+      if (path == "csrc/bind.cpp") {
+        std::string text;
+        for (int n = 1; n <= 50; ++n) text += "bind " + std::to_string(n) + "\n";
+        return text;
+      }
+      if (path == "paddle_x/a.py") return std::string("import paddle\n");
+      return std::nullopt;
+    };
+    const json run = RenderSarif(a, {}, source)["runs"][0];
+    const json gap = run["results"][5]["locations"][0]["physicalLocation"];
+    CHECK(gap["region"]["snippet"]["text"] == "bind 40");
+    CHECK(gap["contextRegion"] == json{{"startLine", 38}, {"endLine", 42},
+                                       {"snippet", {{"text", "bind 38\nbind 39\nbind 40\nbind 41\nbind 42"}}}});
+    // A grouped finding is shown at its first file; a directory has no lines.
+    const json group = run["results"][4];
+    CHECK(group["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "paddle_x/a.py");
+    CHECK(group["locations"][0]["physicalLocation"]["region"]["snippet"]["text"] == "import paddle");
+    CHECK(group["message"]["arguments"] == json::array({"torch_x/ -> paddle_x/ (2 files)"}));
+    CHECK(group["relatedLocations"].size() == 2);
+    CHECK(run["versionControlProvenance"][0]["repositoryUri"] == "ssh://github.com/PFCCLab/flashinfer.git");
+    CHECK(run["originalUriBaseIds"]["%SRCROOT%"]["uri"] == "file:///ci/flashinfer/");
+  }
+  SECTION("from the analysis' hunks and the finding's own snippet when no file is read") {
+    const json results = RenderSarif(a)["runs"][0]["results"];
+    const json ops = results[0]["locations"][0]["physicalLocation"];
+    CHECK(ops["region"]["snippet"]["text"] == "line 12");
+    CHECK(ops["contextRegion"]["startLine"] == 10);
+    CHECK(ops["contextRegion"]["endLine"] == 14);
+    CHECK(results[2]["locations"][0]["physicalLocation"]["region"]["snippet"]["text"] == "x = f( 1 )");
+    CHECK_FALSE(results[2]["locations"][0]["physicalLocation"].contains("contextRegion"));
+  }
+}
+
+TEST_CASE("SARIF repository URIs are absolute and carry no credentials", "[analyzer][sarif]") {
+  CHECK(SarifRepositoryUri("https://u:p@github.com/o/r.git") == "https://github.com/o/r.git");
+  CHECK(SarifRepositoryUri("git@github.com:o/r.git") == "ssh://github.com/o/r.git");
+  CHECK(SarifRepositoryUri("/srv/git/r.git") == "file:///srv/git/r.git");
+  CHECK(SarifRepositoryUri("../r.git").empty());
+  CHECK(SarifRepositoryUri(".").empty());
+  Analysis local;
+  local.fork = {".", "HEAD", "1111111aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"};
+  CHECK_FALSE(RenderSarif(local)["runs"][0].contains("versionControlProvenance"));
 }
 
 TEST_CASE("SARIF of an empty analysis is still a valid log", "[analyzer][sarif]") {
@@ -168,7 +250,8 @@ TEST_CASE("SARIF of unknown rules and gaps with little said", "[analyzer][sarif]
   const json& results = doc["runs"][0]["results"];
   REQUIRE(results.size() == 3);
   CHECK(rules[0]["name"] == "MyCustomRule");
-  CHECK(rules[0]["shortDescription"]["text"] == "Custom finding");
+  CHECK(rules[0]["shortDescription"]["text"] == "Custom finding.");
+  CHECK(rules[0]["helpUri"] == RuleHelpUri("no-such-rule"));
   CHECK(results[0]["locations"][0]["physicalLocation"]["region"]["startLine"] == 1);
   CHECK_FALSE(results[1]["ruleId"].get<std::string>().empty());
   CHECK(results[1]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "my%20dir/caf%C3%A9%231%25.py");

@@ -94,6 +94,77 @@ TEST_CASE("-v and -q work after the subcommand too; an unknown command is named"
   CHECK(bogus.out.find("A subcommand is required") == std::string::npos);
 }
 
+TEST_CASE("text lists every finding at path:line; a successful one-shot command logs nothing", "[server][cli]") {
+  TempDir tmp;
+  GitRepo up = BuildUpstream(tmp.Sub("upstream"));
+  GitRepo fork = BuildCompatFork(up.path(), tmp.Sub("fork"));
+  const std::string analyze = std::string(FORKSCOPE_BINARY) + " analyze --fork " + fork.path() + " --upstream " +
+                              up.path() + " --data-dir " + tmp.Sub("data");
+  auto text = RunCommand(analyze + " 2>" + ShellQuote(tmp.Sub("stderr")));
+  REQUIRE(text.status == 0);
+  CHECK(ReadFile(tmp.Sub("stderr")).empty());  // no INFO lines on success
+  CHECK_THAT(text.out, Catch::Contains("\nfindings:\n") &&
+                           Catch::Contains("\nfastops/utils.py:2  formatting-only  warning: hunk changes only") &&
+                           Catch::Contains("\nfastops/legacy.py  deleted-upstream-file  warning: ") &&
+                           Catch::Contains("\ncsrc/bindings.cpp:11  compat-gap  note: compat gap: "));
+  // Every violation is listed, one line each.
+  auto doc = json::parse(RunCommand(analyze + " --format json 2>/dev/null").out, nullptr, false);
+  REQUIRE(doc.is_object());
+  for (const auto& v : doc["violations"]) {
+    const std::string where = v["line"].get<int>() > 0
+                                  ? v["path"].get<std::string>() + ":" + std::to_string(v["line"].get<int>())
+                                  : v["path"].get<std::string>();
+    CHECK_THAT(text.out, Catch::Contains("\n" + where + "  " + v["rule"].get<std::string>() + "  "));
+  }
+  // The cached second run, the JSON and the Markdown formats, and drift: quiet too.
+  for (const char* flags : {"", " --format json", " --format markdown"}) {
+    INFO(flags);
+    auto again = RunCommand(analyze + flags + " 2>&1 >/dev/null");
+    CHECK(again.status == 0);
+    CHECK(again.out.empty());
+  }
+  auto drift = RunCommand(std::string(FORKSCOPE_BINARY) + " drift --fork " + fork.path() + " --upstream " + up.path() +
+                          " --data-dir " + tmp.Sub("data") + " 2>&1 >/dev/null");
+  CHECK(drift.status == 0);
+  CHECK(drift.out.empty());
+  // -v still shows what happened.
+  auto verbose = RunCommand(analyze + " -v 2>&1 >/dev/null");
+  CHECK_FALSE(verbose.out.empty());
+}
+
+TEST_CASE("a mistyped command gets a suggestion; every missing required option is named", "[server][cli]") {
+  const std::string bin = std::string(FORKSCOPE_BINARY);
+  auto analyse = RunCommand(bin + " analyse --fork x 2>&1");
+  CHECK(analyse.status == 2);
+  CHECK_THAT(analyse.out, Catch::Contains("unknown command 'analyse'. Did you mean 'analyze'?"));
+  CHECK_THAT(RunCommand(bin + " chekc 2>&1").out, Catch::Contains("Did you mean 'check'?"));
+  CHECK_THAT(RunCommand(bin + " pattern 2>&1").out, Catch::Contains("Did you mean 'patterns'?"));
+  CHECK_THAT(RunCommand(bin + " xyzzy 2>&1").out, !Catch::Contains("Did you mean"));
+
+  auto none = RunCommand(bin + " analyze 2>&1");
+  CHECK(none.status == 2);
+  CHECK_THAT(none.out, Catch::Contains("forkscope analyze: missing required options --fork, --upstream."));
+  auto one = RunCommand(bin + " carry --fork x 2>&1");
+  CHECK(one.status == 2);
+  CHECK_THAT(one.out, Catch::Contains("forkscope carry: missing required option --upstream."));
+  auto nested = RunCommand(bin + " job run 2>&1");
+  CHECK(nested.status == 2);
+  CHECK_THAT(nested.out, Catch::Contains("forkscope job run: missing required options --repo, --recipe."));
+}
+
+TEST_CASE("carry takes --upstream-branch auto and its help says so", "[server][cli]") {
+  const std::string bin = std::string(FORKSCOPE_BINARY);
+  CHECK_THAT(RunCommand(bin + " carry --help").out,
+             Catch::Contains("--upstream-branch") && Catch::Contains("'auto' for the branch the fork was cut from"));
+  TempDir tmp;
+  GitRepo up = BuildUpstream(tmp.Sub("upstream"));
+  GitRepo fork = BuildCompatFork(up.path(), tmp.Sub("fork"));
+  auto carry = RunCommand(bin + " carry --fork " + fork.path() + " --upstream " + up.path() + " --data-dir " +
+                          tmp.Sub("data") + " --upstream-branch auto --dry-run --format json 2>/dev/null");
+  CHECK(carry.status != 2);  // 0 clean, 1 conflict: never an error
+  CHECK(json::parse(carry.out, nullptr, false).is_object());
+}
+
 TEST_CASE("each command named on the command line is built and helps; the top help lists them all",
           "[server][cli]") {
   const std::string bin = std::string(FORKSCOPE_BINARY);
