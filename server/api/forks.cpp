@@ -1,10 +1,13 @@
 #include "server/api/routes.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 
 #include "server/codec/health_json.h"
 #include "server/codec/json_codec.h"
 #include "server/config/config.h"
+#include "server/services/repositories.h"
 #include "server/services/sync_service.h"
 #include "server/tasks/task_runtime.h"
 #include "storage/alert_store.h"
@@ -13,6 +16,8 @@ namespace forkscope::server {
 namespace {
 
 using nlohmann::json;
+
+constexpr int kRegistrationTimeoutS = 10;  // a remote slower than this is registered; its first sync tells
 
 Status CheckUrls(const ServerContext& ctx, const storage::ForkRecord& f) {
   FS_RETURN_IF_ERROR(CheckRepositoryAllowed(ctx.config.security, f.fork_url));
@@ -65,9 +70,17 @@ void CreateFork(ServerContext& ctx, const httplib::Request& req, httplib::Respon
   if (std::string why = ForkNameProblem(fork.name); st.ok() && !why.empty())
     st = InvalidArgument("field 'name' " + why);
   if (st.ok()) st = CheckUrls(ctx, fork);
+  if (st.ok() && store.GetFork(fork.name).ok()) st = AlreadyExists("fork '" + fork.name + "' already exists");
+  // Both repositories answer and have the branches named: a typo is refused now, not at the first sync.
+  if (st.ok()) st = CheckRegistration(fork, kRegistrationTimeoutS, ctx.config.security.allow_foreign_owner);
   if (!st.ok()) return SendError(res, st);
   auto created = store.CreateFork(fork);
   if (!created.ok()) return SendError(res, created.status());
+  // Its first sync starts now (no waiting for the scheduler).
+  if (ctx.sync) {
+    auto task = ctx.sync->EnqueueSync(*created);
+    if (!task.ok()) spdlog::warn("first sync not queued fork={} error={}", created->name, task.status().message());
+  }
   res.set_header("Location", "/api/v1/forks/" + created->name);
   SendFork(res, 201, store, *created);
 }

@@ -3,6 +3,11 @@
 #include <filesystem>
 
 #include "analyzer/git/reachable.h"
+#include "analyzer/git/remote_branches.h"
+
+#include <future>
+#include <memory>
+#include <thread>
 
 namespace forkscope::server {
 
@@ -101,6 +106,46 @@ std::string SyncBranchRef(const std::string& onto) { return git::SyncBranchRef(o
 Status CheckoutWorkTree(const std::string& repo, const std::string& sha, const std::string& dest,
                         const CheckoutOptions& options) {
   return git::CheckoutCommit(repo, sha, dest, options);
+}
+
+namespace {
+
+// The branches of location, or Unavailable when it does not answer within timeout_s. The listing runs on
+// a thread of its own, left to end by itself if it outlives the wait (libgit2 1.5 has no connect timeout).
+Result<git::RemoteBranches> BranchesWithin(const std::string& location, int timeout_s, bool allow_foreign_owner) {
+  auto task = std::make_shared<std::packaged_task<Result<git::RemoteBranches>()>>(
+      [location, allow_foreign_owner] { return git::ListRemoteBranches(location, {allow_foreign_owner}); });
+  auto answer = task->get_future();
+  std::thread([task] { (*task)(); }).detach();
+  if (answer.wait_for(std::chrono::seconds(timeout_s)) != std::future_status::ready)
+    return DeadlineExceeded(git::RedactUrl(location) + " did not answer within " + std::to_string(timeout_s) + " s");
+  return answer.get();
+}
+
+Status CheckSide(const std::string& side, const std::string& location, const std::string& branch, int timeout_s,
+                 bool allow_foreign_owner) {
+  auto found = BranchesWithin(location, timeout_s, allow_foreign_owner);
+  if (!found.ok()) {
+    // A repository that is not there is definite; one that does not answer may answer later.
+    if (found.status().code() == StatusCode::kNotFound || found.status().code() == StatusCode::kInvalidArgument)
+      return FailedPrecondition(side + " " + found.status().message());
+    return Status::Ok();
+  }
+  if (branch.empty()) {
+    if (found->branches.empty()) return FailedPrecondition(side + " " + git::RedactUrl(location) + " has no branches");
+    return Status::Ok();
+  }
+  Status st = git::RequireBranch(*found, side, branch);
+  return st.ok() ? st : FailedPrecondition(st.message());
+}
+
+}  // namespace
+
+Status CheckRegistration(const storage::ForkRecord& fork, int timeout_s, bool allow_foreign_owner) {
+  // The fork's branch defaults to `paddle` when it has one, else its default branch: any branch will do.
+  FS_RETURN_IF_ERROR(CheckSide("fork", fork.fork_url, fork.branch, timeout_s, allow_foreign_owner));
+  const std::string upstream_branch = fork.upstream_branch == "auto" ? "" : fork.upstream_branch;
+  return CheckSide("upstream", fork.upstream_url, upstream_branch, timeout_s, allow_foreign_owner);
 }
 
 std::string RedactUrl(const std::string& url) { return git::RedactUrl(url); }

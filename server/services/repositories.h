@@ -80,6 +80,13 @@ std::string SyncBranchRef(const std::string& onto);
 Status CheckoutWorkTree(const std::string& repo, const std::string& sha, const std::string& dest,
                         const CheckoutOptions& options);
 
+// What registering a fork checks (POST /api/v1/forks): that both repositories answer and have the
+// branches named (the fork's default: `paddle`, else its default branch). FailedPrecondition (422) naming
+// the branches found, migration-looking ones first, when one is not a repository or lacks the branch.
+// A remote that does not answer within timeout_s (a network outage, a slow server) is not held against
+// the fork: Ok, and its first sync reports it.
+Status CheckRegistration(const storage::ForkRecord& fork, int timeout_s, bool allow_foreign_owner);
+
 // A location as users see it (credentials as "***"), and normalised (local paths made absolute).
 std::string RedactUrl(const std::string& url);
 Result<std::string> NormalizeLocation(const std::string& location);
