@@ -10,7 +10,7 @@
 
 #include "analyzer/git/credentials.h"
 #include "analyzer/git/handles.h"
-#include "analyzer/git/mirror.h"
+#include "analyzer/git/transfer.h"
 #include "base/url.h"
 
 namespace forkscope::analyzer::git {

@@ -76,13 +76,13 @@ void CreateFork(ServerContext& ctx, const httplib::Request& req, httplib::Respon
   if (!st.ok()) return SendError(res, st);
   auto created = store.CreateFork(fork);
   if (!created.ok()) return SendError(res, created.status());
+  res.set_header("Location", "/api/v1/forks/" + created->name);
+  SendFork(res, 201, store, *created);  // the fork as registered, before its first sync
   // Its first sync starts now (no waiting for the scheduler).
   if (ctx.sync) {
     auto task = ctx.sync->EnqueueSync(*created);
     if (!task.ok()) spdlog::warn("first sync not queued fork={} error={}", created->name, task.status().message());
   }
-  res.set_header("Location", "/api/v1/forks/" + created->name);
-  SendFork(res, 201, store, *created);
 }
 
 void GetFork(ServerContext&, const httplib::Request& req, httplib::Response& res, storage::Store& store) {

@@ -46,7 +46,8 @@ struct Env {
                                              : std::string("secret = \"") + kind + "-secret\"\n";
     }
     WriteFile(config_path, "[alerts]\nfailures_before_alert = 2\n\n[alerts.delivery]\nretry_base_s = 1\n"
-                           "retry_max_s = 2\nmax_attempts = 100\ntimeout_s = 5\n\n[[security.tokens]]\n"
+                           "retry_max_s = 2\nmax_attempts = 100\ntimeout_s = 5\n\n[security]\n"
+                           "allowed_hosts = [\"127.0.0.1\"]\n\n[[security.tokens]]\n"
                            "name = \"alice\"\nscope = \"write\"\nsha256 = \"" + server::HashToken(kAlice) + "\"\n" +
                                hooks);
   }
@@ -57,8 +58,10 @@ struct Env {
 
 // Syncs fork and waits for the task. A sync stays "active" while the hooks of its finished task run,
 // and a POST /sync then answers that finished task: ask again until a new task is queued.
+std::set<std::string> seen_syncs;
+
 json SyncAndWait(httplib::Client& c, const std::string& fork) {
-  static std::set<std::string> seen;
+  auto& seen = seen_syncs;
   std::string task;
   REQUIRE(WaitFor([&] {
     auto r = Call(c, "POST", "/api/v1/forks/" + fork + "/sync", "/api/v1/forks/{name}/sync", "", kAdmin);
@@ -98,16 +101,21 @@ TEST_CASE("daemon: alerts API, and deliveries pending at SIGKILL arrive after a 
   auto d = std::make_unique<Daemon>(env.Options());
   auto c = d->Client();
   for (const char* name : {"broken-a", "broken-b"}) {
-    json fork{{"name", name}, {"fork_url", env.tmp.Sub(std::string("missing-") + name)},
-              {"upstream_url", env.tmp.Sub("missing-upstream")}};
+    // Nothing listens on port 1: registration lets an unanswered remote through, every sync fails.
+    json fork{{"name", name}, {"fork_url", std::string("http://127.0.0.1:1/missing-") + name + ".git"},
+              {"upstream_url", "http://127.0.0.1:1/missing-upstream.git"}};
     REQUIRE(Call(*c, "POST", "/api/v1/forks", "/api/v1/forks", fork.dump(), kAdmin).status == 201);
+    // The registration queued the first sync itself: wait for it, so each later sync is a new failure.
+    auto first = Call(*c, "GET", std::string("/api/v1/tasks?state=all&kind=sync&fork=") + name, "/api/v1/tasks");
+    auto tasks = JsonBody(first)["tasks"];
+    REQUIRE(tasks.size() == 1);
+    seen_syncs.insert(tasks[0]["id"].get<std::string>());
+    GetTaskUntilFinished(*c, tasks[0]["id"]);
   }
-  SyncAndWait(*c, "broken-a");
   CHECK(Alerts(*c, "").empty());  // one failure is not yet failing
   SyncAndWait(*c, "broken-a");
   SyncAndWait(*c, "broken-a");
   SyncAndWait(*c, "broken-a");  // a threshold (2) worse than when it opened: re-notified
-  SyncAndWait(*c, "broken-b");
   SyncAndWait(*c, "broken-b");
 
   // The alerts are written by the sync hooks, which run after a task reads as finished.

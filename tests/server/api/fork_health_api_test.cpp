@@ -46,9 +46,14 @@ json SyncHealth(httplib::Client& c, const std::string& fork, int failures) {
 TEST_CASE("daemon: a fork whose syncs fail shows the last error and its time; a success clears it",
           "[server][api][health]") {
   TempDir tmp;
-  Daemon d({FORKSCOPE_BINARY, tmp.Sub("data"), {"--allow-local-repos"}, kAdmin});
+  const std::string config = tmp.Sub("forkscope.toml");
+  WriteFile(config, "scheduler = false\n[security]\nallowed_hosts = [\"127.0.0.1\"]\n");
+  Daemon d({FORKSCOPE_BINARY, tmp.Sub("data"), {"--allow-local-repos", "--config", config}, kAdmin});
   auto c = d.Client();
-  json fork{{"name", "broken"}, {"fork_url", tmp.Sub("missing-fork")}, {"upstream_url", tmp.Sub("missing-up")}};
+  // Nothing listens on port 1: registration lets an unanswered remote through, every sync fails.
+  json fork{{"name", "broken"},
+            {"fork_url", "http://127.0.0.1:1/missing-fork.git"},
+            {"upstream_url", "http://127.0.0.1:1/missing-up.git"}};
   auto created = Call(*c, "POST", "/api/v1/forks", "/api/v1/forks", fork.dump(), kAdmin);
   REQUIRE(created.status == 201);
   CHECK_API(created);
@@ -57,10 +62,14 @@ TEST_CASE("daemon: a fork whose syncs fail shows the last error and its time; a 
   CHECK(fresh["last_error"].is_null());
   CHECK(fresh["failures_in_a_row"] == 0);
 
-  REQUIRE(SyncAndWait(*c, "broken")["state"] == "failed");
+  // The registration queued the first sync itself; one more makes two failures in a row.
+  auto first = JsonBody(Call(*c, "GET", "/api/v1/tasks?state=all&fork=broken&kind=sync", "/api/v1/tasks"))["tasks"];
+  REQUIRE(first.size() == 1);
+  REQUIRE(GetTaskUntilFinished(*c, first[0]["id"])["state"] == "failed");
+  SyncHealth(*c, "broken", 1);
   REQUIRE(SyncAndWait(*c, "broken")["state"] == "failed");
   json health = SyncHealth(*c, "broken", 2);
-  CHECK(health["last_error"].get<std::string>().find("missing-fork") != std::string::npos);
+  CHECK(health["last_error"].get<std::string>().find("127.0.0.1") != std::string::npos);
   CHECK(health["last_error_at"].is_number());
   CHECK(health["last_error_at"] == health["last_sync_at"]);
   CHECK(health["last_success_at"].is_null());
