@@ -179,7 +179,7 @@ test('Sync asks for a token, queues the integrator\'s sync and reads the page ag
   await page.evaluate(() => sessionStorage.clear());
   await page.goto(`${daemon.url}/integration`);
   await settled(page);
-  const before = (await daemon.api('GET', '/api/v1/tasks?state=all&kind=integration')).json.tasks.length;
+  const before = (await daemon.api('GET', '/api/v1/tasks?state=all&kind=integration&limit=1000')).json.tasks.length;
   await page.getByRole('button', { name: `Sync integrator ${INTEGRATOR}` }).click();
   await page.locator('#token-dialog[open]').waitFor();
   await page.fill('#token-input', ADMIN_TOKEN);
@@ -194,7 +194,7 @@ test('Sync asks for a token, queues the integrator\'s sync and reads the page ag
   await settled(page);
   const done = (await daemon.api('GET', `/api/v1/tasks/${task}`)).json;
   assert.equal(done.state, 'succeeded', JSON.stringify(done));
-  const after = (await daemon.api('GET', '/api/v1/tasks?state=all&kind=integration')).json.tasks.length;
+  const after = (await daemon.api('GET', '/api/v1/tasks?state=all&kind=integration&limit=1000')).json.tasks.length;
   assert.ok(after > before, `no integration task was recorded (${before} → ${after})`);
   const now = (await daemon.api('GET', `/api/v1/integrators/${INTEGRATOR}`)).json;
   assert.equal(await page.locator('#integrator-read-at').getAttribute('datetime'), String(now.read_at));
