@@ -17,16 +17,16 @@ namespace {
 
 using Files = std::map<std::string, std::string>;
 
-// Writes the subtree of files under prefix (paths relative to it) and returns its id.
-Result<git_oid> WriteTree(git_repository* repo, const Files& files) {
+// Writes the subtree of files and gitlinks under prefix (paths relative to it) and returns its id.
+Result<git_oid> WriteTree(git_repository* repo, const Files& files, const Gitlinks& gitlinks) {
   git_treebuilder* raw = nullptr;
   FS_RETURN_IF_ERROR(FromGit(git_treebuilder_new(&raw, repo, nullptr), "tree builder"));
   TreeBuilderPtr tb(raw);
-  std::map<std::string, Files> subdirs;
+  std::map<std::string, std::pair<Files, Gitlinks>> subdirs;
   for (const auto& [path, content] : files) {
     auto slash = path.find('/');
     if (slash != std::string::npos) {
-      subdirs[path.substr(0, slash)][path.substr(slash + 1)] = content;
+      subdirs[path.substr(0, slash)].first[path.substr(slash + 1)] = content;
       continue;
     }
     git_oid blob;
@@ -34,8 +34,19 @@ Result<git_oid> WriteTree(git_repository* repo, const Files& files) {
     FS_RETURN_IF_ERROR(FromGit(git_treebuilder_insert(nullptr, tb.get(), path.c_str(), &blob, GIT_FILEMODE_BLOB),
                                "tree entry " + path));
   }
+  for (const auto& [path, sha] : gitlinks) {
+    auto slash = path.find('/');
+    if (slash != std::string::npos) {
+      subdirs[path.substr(0, slash)].second[path.substr(slash + 1)] = sha;
+      continue;
+    }
+    git_oid pinned;
+    FS_RETURN_IF_ERROR(FromGit(git_oid_fromstr(&pinned, sha.c_str()), "gitlink " + path));
+    FS_RETURN_IF_ERROR(FromGit(git_treebuilder_insert(nullptr, tb.get(), path.c_str(), &pinned, GIT_FILEMODE_COMMIT),
+                               "tree entry " + path));
+  }
   for (const auto& [dir, sub] : subdirs) {
-    FS_ASSIGN_OR_RETURN(git_oid id, WriteTree(repo, sub));
+    FS_ASSIGN_OR_RETURN(git_oid id, WriteTree(repo, sub.first, sub.second));
     FS_RETURN_IF_ERROR(FromGit(git_treebuilder_insert(nullptr, tb.get(), dir.c_str(), &id, GIT_FILEMODE_TREE),
                                "tree entry " + dir));
   }
@@ -44,7 +55,7 @@ Result<git_oid> WriteTree(git_repository* repo, const Files& files) {
   return out;
 }
 
-Result<CommitPtr> BranchHead(git_repository* repo, const std::string& branch) {
+Result<CommitPtr> HeadOf(git_repository* repo, const std::string& branch) {
   git_reference* ref = nullptr;
   int rc = git_branch_lookup(&ref, repo, branch.c_str(), GIT_BRANCH_LOCAL);
   if (rc == GIT_ENOTFOUND) return CommitPtr();
@@ -53,6 +64,30 @@ Result<CommitPtr> BranchHead(git_repository* repo, const std::string& branch) {
   git_commit* c = nullptr;
   FS_RETURN_IF_ERROR(FromGit(git_commit_lookup(&c, repo, git_reference_target(owned.get())), "commit"));
   return CommitPtr(c);
+}
+
+// Writes the commit object of files and gitlinks on top of parent_branch's head (none when "" or absent).
+Result<git_oid> WriteCommit(git_repository* repo, const Files& files, const Gitlinks& gitlinks,
+                            const std::string& message, int64_t time, const std::string& parent_branch) {
+  FS_ASSIGN_OR_RETURN(git_oid tree_id, WriteTree(repo, files, gitlinks));
+  git_tree* traw = nullptr;
+  FS_RETURN_IF_ERROR(FromGit(git_tree_lookup(&traw, repo, &tree_id), "tree"));
+  TreePtr tree(traw);
+  CommitPtr parent;
+  if (!parent_branch.empty()) {
+    FS_ASSIGN_OR_RETURN(parent, HeadOf(repo, parent_branch));
+  }
+  git_signature* sraw = nullptr;
+  FS_RETURN_IF_ERROR(FromGit(git_signature_new(&sraw, "forkscope demo", "demo@forkscope.invalid", time, 0), "sig"));
+  SignaturePtr sig(sraw);
+  std::vector<const git_commit*> parents;
+  if (parent) parents.push_back(parent.get());
+  git_oid commit_id;
+  // Writing through a reference that moved from another branch's head: create the commit first.
+  FS_RETURN_IF_ERROR(FromGit(git_commit_create(&commit_id, repo, nullptr, sig.get(), sig.get(), nullptr,
+                                               message.c_str(), tree.get(), parents.size(), parents.data()),
+                             "commit"));
+  return commit_id;
 }
 
 }  // namespace
@@ -73,28 +108,27 @@ Result<std::unique_ptr<RepoBuilder>> RepoBuilder::InitBare(const std::string& pa
 }
 
 Result<std::string> RepoBuilder::CommitTree(const std::string& branch, const Files& files, const std::string& message,
-                                            int64_t time, const std::string& parent_branch) {
+                                            int64_t time, const std::string& parent_branch, const Gitlinks& gitlinks) {
   git_repository* repo = impl_->repo.get();
-  FS_ASSIGN_OR_RETURN(git_oid tree_id, WriteTree(repo, files));
-  git_tree* traw = nullptr;
-  FS_RETURN_IF_ERROR(FromGit(git_tree_lookup(&traw, repo, &tree_id), "tree"));
-  TreePtr tree(traw);
-  FS_ASSIGN_OR_RETURN(CommitPtr parent, BranchHead(repo, parent_branch.empty() ? branch : parent_branch));
-  git_signature* sraw = nullptr;
-  FS_RETURN_IF_ERROR(FromGit(git_signature_new(&sraw, "forkscope demo", "demo@forkscope.invalid", time, 0), "sig"));
-  SignaturePtr sig(sraw);
-  std::vector<const git_commit*> parents;
-  if (parent) parents.push_back(parent.get());
-  git_oid commit_id;
-  std::string ref = "refs/heads/" + branch;
-  // Writing through a reference that moved from another branch's head: create the commit first.
-  FS_RETURN_IF_ERROR(FromGit(git_commit_create(&commit_id, repo, nullptr, sig.get(), sig.get(), nullptr,
-                                               message.c_str(), tree.get(), parents.size(), parents.data()),
-                             "commit"));
+  FS_ASSIGN_OR_RETURN(git_oid commit_id,
+                      WriteCommit(repo, files, gitlinks, message, time, parent_branch.empty() ? branch : parent_branch));
   git_reference* out = nullptr;
+  std::string ref = "refs/heads/" + branch;
   FS_RETURN_IF_ERROR(FromGit(git_reference_create(&out, repo, ref.c_str(), &commit_id, 1, message.c_str()), "ref"));
   git_reference_free(out);
   return OidHex(commit_id);
+}
+
+Result<std::string> RepoBuilder::CommitUnreferenced(const Files& files, const std::string& message, int64_t time,
+                                                    const std::string& parent_branch) {
+  FS_ASSIGN_OR_RETURN(git_oid commit_id, WriteCommit(impl_->repo.get(), files, {}, message, time, parent_branch));
+  return OidHex(commit_id);
+}
+
+Result<std::string> RepoBuilder::BranchHead(const std::string& branch) {
+  FS_ASSIGN_OR_RETURN(CommitPtr head, HeadOf(impl_->repo.get(), branch));
+  if (!head) return NotFound("no branch " + branch);
+  return OidHex(*git_commit_id(head.get()));
 }
 
 Status RepoBuilder::SetHead(const std::string& branch) {

@@ -73,11 +73,15 @@ Status PrepareConfig(ServeOptions& options) {
   if (c.http.web_dir.empty()) spdlog::warn("dashboard assets not found (make build, or --web-dir); serving the API only");
   if (options.demo) {
     FS_ASSIGN_OR_RETURN(auto demo, CreateDemoRepositories(c.data_dir));
+    FS_ASSIGN_OR_RETURN(IntegratorConfig integrator, CreateDemoIntegrator(c.data_dir, demo));
     for (auto& f : demo) {
       bool configured = false;
       for (const auto& existing : c.forks) configured = configured || existing.name == f.name;
       if (!configured) c.forks.push_back(std::move(f));
     }
+    bool configured = false;
+    for (const auto& existing : c.integrators) configured = configured || existing.name == integrator.name;
+    if (!configured) c.integrators.push_back(std::move(integrator));
   }
   return Status::Ok();
 }

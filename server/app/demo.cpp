@@ -8,8 +8,8 @@
 namespace forkscope::server {
 namespace {
 
-constexpr int64_t kUpstreamTime = 1717200000;  // 2024-06-01: upstream 0.3.0
-constexpr int64_t kDay = 86400;
+constexpr int64_t kUpstreamTime = kDemoUpstreamTime;
+constexpr int64_t kDay = kDemoDay;
 
 // The same upstream commit in every repository: equal trees, author, time and message give equal ids.
 Result<std::string> CommitUpstreamBase(analyzer::git::RepoBuilder& repo) {

@@ -3,10 +3,15 @@
 // real git repositories; the tests build their repositories from the same trees.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 
 namespace forkscope::server {
+
+// When upstream cut 0.3.0 (2024-06-01), the commit every demo repository starts from; a day.
+inline constexpr int64_t kDemoUpstreamTime = 1717200000;
+inline constexpr int64_t kDemoDay = 86400;
 
 // path -> content of every file of one commit.
 using FileTree = std::map<std::string, std::string>;

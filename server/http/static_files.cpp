@@ -17,7 +17,8 @@ namespace fs = std::filesystem;
 constexpr const char* kIndex = "index.html";
 constexpr const char* kAssetPrefix = "/assets/";
 // Client-side routes; a route matches the prefix exactly or followed by '/'.
-constexpr std::array<std::string_view, 5> kRoutes = {"/forks", "/patterns", "/drift", "/jobs", "/alerts"};
+constexpr std::array<std::string_view, 6> kRoutes = {"/forks", "/patterns", "/drift", "/jobs", "/alerts",
+                                                   "/integration"};
 
 bool HoldsIndex(const fs::path& dir) {
   std::error_code ec;

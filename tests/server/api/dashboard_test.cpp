@@ -66,7 +66,7 @@ TEST_CASE("dashboard routes answer index.html; assets by path; anything else is 
   TempDir tmp;
   StaticFiles files(*server::FindWebDir(MakeWebDir(tmp)));
   for (const char* route : {"/", "/forks", "/forks/fastops-paddle", "/forks/a/files/csrc/x.cu", "/patterns/build.x",
-                            "/drift", "/jobs/17", "/alerts"}) {
+                            "/drift", "/jobs/17", "/alerts", "/integration", "/integration/PaddleFleet"}) {
     auto asset = files.Load(route);
     REQUIRE(asset.ok());
     CHECK(asset->body == kIndex);

@@ -3,10 +3,11 @@
 // English, then to `fallback`.
 import { en as baseEn, zh as baseZh } from './strings.js';
 import { carryEn, carryZh } from './strings_carry.js';
+import { integrationEn, integrationZh } from './strings_integration.js';
 
 const STORAGE_KEY = 'forkscope.lang';
-const en = { ...baseEn, ...carryEn };
-const dictionaries = { en, zh: { ...baseZh, ...carryZh } };
+const en = { ...baseEn, ...carryEn, ...integrationEn };
+const dictionaries = { en, zh: { ...baseZh, ...carryZh, ...integrationZh } };
 let current = 'en';
 const listeners = [];
 

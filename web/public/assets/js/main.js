@@ -6,6 +6,7 @@ import { alertsPage } from './pages/alerts.js';
 import { driftPage } from './pages/drift.js';
 import { filePage } from './pages/file.js';
 import { forkPage } from './pages/fork.js';
+import { integrationPage } from './pages/integration.js';
 import { jobPage, jobsPage } from './pages/jobs.js';
 import { overviewPage } from './pages/overview.js';
 import { patternPage, patternsPage } from './pages/patterns.js';
@@ -20,6 +21,8 @@ addRoute('/drift', 'drift', driftPage);
 addRoute('/jobs', 'jobs', jobsPage);
 addRoute('/jobs/:id', 'jobs', jobPage);
 addRoute('/alerts', 'alerts', alertsPage);
+addRoute('/integration', 'integration', integrationPage);
+addRoute('/integration/:name', 'integration', integrationPage);
 
 initLanguage();
 const select = document.getElementById('lang-select');

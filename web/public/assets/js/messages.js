@@ -28,6 +28,14 @@ const NAMED_PATTERNS_ZH = {
   'cpp_compat.distributed-boundary': '分布式边界触及 Paddle 内部（进程组、ring id、NCCL 通信器、原始流等待）',
   'cpp_compat.pybind-module-local': 'pybind11 类设为 py::module_local()，以便与 Paddle 的绑定共存',
 };
+// The integration alerts' lists: [{library, pin}] and [{library, lacks: [package]}].
+function pinList(pins) {
+  return (Array.isArray(pins) ? pins : []).map((x) => `${x.library} ${x.pin}`).join('、');
+}
+function lackList(libraries) {
+  return (Array.isArray(libraries) ? libraries : []).map((x) => `${x.library}（缺少 ${(x.lacks || []).join('、')}）`).join('；');
+}
+
 const ZH = {
   // Alerts (server/services/alerts.cpp)
   'trend.baseline': '首次报告：记为基线，不通知任何人',
@@ -38,12 +46,18 @@ const ZH = {
   'alert.merge-base-age': '{fork} 与上游的合并基点 {merge_base} 已有 {days} 天（超过 {threshold} 即告警，merge_base_age_days；{trend}）。请变基到较新的上游提交，以移动合并基点。',
   'alert.predicted-conflict': '把 {fork} 变基到上游 {upstream} 会在 {count} 个路径上冲突：{paths}{more}。请在变基分支上解决这些冲突（forkscope carry 会列出每一个），以免上游继续增加。',
   'alert.upstream-touched': '自合并基点以来，有 {commits} 个上游提交改动了 {fork} 修改过的 {files} 个文件：{paths}{more}。请逐一查看：下次变基需要把每个改动与分支的修改调和。',
-  'alert.candidate-ready': '{fork}：同步候选 #{id} {candidate}（{branch} {fork_sha} 重放到上游 {onto}：应用 {applied} 个、丢弃 {dropped} 个提交）已通过构建任务。请发布到旁支（最后一条命令改为替换 {branch}）：{commands}',
-  'alert.candidate-ready.published': '{fork}：同步候选 #{id} {candidate}（{branch} {fork_sha} 重放到上游 {onto}：应用 {applied} 个、丢弃 {dropped} 个提交）已通过构建任务，并已发布到 {published_url} 的分支 {published_branch}。要让它成为 {branch}（仅当 {branch} 仍停在被重放的提交上）：{commands}',
-  'alert.candidate-ready.publish-failed': '{fork}：同步候选 #{id} {candidate}（{branch} {fork_sha} 重放到上游 {onto}：应用 {applied} 个、丢弃 {dropped} 个提交）已通过构建任务；发布到 {published_url} 失败（{publish_error}）。请手动发布到旁支（最后一条命令改为替换 {branch}）：{commands}',
+  // `integration` (notes on the integrators pinning the fork: bump and archive commands) is English data,
+  // shown as it is, one note a line, after the commands.
+  'alert.candidate-ready': '{fork}：同步候选 #{id} {candidate}（{branch} {fork_sha} 重放到上游 {onto}：应用 {applied} 个、丢弃 {dropped} 个提交）已通过构建任务。请发布到旁支（最后一条命令改为替换 {branch}）：{commands}{integration}',
+  'alert.candidate-ready.published': '{fork}：同步候选 #{id} {candidate}（{branch} {fork_sha} 重放到上游 {onto}：应用 {applied} 个、丢弃 {dropped} 个提交）已通过构建任务，并已发布到 {published_url} 的分支 {published_branch}。要让它成为 {branch}（仅当 {branch} 仍停在被重放的提交上）：{commands}{integration}',
+  'alert.candidate-ready.publish-failed': '{fork}：同步候选 #{id} {candidate}（{branch} {fork_sha} 重放到上游 {onto}：应用 {applied} 个、丢弃 {dropped} 个提交）已通过构建任务；发布到 {published_url} 失败（{publish_error}）。请手动发布到旁支（最后一条命令改为替换 {branch}）：{commands}{integration}',
   'alert.candidate-conflict': (p, raw) => `把 ${p.fork}（${p.branch} ${p.fork_sha}）重放到上游 ${p.onto} 时，在分支提交 ${raw.stop_sha ? `${p.stop_sha}「${p.stop_subject}」` : '?'}处停止：${p.count} 个冲突路径：${p.paths}${p.more}（候选 #${p.id}）`,
   'alert.sync-failing': '{fork} 已连续 {failures} 次同步失败（达到 {threshold} 即告警，failures_before_alert）；最近一次的错误：{error}。请确认本机能访问分支仓库与上游的 URL，然后调用 POST /api/v1/forks/{fork}/sync。',
   'alert.job-failing': '{fork} 的 GPU 任务在连续 {failures} 个提交上失败（最新为 {sha}；达到 {threshold} 即告警）。请在任务页打开最新的任务：原因指出是哪个阶段，日志说明缘由。',
+  // Integrators (server/services/integration_alerts.cpp)
+  'alert.integration-pin-orphaned': (p, raw) => `${p.integrator} 钉住的 ${p.fork} 提交已不在该分支仓库的任何分支或标签上（已被强推覆盖）：${pinList(raw.pins)}。${p.integrator} 下一次全新检出会在 \`git submodule update\` 时失败：请把该提交推回（用标签保留它），或更新钉住的提交。`,
+  'alert.integration-pin-behind': '{integrator} 发布的 {fork} 的 {library} 落后该分支仓库的迁移分支 {behind} 个提交（超过 {threshold} 即告警，integration_pin_behind）：请更新钉住的提交。',
+  'alert.integration-scope-mismatch': (p, raw) => `${p.integrator} 加载 ${p.fork} 时所用的兼容作用域缺少加载期间会导入 torch 的包：${lackList(raw.libraries)}。请把它们加入加载块 use_compat_guard 的 scope。`,
 
   // Sync candidates (storage/candidate_store.cpp, server/services/carry_service.cpp)
   'candidate.conflict': '提交 {commit} 无法应用：{count} 个冲突路径',
@@ -105,6 +119,9 @@ const PLACES = {
   },
 };
 
+// Parameters a code's older rows lack (the candidate-ready alert's `integration`): empty when absent.
+const OPTIONAL = new Set(['integration']);
+
 // Parameters whose values are names the UI translates.
 const NAMED = { layer: 'layer', kind: 'conflict', state: 'state', slurm_state: null };
 
@@ -128,6 +145,7 @@ function formatParam(key, value) {
   if (key === 'place') return PLACES[lang()]?.[value] ?? String(value);
   if (key === 'more') return Number(value) > 0 ? t('msg.more', { n: value }) : '';
   if (key === 'commands' && Array.isArray(value)) return value.map((c) => `\n  ${c}`).join('');
+  if (key === 'integration' && Array.isArray(value)) return value.map((n) => `\n${n}`).join('');
   if (Array.isArray(value)) return value.map(formatItem).join(joiner());
   if (typeof value === 'object') return formatItem(value);
   if (NAMED[key]) return t(`${NAMED[key]}.${value}`, {}, String(value));
@@ -142,7 +160,7 @@ export function render(text, code, params) {
   const p = {};
   for (const [key, value] of Object.entries(raw)) p[key] = formatParam(key, value);
   if (typeof template === 'function') return template(p, raw) ?? text ?? '';
-  return template.replace(/\{([a-z_]+)\}/g, (m, name) => (name in p ? p[name] : m));
+  return template.replace(/\{([a-z_]+)\}/g, (m, name) => (name in p ? p[name] : OPTIONAL.has(name) ? '' : m));
 }
 
 // The message of field `field` of an API object: obj.field, obj.field_code, obj.field_params.
