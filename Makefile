@@ -1,7 +1,7 @@
 # forkscope — the two commands of the README:
 #   make run    installs missing Debian packages, builds, starts the daemon with demo data
 #   make test   installs, builds and runs every test (unit, integration, fuzz)
-# Other targets: build, bench, fuzz, install, clean.
+# Other targets: build, bench, fuzz, format (clang-format the C++ tree; ctest `format` checks it), install, clean.
 
 BUILD      ?= build
 DATA_DIR   ?= $(CURDIR)/.forkscope
@@ -16,11 +16,11 @@ JOBS       ?= $(shell nproc)
 DEB_PACKAGES = build-essential cmake ninja-build pkg-config git \
   libgit2-dev libcpp-httplib-dev nlohmann-json3-dev libsqlite3-dev libspdlog-dev catch2 \
   libcli11-dev libtomlplusplus-dev libre2-dev libssl-dev \
-  sqlite3 python3 python3-yaml clang libclang-rt-14-dev slurm-wlm munge chromium fonts-wqy-microhei
+  sqlite3 python3 python3-yaml clang clang-format libclang-rt-14-dev slurm-wlm munge chromium fonts-wqy-microhei
 # The dashboard's build and browser tests need node and npm; a node already on PATH (with its npm) is kept.
 NODE_PACKAGES = nodejs npm
 
-.PHONY: deps build test run bench fuzz install clean
+.PHONY: deps build test run bench fuzz format install clean
 
 deps:
 	@missing=$$(for p in $(DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done; \
@@ -50,6 +50,9 @@ run: build
 
 bench: build
 	bash tests/bench/run.sh $(BUILD)
+
+format:
+	git ls-files '*.cpp' '*.h' | xargs clang-format -i
 
 install: build
 	cmake --install $(BUILD)

@@ -2,7 +2,6 @@
 // a SQLite FingerprintCatalogue and PatternStore::Mine. Listing lives in pattern_query.cpp.
 #include "storage/pattern_store.h"
 
-#include <spdlog/spdlog.h>
 
 #include <map>
 #include <set>
@@ -10,6 +9,7 @@
 #include "analyzer/patterns/pattern_catalogue.h"
 #include "storage/sql_catalogue.h"
 #include "storage/pattern_sql.h"
+#include "base/log.h"
 
 namespace forkscope::storage {
 
@@ -111,7 +111,7 @@ Status PatternStore::CheckVersion(const analyzer::MiningOptions& options, Mining
   FS_ASSIGN_OR_RETURN(std::string have, MiningVersion(db_));
   if (have == want) return Status::Ok();
   if (!have.empty()) {
-    spdlog::info("mining options changed from={} to={}: mining again from scratch", have, want);
+    base::Log(base::LogArea::kStore)->info("mining options changed from={} to={}: mining again from scratch", have, want);
     report.rebuilt = true;
   }
   FS_RETURN_IF_ERROR(db_.Exec("DELETE FROM hunk_fingerprints; DELETE FROM fingerprint_buckets;"
@@ -175,7 +175,7 @@ Result<MiningReport> PatternStore::Mine(const analyzer::MiningOptions& options) 
   FS_ASSIGN_OR_RETURN(std::vector<int64_t> todo, Unmined());
   for (int64_t id : todo) FS_RETURN_IF_ERROR(MineAnalysis(options, id, report));
   if (report.analyses > 0)
-    spdlog::info("patterns mined analyses={} hunks={} new_fingerprints={} new_patterns={} merged={}", report.analyses,
+    base::Log(base::LogArea::kStore)->info("patterns mined analyses={} hunks={} new_fingerprints={} new_patterns={} merged={}", report.analyses,
                  report.hunks, report.new_fingerprints, report.new_patterns, report.merged_patterns);
   return report;
 }

@@ -1,10 +1,10 @@
 #include "storage/sql_catalogue.h"
 
-#include <spdlog/spdlog.h>
 
 #include <set>
 
 #include "storage/pattern_sql.h"
+#include "base/log.h"
 
 namespace forkscope::storage::internal {
 
@@ -73,7 +73,7 @@ Status SqlCatalogue::Merge(const std::string& into, const std::string& from) {
   FS_RETURN_IF_ERROR(move.Run());
   FS_ASSIGN_OR_RETURN(Statement drop, db_.Prepare("DELETE FROM mined_patterns WHERE id = ?1"));
   drop.Bind(1, from);
-  spdlog::info("patterns merged into={} from={}", into, from);
+  base::Log(base::LogArea::kStore)->info("patterns merged into={} from={}", into, from);
   return drop.Run();
 }
 

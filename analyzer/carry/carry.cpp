@@ -1,12 +1,12 @@
 #include "analyzer/carry/carry.h"
 
-#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <set>
 
 #include "analyzer/classify/classifier.h"
 #include "analyzer/git/repo.h"
+#include "base/log.h"
 
 namespace forkscope::analyzer {
 namespace {
@@ -112,7 +112,7 @@ Result<CarryResult> CarryAnalysed(const ResolvedPair& pair, const Analysis& anal
   if (!r.conflicts.empty()) FS_RETURN_IF_ERROR(FillUpstreamCommits(*repo, options, r));
   AddNotices(r);
   r.duration_ms = (options.clock->MonotonicUs() - start) / 1000;
-  spdlog::debug("carry fork={} onto={} state={} commits={} conflicts={} ms={}", r.fork, r.onto.substr(0, 12),
+  base::Log(base::LogArea::kAnalyzer)->debug("carry fork={} onto={} state={} commits={} conflicts={} ms={}", r.fork, r.onto.substr(0, 12),
                 CarryStateName(r.state), r.commits.size(), r.conflicts.size(), r.duration_ms);
   return r;
 }

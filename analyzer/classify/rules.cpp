@@ -3,12 +3,9 @@
 #include "analyzer/classify/rules.h"
 #include "base/text.h"
 
-#include <spdlog/spdlog.h>
 
 #include <cstdlib>
-#include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -17,13 +14,13 @@
 
 #include "analyzer/classify/default_rules_text.h"
 #include "analyzer/classify/rules_data.h"
+#include "base/log.h"
 
 namespace forkscope::analyzer {
 namespace {
 
 using nlohmann::json;
 using PathSets = std::map<std::string, std::vector<std::string>>;
-
 
 // Keys every rule object may carry besides its own: free-form notes.
 bool IsNoteKey(const std::string& key) { return key.empty() || key[0] == '_' || key == "comment"; }
@@ -580,7 +577,7 @@ const RulesData& Rules::data() const {
     auto parsed = ParseRules(DefaultRulesText(), state_->origin, state_->version, false);
     // Unreachable: rules_test loads the shipped text, and this binary holds the text it was built with.
     if (!parsed.ok()) {
-      spdlog::critical("the built-in rules do not parse: {}", parsed.status().ToString());
+      base::Log(base::LogArea::kAnalyzer)->critical("the built-in rules do not parse: {}", parsed.status().ToString());
       std::abort();
     }
     state_->data = std::move(*parsed);

@@ -1,6 +1,5 @@
 #include "analyzer/diff/analysis.h"
 
-#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <chrono>
@@ -14,6 +13,7 @@
 #include "analyzer/git/network.h"
 #include "analyzer/integration/eager_import.h"
 #include "analyzer/model/python_package.h"
+#include "base/log.h"
 
 namespace forkscope::analyzer {
 namespace {
@@ -211,7 +211,7 @@ Result<Analysis> AnalyzeResolved(const ResolvedPair& pair, const Rules& rules, c
   const int64_t end = clock.NowMs();
   a.created_at = end / 1000;
   a.duration_ms = end - start;
-  spdlog::debug("analysis fork={} sha={} files={} ms={}", a.fork.url, a.fork.sha, a.files.size(), a.duration_ms);
+  base::Log(base::LogArea::kAnalyzer)->debug("analysis fork={} sha={} files={} ms={}", a.fork.url, a.fork.sha, a.files.size(), a.duration_ms);
   return a;
 }
 

@@ -1,7 +1,6 @@
 // The base of a re-imported fork (--base auto): upstream commits no newer than the import scored by the
 // fork's content they keep (git::PairRepo::ScoreBases), the newest within the tie margin of the best
 // chosen, its runner-up, margin and confidence.
-#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <cmath>
@@ -11,6 +10,7 @@
 #include <optional>
 
 #include "analyzer/diff/resolve_internal.h"
+#include "base/log.h"
 
 namespace forkscope::analyzer::resolve {
 namespace {
@@ -170,7 +170,7 @@ Status SearchBase(const git::PairRepo& repo, int limit, Analysis& a) {
   a.base_distance = bd;
   a.base_source = "searched";
   a.notices.push_back(SearchNotice(a, bd));
-  spdlog::debug("base search fork={} base={} kept={} runner_up={} margin={} scanned={} newer={} confidence={}",
+  base::Log(base::LogArea::kAnalyzer)->debug("base search fork={} base={} kept={} runner_up={} margin={} scanned={} newer={} confidence={}",
                 a.fork.sha.substr(0, 12), a.merge_base.substr(0, 12), bd.kept_lines, bd.runner_up.substr(0, 12),
                 bd.margin_lines, bd.commits_scanned, newer, bd.confidence);
   return Status::Ok();

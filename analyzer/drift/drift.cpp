@@ -36,8 +36,8 @@
 // a patch to drop; distance and age grow slowly (log, capped) so they only order otherwise equal forks.
 #include "analyzer/drift/drift.h"
 #include "base/text.h"
+#include "base/log.h"
 
-#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <chrono>
@@ -328,7 +328,7 @@ Result<DriftReport> ComputeDrift(const ResolvedPair& pair, const Analysis& analy
   FS_RETURN_IF_ERROR(FindRedundantHunks(*repo, analysis, tracker, options, report));
   int64_t t3 = options.clock->MonotonicUs();
   report.risk = DriftRisk(report);
-  spdlog::debug("drift fork={} behind={} walked={} touching={} conflicts={} redundant={} walk_us={} merge_us={} "
+  base::Log(base::LogArea::kAnalyzer)->debug("drift fork={} behind={} walked={} touching={} conflicts={} redundant={} walk_us={} merge_us={} "
                 "redundant_us={}",
                 report.fork, report.behind, report.upstream_commits_scanned,
                 report.upstream_commits_touching_patched.size(), report.predicted_conflicts.size(),

@@ -2,7 +2,6 @@
 
 #include <git2.h>
 #include <git2/sys/odb_backend.h>
-#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -15,6 +14,7 @@
 
 #include "analyzer/git/global.h"
 #include "analyzer/git/handles.h"
+#include "base/log.h"
 
 namespace forkscope::analyzer::git {
 namespace fs = std::filesystem;
@@ -113,7 +113,7 @@ Status InsertReachable(git_repository* repo, git_packbuilder* pb) {
     if (git_object_lookup(&obj_raw, repo, oid, GIT_OBJECT_ANY) != 0) {
       // A ref to an object this repository lacks (a broken ref): packing around it would drop nothing
       // the ref could give back, but say so.
-      spdlog::warn("compact: ref {} names a missing object {}", git_reference_name(ref.get()), OidHex(*oid));
+      base::Log(base::LogArea::kGit)->warn("compact: ref {} names a missing object {}", git_reference_name(ref.get()), OidHex(*oid));
       continue;
     }
     ObjectPtr obj(obj_raw);
@@ -286,7 +286,7 @@ Result<CompactStats> CompactPacks(const std::string& repo_path, size_t pack_limi
   }
   out.close();
   if (!out) return Unavailable("cannot write " + list.string());
-  spdlog::info("network packs consolidated path={} packs={} objects={} retired={} whole={}", repo_path,
+  base::Log(base::LogArea::kGit)->info("network packs consolidated path={} packs={} objects={} retired={} whole={}", repo_path,
                stats.packs_before, stats.objects, stats.packs_retired, stats.whole);
   return stats;
 }

@@ -1,6 +1,5 @@
 // One fetch into a repository (fetch_internal.h): credentials callback, progress, transfer counters,
 // and the hard links of a local first clone.
-#include <spdlog/spdlog.h>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -14,6 +13,7 @@
 #include "analyzer/git/fetch_internal.h"
 #include "analyzer/git/fetch_negotiate.h"
 #include "base/url.h"
+#include "base/log.h"
 
 namespace forkscope::analyzer::git {
 namespace fs = std::filesystem;
@@ -127,7 +127,7 @@ Status FetchRemote(git_repository* repo, const RemoteFetch& f, const TransferOpt
                              "fetch " + payload.url));
   const git_indexer_progress* received = git_remote_stats(remote.get());
   if (payload.negotiation.ran)
-    spdlog::debug("fetch negotiated url={} rounds={} haves={} common={} ready={} received_objects={}", payload.url,
+    base::Log(base::LogArea::kGit)->debug("fetch negotiated url={} rounds={} haves={} common={} ready={} received_objects={}", payload.url,
                   payload.negotiation.rounds, payload.negotiation.haves, payload.negotiation.common,
                   payload.negotiation.ready, received->received_objects);
   if (stats) {

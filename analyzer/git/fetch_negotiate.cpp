@@ -2,7 +2,6 @@
 // subtransport, whose upload-pack stream is wrapped so that the first negotiation request libgit2 writes
 // is replaced by git's rounds of haves. Protocol v0 (all libgit2 1.5 speaks), multi_ack(_detailed) only:
 // a server without them gets libgit2's request as it was.
-#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -10,6 +9,7 @@
 #include <string_view>
 
 #include "analyzer/git/fetch_negotiate.h"
+#include "base/log.h"
 
 namespace forkscope::analyzer::git {
 namespace {
@@ -246,7 +246,7 @@ int Negotiate(Stream* s, const Request& req, std::string_view original) {
     round = std::min(round * 2, cap);
   }
   n->common = static_cast<int>(common.size());
-  spdlog::debug("fetch negotiation rounds={} haves={} common={} ready={}", n->rounds, n->haves, n->common, n->ready);
+  base::Log(base::LogArea::kGit)->debug("fetch negotiation rounds={} haves={} common={} ready={}", n->rounds, n->haves, n->common, n->ready);
   if (req.done) {  // libgit2 already said done: say it for it, then its reads take the server's answer
     std::string last;
     if (t->rpc) {

@@ -1,6 +1,5 @@
 #include "analyzer/git/network.h"
 
-#include <spdlog/spdlog.h>
 
 #include <cctype>
 #include <filesystem>
@@ -11,6 +10,7 @@
 #include "analyzer/git/handles.h"
 #include "base/text.h"
 #include "base/url.h"
+#include "base/log.h"
 
 namespace forkscope::analyzer::git {
 namespace fs = std::filesystem;
@@ -65,7 +65,7 @@ Status FetchSide(git_repository* repo, const std::string& repo_path, const std::
                  FetchStats* stats) {
   const auto [url, userinfo] = base::SplitCredentials(location);
   if (!HasRefs(repo, prefix)) {
-    spdlog::info("network first fetch url={} refs={} path={}", RedactUrl(location), prefix, repo_path);
+    base::Log(base::LogArea::kGit)->info("network first fetch url={} refs={} path={}", RedactUrl(location), prefix, repo_path);
     if (const std::string src = LocalGitDir(url); !src.empty()) stats->linked_files = LinkObjectFiles(src, repo_path);
   }
   RemoteFetch f;
@@ -130,7 +130,7 @@ Result<NetworkSyncResult> SyncNetwork(const std::string& upstream_location, cons
   RepoLock lock(r.view.path);
   if (!lock.locked()) return Unavailable("cannot lock network " + r.view.path);
   FS_ASSIGN_OR_RETURN(RepoPtr repo, OpenOrInit(r.view.path, r.created));
-  if (r.created) spdlog::info("network created path={} upstream={}", r.view.path, RedactUrl(upstream_location));
+  if (r.created) base::Log(base::LogArea::kGit)->info("network created path={} upstream={}", r.view.path, RedactUrl(upstream_location));
   // Upstream first: the fork's fetch then negotiates against upstream's objects.
   if (options.fetch || !HasRefs(repo.get(), r.view.refs.upstream + "heads/"))
     FS_RETURN_IF_ERROR(FetchSide(repo.get(), r.view.path, upstream_location, r.view.refs.upstream, {}, options.mirror,
@@ -138,14 +138,14 @@ Result<NetworkSyncResult> SyncNetwork(const std::string& upstream_location, cons
   if (!fork_location.empty() && (options.fetch || !HasRefs(repo.get(), r.view.refs.fork + "heads/")))
     FS_RETURN_IF_ERROR(
         FetchSide(repo.get(), r.view.path, fork_location, r.view.refs.fork, {}, options.mirror, &r.fork));
-  spdlog::debug("network sync path={} fork={} upstream_objects={} fork_objects={}", r.view.path, r.view.refs.fork,
+  base::Log(base::LogArea::kGit)->debug("network sync path={} fork={} upstream_objects={} fork_objects={}", r.view.path, r.view.refs.fork,
                 r.upstream.received_objects, r.fork.received_objects);
   // Each fetch left a pack: past the limit they become one. A failure leaves the old packs, all valid;
   // a cancel (progress said stop, as it does for the fetches) ends the sync like a cancelled fetch.
   auto compact = CompactPacks(r.view.path, kNetworkPackLimit, kRetiredPackGrace, options.mirror.progress);
   if (compact.status().code() == StatusCode::kCancelled) return compact.status();
   if (!compact.ok())
-    spdlog::warn("network packs not consolidated path={} error={}", r.view.path, compact.status().message());
+    base::Log(base::LogArea::kGit)->warn("network packs not consolidated path={} error={}", r.view.path, compact.status().message());
   return r;
 }
 
@@ -184,7 +184,7 @@ Status DropForkRefs(const std::string& network_path, const std::string& ns) {
   FS_RETURN_IF_ERROR(FromGit(git_repository_open_bare(&raw, network_path.c_str()), "open network " + network_path));
   RepoPtr repo(raw);
   FS_RETURN_IF_ERROR(DropRefs(repo.get(), ForkRefs(ns)));
-  spdlog::info("network fork refs dropped path={} fork={}", network_path, ns);
+  base::Log(base::LogArea::kGit)->info("network fork refs dropped path={} fork={}", network_path, ns);
   return Status::Ok();
 }
 
@@ -211,7 +211,7 @@ Result<bool> MigrateMirrors(const std::string& data_dir, const std::string& upst
   FS_RETURN_IF_ERROR(FetchSide(repo.get(), v.path, old_fork, v.refs.fork,
                                {"+refs/forkscope/candidates/*:" + v.refs.fork + "candidates/*"}, quiet, &stats));
   // The old mirrors' HEADs name their default branches (a local fetch records the remote's HEAD too).
-  spdlog::info("mirrors migrated into network path={} fork={} linked_files={}", v.path, v.refs.fork,
+  base::Log(base::LogArea::kGit)->info("mirrors migrated into network path={} fork={} linked_files={}", v.path, v.refs.fork,
                stats.linked_files);
   return true;
 }

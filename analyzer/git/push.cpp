@@ -4,6 +4,7 @@
 #include "analyzer/git/fetch_internal.h"
 #include "analyzer/git/handles.h"
 #include "analyzer/git/transfer.h"
+#include "base/log.h"
 #include "base/url.h"
 
 namespace forkscope::analyzer::git {
@@ -24,6 +25,23 @@ int OnUpdateReference(const char* refname, const char* status, void* payload) {
   auto* p = static_cast<PushPayload*>(payload);
   if (status != nullptr && refname != nullptr && p->dest_ref == refname) p->rejection = status;
   return 0;
+}
+
+// The oid the remote advertises for ref ("" when it has none), read on a new connection.
+Result<std::string> AdvertisedOid(git_repository* repo, const std::string& url, PushPayload& payload,
+                                  const std::string& ref, const std::string& shown) {
+  FS_ASSIGN_OR_RETURN(RemotePtr remote, AnonymousRemote(repo, url, "remote " + shown));
+  git_remote_callbacks callbacks = GIT_REMOTE_CALLBACKS_INIT;
+  callbacks.credentials = OnPushCredentials;
+  callbacks.payload = &payload;
+  FS_RETURN_IF_ERROR(
+      FromGit(git_remote_connect(remote.get(), GIT_DIRECTION_PUSH, &callbacks, nullptr, nullptr), "connect " + shown));
+  const git_remote_head** heads = nullptr;
+  size_t count = 0;
+  FS_RETURN_IF_ERROR(FromGit(git_remote_ls(&heads, &count, remote.get()), "list " + shown));
+  for (size_t i = 0; i < count; ++i)
+    if (ref == heads[i]->name) return OidHex(heads[i]->oid);
+  return std::string();
 }
 
 bool ValidRefName(const std::string& ref) {
@@ -76,11 +94,17 @@ Status PushCommit(const PushRequest& r) {
   char* specs[] = {refspec.data()};
   const git_strarray refspecs = {specs, 1};
   Status pushed = FromGit(git_remote_push(remote.get(), &refspecs, &opts), "push to " + shown);
-  if (!pushed.ok()) return Status(pushed.code(), base::ScrubSecret(pushed.message(), userinfo));
-  if (!payload.rejection.empty())
-    return FailedPrecondition("push to " + shown + ": the remote rejected " + r.dest_ref + ": " +
-                              base::ScrubSecret(payload.rejection, userinfo));
-  return Status::Ok();
+  if (pushed.ok() && !payload.rejection.empty())
+    pushed = FailedPrecondition("push to " + shown + ": the remote rejected " + r.dest_ref + ": " + payload.rejection);
+  if (pushed.ok()) return pushed;
+  // A refused update may be the same push landing twice (a push cut off by a kill that the server
+  // finished, holding the ref's lock while the retry came): the branch holding the commit is success.
+  auto there = AdvertisedOid(repo.get(), url, payload, r.dest_ref, shown);
+  if (there.ok() && *there == OidHex(oid)) {
+    base::Log(base::LogArea::kGit)->info("push refused but the remote holds it ref={} sha={}", r.dest_ref, *there);
+    return Status::Ok();
+  }
+  return Status(pushed.code(), base::ScrubSecret(pushed.message(), userinfo));
 }
 
 }  // namespace forkscope::analyzer::git

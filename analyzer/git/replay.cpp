@@ -8,7 +8,6 @@
 // through a lock file and rename), so it never names a commit whose objects are not all on disk.
 #include <git2.h>
 #include <git2/sys/commit.h>
-#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <cstring>
@@ -18,6 +17,7 @@
 #include "analyzer/git/transfer.h"
 #include "analyzer/git/repo_impl.h"
 #include "analyzer/git/replay_internal.h"
+#include "base/log.h"
 
 namespace forkscope::analyzer::git {
 namespace {
@@ -339,7 +339,7 @@ Status WriteCandidateRef(git_repository* repo, const std::string& name, const st
   // found now was left by a process killed while writing, and would refuse every later carry.
   std::error_code ec;
   if (std::filesystem::remove(MirrorPathOf(repo) + "/" + name + ".lock", ec))
-    spdlog::warn("carry removed a stale lock ref={}", name);
+    base::Log(base::LogArea::kGit)->warn("carry removed a stale lock ref={}", name);
   git_oid oid;
   FS_RETURN_IF_ERROR(FromGit(git_oid_fromstr(&oid, sha.c_str()), "candidate id"));
   git_reference* raw = nullptr;
@@ -397,7 +397,7 @@ Result<ReplayResult> PairRepo::Replay(const ReplayRequest& request) {
                                                       : impl_->refs.fork + "candidates/" + request.branch + "/" +
                                                             request.onto.substr(0, 12);
   FS_RETURN_IF_ERROR(WriteCandidateRef(repo, result.candidate_ref, result.candidate_sha));
-  spdlog::debug("carry candidate ref={} sha={}", result.candidate_ref, result.candidate_sha);
+  base::Log(base::LogArea::kGit)->debug("carry candidate ref={} sha={}", result.candidate_ref, result.candidate_sha);
   return result;
 }
 

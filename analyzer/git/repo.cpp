@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <filesystem>
 
-#include <spdlog/spdlog.h>
 
 #include "analyzer/git/handles.h"
 #include "analyzer/git/repo_impl.h"
 #include "analyzer/git/tree_changes.h"
+#include "base/log.h"
 
 namespace forkscope::analyzer::git {
 namespace fs = std::filesystem;
@@ -426,7 +426,7 @@ Result<std::vector<DiffFile>> PairRepo::Diff(const std::string& base, const std:
   const RenameOptions renames{options.rename_threshold, options.rename_limit};
   FS_ASSIGN_OR_RETURN(TreeChanges tree, DiffTreesWithRenames(repo, old_tree.get(), new_tree.get(), renames));
   if (tree.inexact_renames_skipped)
-    spdlog::info("diff base={} head={} inexact rename detection skipped: more candidates than rename_limit={}",
+    base::Log(base::LogArea::kGit)->info("diff base={} head={} inexact rename detection skipped: more candidates than rename_limit={}",
                  base, head, options.rename_limit);
   std::vector<DiffFile> out;
   out.reserve(tree.changes.size());

@@ -16,10 +16,10 @@
 // Thread contract: the deferral happens inside GlobalInit's call_once; the load runs once, under
 // std::call_once, before any TLS stream of the process is set up.
 #include "analyzer/git/tls.h"
+#include "base/log.h"
 
 #include <dlfcn.h>
 #include <git2.h>
-#include <spdlog/spdlog.h>
 
 #include <atomic>
 #include <mutex>
@@ -51,11 +51,11 @@ void LoadDeferredBundle() {
   loading_deferred = false;
   if (rc < 0) {
     const git_error* e = git_error_last();
-    spdlog::warn("tls ca_bundle={} error=\"{}\"", deferred_bundle, e && e->message ? e->message : "unknown");
+    base::Log(base::LogArea::kGit)->warn("tls ca_bundle={} error=\"{}\"", deferred_bundle, e && e->message ? e->message : "unknown");
     return;
   }
   bundle_loaded = true;
-  spdlog::debug("tls ca_bundle={} loaded=on-first-use", deferred_bundle);
+  base::Log(base::LogArea::kGit)->debug("tls ca_bundle={} loaded=on-first-use", deferred_bundle);
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // The eager-import lint over a commit's tree: which files are read, and the analysis hook.
-#include <spdlog/spdlog.h>
 
 #include "analyzer/integration/eager_import.h"
+#include "base/log.h"
 
 namespace forkscope::analyzer::integration {
 namespace {
@@ -62,7 +62,7 @@ Status AddEagerImportFindings(const Rules& rules, const git::PairRepo& repo, Ana
                                "paddle.use_compat_guard(scope={" + scope + "})");
   }
   for (auto& v : report.violations) analysis.violations.push_back(std::move(v));
-  spdlog::debug("eager_import fork={} sha={} packages={} modules={} loaded={} findings={}", analysis.fork.url,
+  base::Log(base::LogArea::kIntegration)->debug("eager_import fork={} sha={} packages={} modules={} loaded={} findings={}", analysis.fork.url,
                 analysis.fork.sha, report.packages.size(), report.modules, report.loaded_modules,
                 report.violations.size());
   return Status::Ok();

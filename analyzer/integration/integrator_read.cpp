@@ -1,7 +1,6 @@
 // ReadIntegrator: one walk of the integrator's tree (analyzer/git/tree_read.h), one parse helper run
 // for its Python files, then each submodule matched to a registered fork and judged
 // (integrator_library.cpp).
-#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <map>
@@ -12,6 +11,7 @@
 #include "analyzer/integration/integrator_internal.h"
 #include "base/clock.h"
 #include "base/url.h"
+#include "base/log.h"
 
 namespace forkscope::analyzer::integration {
 namespace {
@@ -210,7 +210,7 @@ Result<IntegratorReport> ReadIntegrator(const IntegratorSource& source, const st
   const int64_t end = base::SystemClock().MonotonicUs();
   report.read_us = end - start;
   report.judge_us = end - parse_done;
-  spdlog::debug("integrator read name={} head={} entries={} submodules={} libraries={} us={} tree_us={} parse_us={} "
+  base::Log(base::LogArea::kIntegration)->debug("integrator read name={} head={} entries={} submodules={} libraries={} us={} tree_us={} parse_us={} "
                 "judge_us={} parse_cpu_us={}",
                 report.name, report.head, tree.entries, tree.gitlinks.size(), report.libraries.size(), report.read_us,
                 report.tree_us, report.parse_us, report.judge_us, report.parse_cpu_us);

@@ -1,5 +1,8 @@
+#include "analyzer/integration/integration_render.h"
 #include "analyzer/render/report.h"
 #include "base/text.h"
+#include "server/codec/integration_json.h"
+#include "storage/integrator_store.h"
 #include "server/api/routes.h"
 #include "server/codec/json_codec.h"
 #include "server/http/http_server.h"
@@ -15,6 +18,23 @@ Result<int64_t> LatestAnalysisId(storage::Store& store, const std::string& name)
   return *fork.latest_analysis_id;
 }
 
+// The latest report of every integrator, for the Markdown report's integration section, and a key that
+// changes when any of them does (a new sync writes a new report id). Unreadable reports are left out.
+std::vector<analyzer::integration::IntegratorReport> LatestIntegratorReports(storage::Store& store, std::string& key) {
+  std::vector<analyzer::integration::IntegratorReport> out;
+  storage::IntegratorStore integrators(store.db());
+  auto list = integrators.List();
+  if (!list.ok()) return out;
+  for (const auto& integrator : *list) {
+    auto latest = integrators.LatestReport(integrator.name);
+    if (!latest.ok() || !*latest) continue;
+    key += std::to_string((*latest)->id) + ",";
+    auto report = IntegratorReportFromJson((*latest)->report);
+    if (report.ok()) out.push_back(std::move(*report));
+  }
+  return out;
+}
+
 void GetAnalysis(ServerContext& ctx, const httplib::Request& req, httplib::Response& res, storage::Store& store) {
   // The formats of `forkscope analyze --format`.
   std::string format = req.has_param("format") ? req.get_param_value("format") : "json";
@@ -27,7 +47,12 @@ void GetAnalysis(ServerContext& ctx, const httplib::Request& req, httplib::Respo
   const int64_t id = *fork->latest_analysis_id;
   // An analysis id never changes content, but its URLs are the fork's: the ETag names both.
   const std::string shown_as = base::Fnv1a64Hex(fork->fork_url + '\n' + fork->upstream_url + '\n' + fork->branch);
-  std::string etag = "\"a" + std::to_string(id) + "-" + shown_as.substr(0, 10) + "-" + format + "\"";
+  // The Markdown report carries the integrators' latest reports: their ids are part of its ETag.
+  std::string integrator_key;
+  std::vector<analyzer::integration::IntegratorReport> integrators;
+  if (format == "markdown") integrators = LatestIntegratorReports(store, integrator_key);
+  std::string etag = "\"a" + std::to_string(id) + "-" + shown_as.substr(0, 10) + "-" + format +
+                     (integrator_key.empty() ? "" : "-i" + base::Fnv1a64Hex(integrator_key).substr(0, 8)) + "\"";
   if (req.get_header_value("If-None-Match") == etag) {
     res.status = 304;
     return;
@@ -35,7 +60,10 @@ void GetAnalysis(ServerContext& ctx, const httplib::Request& req, httplib::Respo
   auto body = ctx.responses.GetOrRender(etag, [&]() -> Result<CachedBody> {
     FS_ASSIGN_OR_RETURN(analyzer::Analysis a, store.LoadAnalysis(id));
     ShowAnalysisAsFork(*fork, a);
-    if (format == "markdown") return std::make_shared<const std::string>(analyzer::RenderMarkdown(a, fork->name));
+    if (format == "markdown")
+      return std::make_shared<const std::string>(
+          analyzer::RenderMarkdown(a, fork->name) +
+          analyzer::integration::RenderForkIntegrationMarkdown(fork->name, integrators));
     if (format == "text") return std::make_shared<const std::string>(analyzer::RenderText(a));
     return std::make_shared<const std::string>(
         analyzer::AnalysisToJson(a).dump(-1, ' ', false, json::error_handler_t::replace));

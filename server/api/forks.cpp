@@ -1,6 +1,5 @@
 #include "server/api/routes.h"
 
-#include <spdlog/spdlog.h>
 
 #include <algorithm>
 
@@ -11,6 +10,7 @@
 #include "server/services/sync_service.h"
 #include "server/tasks/task_runtime.h"
 #include "storage/alert_store.h"
+#include "base/log.h"
 
 namespace forkscope::server {
 namespace {
@@ -81,7 +81,7 @@ void CreateFork(ServerContext& ctx, const httplib::Request& req, httplib::Respon
   // Its first sync starts now (no waiting for the scheduler).
   if (ctx.sync) {
     auto task = ctx.sync->EnqueueSync(*created);
-    if (!task.ok()) spdlog::warn("first sync not queued fork={} error={}", created->name, task.status().message());
+    if (!task.ok()) base::Log(base::LogArea::kHttp)->warn("first sync not queued fork={} error={}", created->name, task.status().message());
   }
 }
 

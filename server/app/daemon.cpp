@@ -1,7 +1,6 @@
 #include "server/app/daemon.h"
 
 #include <signal.h>
-#include <spdlog/spdlog.h>
 
 #include <filesystem>
 #include <fstream>
@@ -25,6 +24,7 @@
 #include "server/services/sync_service.h"
 #include "server/services/webhooks.h"
 #include "storage/db.h"
+#include "base/log.h"
 
 namespace forkscope::server {
 
@@ -70,7 +70,7 @@ Result<DataDirLock> LockDataDir(Config& c) {
 Status PrepareConfig(ServeOptions& options) {
   Config& c = options.config;
   FS_ASSIGN_OR_RETURN(c.http.web_dir, FindWebDir(c.http.web_dir));
-  if (c.http.web_dir.empty()) spdlog::warn("dashboard assets not found (make build, or --web-dir); serving the API only");
+  if (c.http.web_dir.empty()) base::Log(base::LogArea::kApp)->warn("dashboard assets not found (make build, or --web-dir); serving the API only");
   if (options.demo) {
     FS_ASSIGN_OR_RETURN(auto demo, CreateDemoRepositories(c.data_dir));
     FS_ASSIGN_OR_RETURN(IntegratorConfig integrator, CreateDemoIntegrator(c.data_dir, demo));
@@ -175,7 +175,7 @@ void ServeUntilSignalled(HttpServer& http, const sigset_t& signals) {
   std::thread signal_thread([&http, signals] {
     int sig = 0;
     sigwait(&signals, &sig);
-    spdlog::info("signal={} stopping", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+    base::Log(base::LogArea::kApp)->info("signal={} stopping", sig == SIGTERM ? "SIGTERM" : "SIGINT");
     http.Stop();
   });
   http.Serve();
@@ -185,7 +185,7 @@ void ServeUntilSignalled(HttpServer& http, const sigset_t& signals) {
 }
 
 int Fail(const std::string& what, const Status& st) {
-  spdlog::error("{}: {}", what, st.message());
+  base::Log(base::LogArea::kApp)->error("{}: {}", what, st.message());
   return kExitError;
 }
 
@@ -213,13 +213,13 @@ int Serve(const ServeOptions& options, const analyzer::Rules& rules, const sigse
     return Fail("start-up", st);
   }
   std::string host = c.http.listen.substr(0, c.http.listen.rfind(':'));
-  spdlog::info("listening url=http://{}:{} data_dir={} database={}", host, *port, c.data_dir, c.database);
+  base::Log(base::LogArea::kApp)->info("listening url=http://{}:{} data_dir={} database={}", host, *port, c.data_dir, c.database);
   if (!options.port_file.empty()) std::ofstream(options.port_file) << *port << "\n";
   if (Status st = SyncForksMissingData(daemon.stores, daemon.sync); !st.ok())
-    spdlog::warn("start-up syncs: {}", st.message());
+    base::Log(base::LogArea::kApp)->warn("start-up syncs: {}", st.message());
   ServeUntilSignalled(http, signals);
   daemon.Stop();
-  spdlog::info("stopped");
+  base::Log(base::LogArea::kApp)->info("stopped");
   return kExitOk;
 }
 

@@ -14,13 +14,13 @@
 //                                pushes forkscope/bump-<lib>-<sha12> to an integrator with push_url
 #include "server/app/pipeline.h"
 
-#include <spdlog/spdlog.h>
 
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "server/services/drift_service.h"
+#include "base/log.h"
 
 namespace forkscope::server {
 namespace {
@@ -42,7 +42,7 @@ std::vector<Step> AfterSync(const PipelineServices& s) {
                                         const analyzer::DriftReport& report,
                                         const std::optional<analyzer::DriftSummary>& previous) {
                                 Status st = alerts.OnDrift(store, fork, report, previous);
-                                if (!st.ok()) spdlog::warn("alerts fork={} error={}", fork, st.message());
+                                if (!st.ok()) base::Log(base::LogArea::kApp)->warn("alerts fork={} error={}", fork, st.message());
                               })},
       // New analyses mined into the pattern catalogue.
       {"patterns", s.patterns.Hook()},
@@ -77,7 +77,7 @@ void WirePipeline(SyncService& sync, const PipelineServices& s) {
     std::vector<std::string> notes;
     if (c != nullptr && c->state == storage::CandidateState::kReady) notes = integrations.OnCandidateReady(store, *c);
     Status st = alerts.OnCandidate(store, fork, c, notes);
-    if (!st.ok()) spdlog::warn("alerts fork={} error={}", fork, st.message());
+    if (!st.ok()) base::Log(base::LogArea::kApp)->warn("alerts fork={} error={}", fork, st.message());
   });
   // A finished job decides its candidate, if it validated one; else it is the fork head's own job, and
   // a failing one is alerted. Cancelled and skipped jobs say nothing about the fork; a lost one fails.
@@ -89,7 +89,7 @@ void WirePipeline(SyncService& sync, const PipelineServices& s) {
                         job.state == storage::JobState::kLost;
     if (job.fork.empty() || (!passed && !failed)) return;
     Status st = alerts.OnJobResult(store, job.fork, job.sha, passed);
-    if (!st.ok()) spdlog::warn("alerts fork={} error={}", job.fork, st.message());
+    if (!st.ok()) base::Log(base::LogArea::kApp)->warn("alerts fork={} error={}", job.fork, st.message());
   });
 }
 

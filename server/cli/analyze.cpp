@@ -1,5 +1,4 @@
 // `forkscope analyze`: one analysis from the command line, answered from the database when cached.
-#include <spdlog/spdlog.h>
 
 #include <filesystem>
 #include <memory>
@@ -9,6 +8,7 @@
 #include "server/cli/cli.h"
 #include "server/config/paths.h"
 #include "server/cli/progress.h"
+#include "base/log.h"
 
 namespace forkscope::server {
 namespace {
@@ -26,27 +26,27 @@ int RunAnalyze(AnalyzeArgs& args) {
   std::error_code ec;
   std::filesystem::create_directories(req.data_dir, ec);
   if (ec) {
-    spdlog::error("cannot create data directory {}: {}", req.data_dir, ec.message());
+    base::Log(base::LogArea::kCli)->error("cannot create data directory {}: {}", req.data_dir, ec.message());
     return kExitError;
   }
   auto rules = args.rules_path.empty() ? analyzer::Rules::LoadDefault() : analyzer::Rules::Load(args.rules_path);
   if (!rules.ok()) {
-    spdlog::error("rules: {}", rules.status().message());
+    base::Log(base::LogArea::kCli)->error("rules: {}", rules.status().message());
     return kExitError;
   }
   auto store = storage::Store::Open(DatabasePath(req.data_dir));
   if (!store.ok()) {
-    spdlog::error("database: {}", store.status().message());
+    base::Log(base::LogArea::kCli)->error("database: {}", store.status().message());
     return kExitError;
   }
   req.progress = MakeProgressReporter();
   auto outcome = RunAnalysis(req, *rules, **store);
   if (!outcome.ok()) {
-    spdlog::error("{}", outcome.status().message());
+    base::Log(base::LogArea::kCli)->error("{}", outcome.status().message());
     return kExitError;
   }
   const analyzer::Analysis& a = outcome->analysis;
-  for (const auto& n : a.notices) spdlog::info("note: {}", n);
+  for (const auto& n : a.notices) base::Log(base::LogArea::kCli)->info("note: {}", n);
   if (args.format == "json") {
     analyzer::Analysis full = a;
     if (args.with_lines) {

@@ -2,7 +2,6 @@
 // The analysis (for the layers of conflicting paths) is answered from the database when the commits
 // were analysed before; a clean carry leaves its candidate commit under refs/forks/<fork>/candidates/ in
 // the upstream's fork network. Exit 0 clean or up to date, 1 conflict, 2 error.
-#include <spdlog/spdlog.h>
 
 #include <filesystem>
 #include <memory>
@@ -14,6 +13,7 @@
 #include "server/cli/progress.h"
 #include "server/config/paths.h"
 #include "server/services/analysis_service.h"
+#include "base/log.h"
 
 namespace forkscope::server {
 namespace {
@@ -40,7 +40,7 @@ Result<analyzer::CarryResult> MakeCarry(CarryArgs& args) {
 int RunCarry(CarryArgs& args) {
   auto result = MakeCarry(args);
   if (!result.ok()) {
-    spdlog::error("{}", result.status().message());
+    base::Log(base::LogArea::kCli)->error("{}", result.status().message());
     return kExitError;
   }
   if (args.format == "json")

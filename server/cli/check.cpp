@@ -2,7 +2,6 @@
 // "path:line  rule  severity: message" and the verdict. Exit 0 pass, 1 a finding at or above
 // --fail-on that the baseline does not accept, 2 error. --write-baseline records every current
 // finding in the baseline file (.forkscope-baseline.json in the checkout by default) and passes.
-#include <spdlog/spdlog.h>
 
 #include <filesystem>
 #include <fstream>
@@ -15,6 +14,7 @@
 #include "analyzer/render/report.h"
 #include "analyzer/render/sarif.h"
 #include "server/cli/cli.h"
+#include "base/log.h"
 
 namespace forkscope::server {
 namespace {
@@ -57,7 +57,7 @@ int WriteBaseline(const CheckArgs& args, const analyzer::Analysis& analysis) {
   out << analyzer::BaselineToJson(analysis.violations).dump(2) << "\n";
   out.close();
   if (!out) {
-    spdlog::error("cannot write baseline {}", path);
+    base::Log(base::LogArea::kCli)->error("cannot write baseline {}", path);
     return kExitError;
   }
   PrintOut("wrote " + std::to_string(analysis.violations.size()) + " finding(s) to " + path);
@@ -107,17 +107,17 @@ void PrintReport(const CheckArgs& args, const analyzer::Analysis& analysis, cons
 int RunCheck(const CheckArgs& args) {
   auto rules = args.rules_path.empty() ? analyzer::Rules::LoadDefault() : analyzer::Rules::Load(args.rules_path);
   if (!rules.ok()) {
-    spdlog::error("rules: {}", rules.status().message());
+    base::Log(base::LogArea::kCli)->error("rules: {}", rules.status().message());
     return kExitError;
   }
   auto pair = analyzer::ResolveLocal(args.repo, args.head, args.upstream);
   if (!pair.ok()) {
-    spdlog::error("{}", pair.status().message());
+    base::Log(base::LogArea::kCli)->error("{}", pair.status().message());
     return kExitError;
   }
   auto analysis = analyzer::AnalyzeResolved(*pair, *rules, {});
   if (!analysis.ok()) {
-    spdlog::error("{}", analysis.status().message());
+    base::Log(base::LogArea::kCli)->error("{}", analysis.status().message());
     return kExitError;
   }
   // Fails closed: a file too large to lint is a finding (and never baselined).
@@ -125,7 +125,7 @@ int RunCheck(const CheckArgs& args) {
   if (args.write_baseline) return WriteBaseline(args, *analysis);
   auto baselined = ApplyBaseline(args, analysis->violations);
   if (!baselined.ok()) {
-    spdlog::error("{}", baselined.status().message());
+    base::Log(base::LogArea::kCli)->error("{}", baselined.status().message());
     return kExitError;
   }
   const auto fail_on = analyzer::SeverityFromName(args.fail_on).value_or(analyzer::Severity::kError);

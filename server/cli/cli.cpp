@@ -1,6 +1,5 @@
 #include "server/cli/cli.h"
 
-#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -9,7 +8,7 @@
 #include <vector>
 
 #include "server/app/process.h"
-#include "base/log_escape.h"
+#include "base/log.h"
 
 namespace forkscope::server {
 
@@ -24,13 +23,9 @@ namespace {
 // The daemon logs what it does (info); a one-shot command prints its report on stdout and logs only
 // warnings and errors, unless -v asks for everything.
 void SetUpLogging(const GlobalOptions& g, bool daemon) {
-  auto logger = spdlog::stderr_color_mt("forkscope");
-  spdlog::set_default_logger(logger);
-  // Messages are written with control characters escaped: a value cannot end a line and forge the next.
-  spdlog::set_formatter(base::EscapingFormatter("%Y-%m-%dT%H:%M:%S.%e %^%l%$ %v"));
-  spdlog::set_level(g.verbose               ? spdlog::level::debug
-                    : g.quiet || !daemon    ? spdlog::level::warn
-                                            : spdlog::level::info);
+  base::ConfigureLogging(g.verbose               ? spdlog::level::debug
+                         : g.quiet || !daemon    ? spdlog::level::warn
+                                                 : spdlog::level::info);
 }
 
 // The commands, by the name each one's Add function gives its subcommand (a test runs `<name> --help`

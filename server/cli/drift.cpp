@@ -1,7 +1,6 @@
 // `forkscope drift`: the one-shot drift report of a fork against upstream. Runs the analysis first
 // (answered from the database when the commits were analysed before), then measures the drift; the
 // report is printed, not stored (the daemon keeps the history of registered forks).
-#include <spdlog/spdlog.h>
 
 #include <filesystem>
 #include <memory>
@@ -13,6 +12,7 @@
 #include "server/services/drift_service.h"
 #include "server/config/paths.h"
 #include "server/cli/progress.h"
+#include "base/log.h"
 
 namespace forkscope::server {
 namespace {
@@ -35,7 +35,7 @@ Result<analyzer::DriftReport> MeasureDrift(DriftArgs& args) {
 int RunDrift(DriftArgs& args) {
   auto report = MeasureDrift(args);
   if (!report.ok()) {
-    spdlog::error("{}", report.status().message());
+    base::Log(base::LogArea::kCli)->error("{}", report.status().message());
     return kExitError;
   }
   if (args.format == "json")

@@ -4,7 +4,6 @@
 // into a fork network under DIR/networks (its upstream's when --upstream names one, else its own); the report is
 // stored in the database and printed. Exit 1 when a pin is orphaned (a fresh checkout of the
 // integrator would fail), 2 on an error.
-#include <spdlog/spdlog.h>
 
 #include <filesystem>
 #include <map>
@@ -22,6 +21,7 @@
 #include "server/config/paths.h"
 #include "storage/integrator_store.h"
 #include "storage/store.h"
+#include "base/log.h"
 
 namespace forkscope::server {
 namespace {
@@ -125,10 +125,10 @@ int RunIntegration(IntegrationArgs& args) {
   ai::IntegratorSource source;
   auto report = Read(args, source);
   if (!report.ok()) {
-    spdlog::error("{}", report.status().message());
+    base::Log(base::LogArea::kCli)->error("{}", report.status().message());
     return kExitError;
   }
-  for (const auto& n : report->notices) spdlog::info("note: {}", n);
+  for (const auto& n : report->notices) base::Log(base::LogArea::kCli)->info("note: {}", n);
   if (args.format == "json")
     PrintOut(IntegratorReportToJson(*report).dump(2));
   else if (args.format == "markdown")

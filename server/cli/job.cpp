@@ -1,7 +1,6 @@
 // `forkscope job run`: one build job from the command line, on this machine or through Slurm, recorded
 // in the data directory's database like the daemon's jobs.
 #include <signal.h>
-#include <spdlog/spdlog.h>
 
 #include <atomic>
 #include <chrono>
@@ -20,6 +19,7 @@
 #include "server/config/paths.h"
 #include "storage/job_store.h"
 #include "storage/store.h"
+#include "base/log.h"
 
 namespace forkscope::server {
 namespace {
@@ -86,16 +86,16 @@ int RunJobCommand(JobRunArgs& a) {
   auto recipe = LoadRecipeFile(a.recipe);
   auto store = recipe.ok() ? storage::Store::Open(DatabasePath(a.data_dir)) : Result<std::unique_ptr<storage::Store>>(recipe.status());
   if (!store.ok()) {
-    spdlog::error("{}", store.status().message());
+    base::Log(base::LogArea::kCli)->error("{}", store.status().message());
     return kExitError;
   }
   storage::JobStore jobs((*store)->db());
   auto job = PrepareJob(a, *recipe, jobs);
   if (!job.ok()) {
-    spdlog::error("{}", job.status().message());
+    base::Log(base::LogArea::kCli)->error("{}", job.status().message());
     return kExitError;
   }
-  spdlog::info("job {} recipe={} sha={} executor={} dir={}", job->id, recipe->name, job->sha, a.executor, job->work_dir);
+  base::Log(base::LogArea::kCli)->info("job {} recipe={} sha={} executor={} dir={}", job->id, recipe->name, job->sha, a.executor, job->work_dir);
   auto executor = MakeExecutor(a);
   auto rules = analyzer::Rules::LoadDefault();
   StopFlags stop;

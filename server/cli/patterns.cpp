@@ -1,6 +1,5 @@
 // `forkscope patterns` (the pattern catalogue, mined first) and `forkscope plan` (a migration plan
 // for a library without a Paddle fork), both over the database of a data directory.
-#include <spdlog/spdlog.h>
 
 #include <chrono>
 #include <filesystem>
@@ -13,6 +12,7 @@
 #include "server/config/paths.h"
 #include "server/codec/pattern_json.h"
 #include "server/services/pattern_service.h"
+#include "base/log.h"
 
 namespace forkscope::server {
 namespace {
@@ -35,22 +35,22 @@ std::optional<Opened> Open(CommonArgs& args) {
   std::error_code ec;
   std::filesystem::create_directories(args.data_dir, ec);
   if (ec) {
-    spdlog::error("cannot create data directory {}: {}", args.data_dir, ec.message());
+    base::Log(base::LogArea::kCli)->error("cannot create data directory {}: {}", args.data_dir, ec.message());
     return std::nullopt;
   }
   auto rules = args.rules_path.empty() ? analyzer::Rules::LoadDefault() : analyzer::Rules::Load(args.rules_path);
   if (!rules.ok()) {
-    spdlog::error("rules: {}", rules.status().message());
+    base::Log(base::LogArea::kCli)->error("rules: {}", rules.status().message());
     return std::nullopt;
   }
   auto store = storage::Store::Open(DatabasePath(args.data_dir));
   if (!store.ok()) {
-    spdlog::error("database: {}", store.status().message());
+    base::Log(base::LogArea::kCli)->error("database: {}", store.status().message());
     return std::nullopt;
   }
   auto mined = storage::PatternStore(**store, base::SystemClock()).Mine(rules->data().mining);
   if (!mined.ok()) {
-    spdlog::error("pattern mining: {}", mined.status().message());
+    base::Log(base::LogArea::kCli)->error("pattern mining: {}", mined.status().message());
     return std::nullopt;
   }
   return Opened{std::move(*rules), std::move(*store)};
@@ -67,7 +67,7 @@ int RunPatterns(PatternsArgs& args) {
   storage::PatternFilter filter;
   filter.layer = args.layer;
   if (!args.layer.empty() && !analyzer::LayerFromName(args.layer)) {
-    spdlog::error("unknown layer '{}'", args.layer);
+    base::Log(base::LogArea::kCli)->error("unknown layer '{}'", args.layer);
     return kExitError;
   }
   if (args.min_forks >= 0) filter.min_forks = args.min_forks;
@@ -77,7 +77,7 @@ int RunPatterns(PatternsArgs& args) {
   if (!opened) return kExitError;
   auto patterns = storage::PatternStore(*opened->store, base::SystemClock()).List(filter);
   if (!patterns.ok()) {
-    spdlog::error("{}", patterns.status().message());
+    base::Log(base::LogArea::kCli)->error("{}", patterns.status().message());
     return kExitError;
   }
   PrintOut(args.common.format == "json" ? PatternListToJson(*patterns).dump(2) : RenderPatternsText(*patterns));
@@ -97,7 +97,7 @@ int RunPlan(PlanArgs& args) {
   PlanRequest request{args.upstream, args.branch, args.common.data_dir, args.allow_foreign_owner, {}};
   auto plan = BuildPlan(request, opened->rules, *opened->store);
   if (!plan.ok()) {
-    spdlog::error("{}", plan.status().message());
+    base::Log(base::LogArea::kCli)->error("{}", plan.status().message());
     return kExitError;
   }
   PrintOut(args.common.format == "json" ? analyzer::PlanToJson(*plan).dump(2) : analyzer::PlanToMarkdown(*plan));

@@ -2,7 +2,6 @@
 
 #include "analyzer/model/transfer.h"
 
-#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -10,6 +9,7 @@
 #include <filesystem>
 
 #include "server/config/paths.h"
+#include "base/log.h"
 #include <memory>
 
 namespace forkscope::server {
@@ -41,7 +41,7 @@ analyzer::ProgressFn MakeProgressReporter() {
     if (p.url != state->url) state->url = p.url, state->last_step = -1;
     int pct = std::max(p.Percent(), state->last_step);
     if (!state->tty) {
-      if (std::string line = state->lines.Next(p); !line.empty()) spdlog::info("{}", line);
+      if (std::string line = state->lines.Next(p); !line.empty()) base::Log(base::LogArea::kCli)->info("{}", line);
       return true;
     }
     if (pct != state->last_step) DrawBar(p, pct);
@@ -59,7 +59,7 @@ Result<AnalysisOutcome> AnalyseForCommand(analyzer::AnalyzeRequest& req, const a
   req.progress = MakeProgressReporter();
   FS_ASSIGN_OR_RETURN(AnalysisOutcome outcome, RunAnalysis(req, rules, *store));
   // The drift and carry reports do not repeat the analysis' notices (a fallback branch, a capped scan).
-  for (const auto& n : outcome.analysis.notices) spdlog::warn("analysis: {}", n);
+  for (const auto& n : outcome.analysis.notices) base::Log(base::LogArea::kCli)->warn("analysis: {}", n);
   return outcome;
 }
 

@@ -1,5 +1,4 @@
 // `forkscope serve` and `forkscope demo`.
-#include <spdlog/spdlog.h>
 
 #include <memory>
 
@@ -11,6 +10,7 @@
 #include "server/app/demo.h"
 #include "server/services/drift_service.h"
 #include "server/config/paths.h"
+#include "base/log.h"
 
 namespace forkscope::server {
 namespace {
@@ -30,7 +30,7 @@ int RunServe(ServeArgs& args) {
   if (!args.config_path.empty()) {
     auto loaded = LoadConfigFile(args.config_path);
     if (!loaded.ok()) {
-      spdlog::error("{}", loaded.status().message());
+      base::Log(base::LogArea::kApp)->error("{}", loaded.status().message());
       return kExitError;
     }
     config = std::move(*loaded);
@@ -44,7 +44,7 @@ int RunServe(ServeArgs& args) {
   if (st.ok()) st = ValidateConfig(config);
   if (st.ok()) st = CheckForkPolicy(config);
   if (!st.ok()) {
-    spdlog::error("config: {}", st.message());
+    base::Log(base::LogArea::kApp)->error("config: {}", st.message());
     return kExitError;
   }
   args.options.config = std::move(config);
@@ -56,30 +56,30 @@ int RunDemo(const std::string& data_dir_flag) {
   auto forks = CreateDemoRepositories(data_dir);
   Status st = forks.ok() ? ReconcileForks(DatabasePath(data_dir), *forks) : forks.status();
   if (!st.ok()) {
-    spdlog::error("demo: {}", st.message());
+    base::Log(base::LogArea::kApp)->error("demo: {}", st.message());
     return kExitError;
   }
   auto rules = analyzer::Rules::LoadDefault();
   auto store = storage::Store::Open(DatabasePath(data_dir));
   if (!rules.ok() || !store.ok()) {
-    spdlog::error("demo: {}", !rules.ok() ? rules.status().message() : store.status().message());
+    base::Log(base::LogArea::kApp)->error("demo: {}", !rules.ok() ? rules.status().message() : store.status().message());
     return kExitError;
   }
   for (const auto& f : *forks) {
     auto rec = (*store)->GetFork(f.name);
     if (!rec.ok()) {
-      spdlog::error("demo {}: {}", f.name, rec.status().message());
+      base::Log(base::LogArea::kApp)->error("demo {}: {}", f.name, rec.status().message());
       return kExitError;
     }
     auto req = RequestFor(**store, *rec);
     if (!req.ok()) {
-      spdlog::error("demo {}: {}", f.name, req.status().message());
+      base::Log(base::LogArea::kApp)->error("demo {}: {}", f.name, req.status().message());
       return kExitError;
     }
     req->data_dir = data_dir;
     auto outcome = RunAnalysis(*req, *rules, **store, rec->id);
     if (!outcome.ok()) {
-      spdlog::error("demo {}: {}", f.name, outcome.status().message());
+      base::Log(base::LogArea::kApp)->error("demo {}: {}", f.name, outcome.status().message());
       return kExitError;
     }
     PrintOut("== " + f.name + " (" + rec->fork_url + ")\n" + analyzer::RenderText(outcome->analysis));

@@ -1,5 +1,4 @@
 // `forkscope trace-diff`: the runtime comparison of the compare stage, from the command line.
-#include <spdlog/spdlog.h>
 
 #include <fstream>
 #include <memory>
@@ -10,6 +9,7 @@
 #include "server/cli/cli.h"
 #include "server/config/paths.h"
 #include "storage/store.h"
+#include "base/log.h"
 
 namespace forkscope::server {
 namespace {
@@ -51,7 +51,7 @@ int RunTraceDiff(const TraceDiffArgs& a) {
   auto analysis = mig.ok() ? LoadAnalysisFor(a) : Result<std::optional<analyzer::Analysis>>(mig.status());
   auto rules = a.rules_path.empty() ? analyzer::Rules::LoadDefault() : analyzer::Rules::Load(a.rules_path);
   if (!analysis.ok() || !rules.ok()) {
-    spdlog::error("{}", !analysis.ok() ? analysis.status().message() : rules.status().message());
+    base::Log(base::LogArea::kCli)->error("{}", !analysis.ok() ? analysis.status().message() : rules.status().message());
     return kExitError;
   }
   analyzer::TraceDiffResult diff = analyzer::DiffTraces(*ref, *mig, a.tolerance);

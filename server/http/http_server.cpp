@@ -4,7 +4,6 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <spdlog/spdlog.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -16,6 +15,7 @@
 #include "server/http/router.h"
 #include "server/services/sync_service.h"
 #include "storage/fork_metrics.h"
+#include "base/log.h"
 
 namespace forkscope::server {
 
@@ -86,7 +86,7 @@ struct HttpServer::Impl {
       : ctx(c),
         svr(c.config.http,
             [&c](const std::string& peer, const HeadRefusal& r) {
-              spdlog::warn("request refused peer={} status={} reason={}", peer, r.status, r.message);
+              base::Log(base::LogArea::kHttp)->warn("request refused peer={} status={} reason={}", peer, r.status, r.message);
               c.metrics.RecordRefused(r.code);
             }),
         router(std::make_unique<Router>(svr, c)) {}
@@ -117,7 +117,7 @@ void HttpServer::Impl::Configure() {
     if (!res.body.empty()) return;
     if (res.status == 404 && !req.method.empty()) return router->NoRoute(req, res);
     auto [code, message] = HttpErrorOf(res.status);
-    spdlog::warn("request refused method={} status={} reason={}", req.method.empty() ? "-" : req.method, res.status,
+    base::Log(base::LogArea::kHttp)->warn("request refused method={} status={} reason={}", req.method.empty() ? "-" : req.method, res.status,
                  message);
     ctx.metrics.RecordRefused(code);
     res.set_content(ErrorJson(code, message).dump(), "application/json");
@@ -130,7 +130,7 @@ void HttpServer::Impl::Configure() {
       what = e.what();
     } catch (...) {
     }
-    spdlog::error("request failed method={} target={} error={}", req.method, Printable(req.target), what);
+    base::Log(base::LogArea::kHttp)->error("request failed method={} target={} error={}", req.method, Printable(req.target), what);
     ctx.metrics.RecordRefused("internal");
     SendJson(res, 500, ErrorJson("internal", "unexpected error (logged)"));
   });
@@ -142,7 +142,7 @@ void HttpServer::Impl::RenderMetrics(httplib::Response& res) {
   if (store.ok()) {
     auto read = storage::ReadForkMetrics((*store)->db());
     if (read.ok()) forks = std::move(*read);
-    if (!read.ok()) spdlog::warn("metrics: per-fork figures unavailable error={}", read.status().message());
+    if (!read.ok()) base::Log(base::LogArea::kHttp)->warn("metrics: per-fork figures unavailable error={}", read.status().message());
   }
   res.set_content(ctx.metrics.Render(ctx.sync ? ctx.sync->Stats() : SyncStats{}, forks, ctx.responses.Stats(),
                                      storage::SqliteMemoryBytes(), base::ReadHeapStats()),

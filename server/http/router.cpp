@@ -1,7 +1,6 @@
 #include "server/http/router.h"
 
 #include <openssl/crypto.h>
-#include <spdlog/spdlog.h>
 
 #include <exception>
 #include <memory>
@@ -10,6 +9,7 @@
 #include "server/codec/json_codec.h"
 #include "server/http/http_server.h"
 #include "storage/store_opener.h"
+#include "base/log.h"
 
 namespace forkscope::server {
 // Scope of a presented token, if it is one of the configured ones (constant-time comparison).
@@ -97,7 +97,7 @@ void Serve(ServerContext& ctx, const RouteSpec& spec, const httplib::Request& re
   };
   if (std::string problem = TargetProblem(req); !problem.empty()) {
     if (reader) DrainBody(req, *reader);
-    spdlog::warn("request refused method={} target={} status=400 reason={}", req.method, Printable(req.target),
+    base::Log(base::LogArea::kHttp)->warn("request refused method={} target={} status=400 reason={}", req.method, Printable(req.target),
                  problem);
     ctx.metrics.RecordRefused("bad_request");
     SendJson(res, 400, ErrorJson("bad_request", problem));
@@ -110,7 +110,7 @@ void Serve(ServerContext& ctx, const RouteSpec& spec, const httplib::Request& re
   if (reader) {
     BodyRead body = ReadBody(req, *reader, spec.body, ctx.config.http.max_body_bytes);
     if (body.status != 0) {
-      spdlog::warn("request refused method={} route={} status={} reason={}", req.method, spec.label, body.status,
+      base::Log(base::LogArea::kHttp)->warn("request refused method={} route={} status={} reason={}", req.method, spec.label, body.status,
                    body.message);
       ctx.metrics.RecordRefused(body.code);
       SendJson(res, body.status, ErrorJson(body.code, body.message));
@@ -126,7 +126,7 @@ void Serve(ServerContext& ctx, const RouteSpec& spec, const httplib::Request& re
     spec.handler(req, res, **store);
   } catch (const std::exception& e) {
     // A handler's bug must not take the connection's answer with it: a logged, counted 500.
-    spdlog::error("handler failed method={} route={} error={}", req.method, spec.label, e.what());
+    base::Log(base::LogArea::kHttp)->error("handler failed method={} route={} error={}", req.method, spec.label, e.what());
     ctx.metrics.RecordRefused("internal");
     SendJson(res, 500, ErrorJson("internal", "unexpected error while answering " + spec.label + " (logged)"));
   }

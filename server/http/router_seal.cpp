@@ -1,7 +1,6 @@
 // The router's checks before any route: a request target that cannot be decoded (400), an unknown path
 // (404), a known path with another method (405 with Allow), OPTIONS (204 with Allow); and the catch-all
 // routes that read and drop the body of a request no route takes.
-#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <set>
@@ -10,6 +9,7 @@
 #include "server/codec/json_codec.h"
 #include "server/http/http_server.h"
 #include "server/http/router.h"
+#include "base/log.h"
 
 namespace forkscope::server {
 namespace {
@@ -36,7 +36,7 @@ std::string Router::AllowedMethods(const std::string& path, std::string* label) 
 
 void Router::Refuse(const httplib::Request& req, httplib::Response& res, const std::string& label, int status,
                     const std::string& code, const std::string& message) const {
-  spdlog::warn("request refused method={} target={} status={} reason={}", req.method, Printable(req.target), status,
+  base::Log(base::LogArea::kHttp)->warn("request refused method={} target={} status={} reason={}", req.method, Printable(req.target), status,
                message);
   ctx_.metrics.RecordRefused(code);
   ctx_.metrics.RecordRequest(req.method, label, status, 0);

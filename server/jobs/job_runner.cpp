@@ -2,7 +2,6 @@
 
 #include "base/clock.h"
 
-#include <spdlog/spdlog.h>
 
 #include <chrono>
 #include <filesystem>
@@ -15,6 +14,7 @@
 #include "base/message_code.h"
 #include "server/jobs/executors/capped_log.h"
 #include "server/jobs/executors/subprocess.h"
+#include "base/log.h"
 
 namespace forkscope::server {
 namespace fs = std::filesystem;
@@ -211,7 +211,7 @@ class StageRun {
 
  private:
   void Save() {
-    if (Status st = ctx_.store->Save(job_); !st.ok()) spdlog::warn("job save failed id={} error={}", job_.id, st.message());
+    if (Status st = ctx_.store->Save(job_); !st.ok()) base::Log(base::LogArea::kJobs)->warn("job save failed id={} error={}", job_.id, st.message());
   }
   void NoteNode(const std::string& node) {
     json runner = json::parse(job_.runner.empty() ? "{}" : job_.runner, nullptr, false);
@@ -344,14 +344,14 @@ namespace {
 bool SaveJob(const JobRecord& job, JobRunContext& ctx) {
   Status st = ctx.store->Save(job);
   if (!st.ok())
-    spdlog::warn("job save failed id={} state={} error={}", job.id, storage::JobStateName(job.state), st.message());
+    base::Log(base::LogArea::kJobs)->warn("job save failed id={} state={} error={}", job.id, storage::JobStateName(job.state), st.message());
   return st.ok();
 }
 
 // The API reads jobs from the table: one vetoed or busy commit of the final record must not leave the
 // job reading as running, so a failed write is tried once more.
 void SaveFinal(const JobRecord& job, JobRunContext& ctx) {
-  if (!SaveJob(job, ctx) && SaveJob(job, ctx)) spdlog::info("job saved after retry id={}", job.id);
+  if (!SaveJob(job, ctx) && SaveJob(job, ctx)) base::Log(base::LogArea::kJobs)->info("job saved after retry id={}", job.id);
 }
 
 // Runs the stages that have not finished, in order. False when the job was let go of (detach, or an
@@ -415,7 +415,7 @@ JobRecord RunJob(JobRecord job, JobRunContext& ctx) {
   std::error_code ec;
   if (!ctx.keep_work_tree) fs::remove_all(job.work_dir + "/tree", ec);
   SaveFinal(job, ctx);
-  spdlog::info("job finished id={} state={} reason={}", job.id, storage::JobStateName(job.state), job.reason);
+  base::Log(base::LogArea::kJobs)->info("job finished id={} state={} reason={}", job.id, storage::JobStateName(job.state), job.reason);
   return job;
 }
 

@@ -2,7 +2,6 @@
 
 #include "base/clock.h"
 
-#include <spdlog/spdlog.h>
 
 #include <chrono>
 #include <filesystem>
@@ -12,6 +11,7 @@
 #include "server/services/analysis_service.h"
 #include "server/services/repositories.h"
 #include "server/jobs/job_runner.h"
+#include "base/log.h"
 
 namespace forkscope::server {
 namespace fs = std::filesystem;
@@ -69,7 +69,7 @@ Status JobService::Start() {
     }
     FS_RETURN_IF_ERROR(Schedule(job));
   }
-  if (!unfinished.empty()) spdlog::info("jobs taken up queued={} resumed={}", unfinished.size() - resumed, resumed);
+  if (!unfinished.empty()) base::Log(base::LogArea::kJobs)->info("jobs taken up queued={} resumed={}", unfinished.size() - resumed, resumed);
   return Status::Ok();
 }
 
@@ -157,7 +157,7 @@ Result<JobRecord> JobService::Enqueue(storage::Store& store, const std::string& 
     (void)storage::JobStore(store.db()).Save(job);
     return st;
   }
-  spdlog::info("job queued id={} fork={} sha={} recipe={} executor={}", job.id, fork, sha, recipe.name, executor);
+  base::Log(base::LogArea::kJobs)->info("job queued id={} fork={} sha={} recipe={} executor={}", job.id, fork, sha, recipe.name, executor);
   return job;
 }
 
@@ -202,7 +202,7 @@ SyncHook JobService::MakeSyncHook() {
     auto latest = storage::JobStore(store.db()).Latest(task.fork_name);
     if (!latest.ok() || (*latest && (*latest)->sha == sha)) return;  // this commit has had its job
     auto job = Enqueue(store, task.fork_name, outcome->fork_mirror, sha, *recipe, options_.default_executor);
-    if (!job.ok()) spdlog::warn("job after sync fork={} error={}", task.fork_name, job.status().message());
+    if (!job.ok()) base::Log(base::LogArea::kJobs)->warn("job after sync fork={} error={}", task.fork_name, job.status().message());
   };
 }
 

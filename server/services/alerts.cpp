@@ -2,7 +2,6 @@
 // the same transaction.
 #include "server/services/alerts.h"
 
-#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <cmath>
@@ -11,6 +10,7 @@
 #include "base/message_code.h"
 #include "server/services/carry_service.h"
 #include "server/services/webhooks.h"
+#include "base/log.h"
 
 namespace forkscope::server {
 namespace {
@@ -340,7 +340,7 @@ Status AlertEngine::Apply(storage::Store& store, int64_t fork_id, const AlertCon
   FS_ASSIGN_OR_RETURN(std::optional<storage::AlertChange> change,
                       alerts.Evaluate(fork_id, condition, clock_.NowS(), plan));
   if (change && change->event) {
-    spdlog::info("alert id={} fork={} rule={} event={} value={} threshold={}", change->alert.id, change->alert.fork,
+    base::Log(base::LogArea::kAlerts)->info("alert id={} fork={} rule={} event={} value={} threshold={}", change->alert.id, change->alert.fork,
                  change->alert.rule, storage::AlertEventName(*change->event), change->alert.value,
                  change->alert.threshold);
     Notify(change->event);
@@ -411,7 +411,7 @@ Result<storage::AlertRecord> AlertEngine::Ack(storage::Store& store, int64_t ale
   storage::AlertStore alerts(store);
   auto plan = [this](const storage::AlertRecord& a, storage::AlertEvent e) { return Plan(a, e); };
   FS_ASSIGN_OR_RETURN(storage::AlertChange change, alerts.Ack(alert_id, by, clock_.NowS(), plan));
-  if (change.event) spdlog::info("alert id={} fork={} rule={} acked_by={}", alert_id, change.alert.fork,
+  if (change.event) base::Log(base::LogArea::kAlerts)->info("alert id={} fork={} rule={} acked_by={}", alert_id, change.alert.fork,
                                  change.alert.rule, by);
   Notify(change.event);
   return change.alert;

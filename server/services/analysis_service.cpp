@@ -1,12 +1,12 @@
 #include "server/services/analysis_service.h"
 
-#include <spdlog/spdlog.h>
 
 #include <algorithm>
 
 #include "analyzer/classify/rules_data.h"
 #include "base/clock.h"
 #include "storage/compat_gap_store.h"
+#include "base/log.h"
 
 namespace forkscope::server {
 
@@ -64,7 +64,7 @@ Result<AnalysisOutcome> RunAnalysis(const analyzer::AnalyzeRequest& request, con
   // Another sync of the same commits (a fork sharing them) may have stored it meanwhile: keep that one.
   FS_ASSIGN_OR_RETURN(storage::SavedAnalysis saved, store.SaveAnalysisIfAbsent(key, analysis, fork_id));
   analysis.cached = saved.existed;
-  spdlog::info("analysis stored id={} fork_sha={} files={} ms={} existed={}", saved.id,
+  base::Log(base::LogArea::kSync)->info("analysis stored id={} fork_sha={} files={} ms={} existed={}", saved.id,
                analysis.fork.sha.substr(0, 12), analysis.files.size(), analysis.duration_ms, saved.existed);
   return AnalysisOutcome{std::move(analysis), saved.id, pair.fork_mirror, pair.upstream_mirror, pair.refs};
 }

@@ -1,6 +1,5 @@
 #include "server/services/carry_service.h"
 
-#include <spdlog/spdlog.h>
 
 #include <algorithm>
 
@@ -10,6 +9,7 @@
 #include "base/url.h"
 #include "server/services/analysis_service.h"
 #include "server/services/repositories.h"
+#include "base/log.h"
 
 namespace forkscope::server {
 namespace {
@@ -114,7 +114,7 @@ CarryService::CarryService(CarryServiceOptions options, analyzer::Rules rules, T
 Status CarryService::Start() {
   FS_ASSIGN_OR_RETURN(auto store, options_.stores->Open());
   // What a previous process left is taken up as far as possible; it never keeps the daemon down.
-  if (Status st = Reconcile(*store); !st.ok()) spdlog::warn("carry start-up reconciliation: {}", st.message());
+  if (Status st = Reconcile(*store); !st.ok()) base::Log(base::LogArea::kCarry)->warn("carry start-up reconciliation: {}", st.message());
   return Status::Ok();
 }
 
@@ -129,7 +129,7 @@ Result<std::string> CarryService::Enqueue(const storage::ForkRecord& fork, const
              (analysis_id ? std::to_string(*analysis_id) : "latest");
   spec.run = [this, job](TaskContext& ctx) { return RunCarry(ctx, job); };
   FS_ASSIGN_OR_RETURN(std::string id, runtime_.Submit(std::move(spec)));
-  spdlog::info("carry queued task={} fork={} onto={} strategy={} trigger={}", id, fork.name,
+  base::Log(base::LogArea::kCarry)->info("carry queued task={} fork={} onto={} strategy={} trigger={}", id, fork.name,
                params.onto.empty() ? "upstream-head" : params.onto, analyzer::CarryStrategyName(job.strategy),
                storage::CandidateTriggerName(trigger));
   return id;
@@ -149,7 +149,7 @@ SyncHook CarryService::MakeSyncHook() {
     auto carried = storage::CandidateStore(store.db()).Find(fork->id, a.fork.sha, a.upstream.sha, options_.strategy);
     if (!carried.ok() || *carried) return;  // this head was carried onto this target before
     auto queued = Enqueue(*fork, {}, outcome->analysis_id, storage::CandidateTrigger::kSync);
-    if (!queued.ok()) spdlog::warn("carry after sync fork={} error={}", task.fork_name, queued.status().message());
+    if (!queued.ok()) base::Log(base::LogArea::kCarry)->warn("carry after sync fork={} error={}", task.fork_name, queued.status().message());
   };
 }
 
@@ -157,7 +157,7 @@ Status CarryService::RunCarry(TaskContext& ctx, const CarryJob& job) {
   ctx.Progress(10, "carry");
   auto candidate = Carry(ctx, job);
   if (!candidate.ok()) {
-    spdlog::warn("carry failed task={} fork={} error={}", ctx.id(), job.fork, candidate.status().message());
+    base::Log(base::LogArea::kCarry)->warn("carry failed task={} fork={} error={}", ctx.id(), job.fork, candidate.status().message());
     return candidate.status();
   }
   if (*candidate) ctx.SetCandidate(**candidate);
@@ -186,7 +186,7 @@ Result<std::optional<int64_t>> CarryService::Carry(TaskContext& ctx, const Carry
   o.clock = &clock_;
   analyzer::ResolvedPair pair{network.path, network.path, analysis, network.refs};
   FS_ASSIGN_OR_RETURN(analyzer::CarryResult carry, analyzer::CarryAnalysed(pair, analysis, rules_, o));
-  spdlog::info("carry done task={} fork={} onto={} state={} ms={}", ctx.id(), fork.name, onto.substr(0, 12),
+  base::Log(base::LogArea::kCarry)->info("carry done task={} fork={} onto={} state={} ms={}", ctx.id(), fork.name, onto.substr(0, 12),
                analyzer::CarryStateName(carry.state), carry.duration_ms);
   if (carry.state == analyzer::CarryState::kUpToDate) {
     ctx.SetStage("up to date");
@@ -220,7 +220,7 @@ Result<CandidateRecord> CarryService::Validate(storage::Store& store, CandidateR
                                          : Result<std::string>(FailedPrecondition("no build jobs are configured"));
     if (!job.ok() && job.status().code() == StatusCode::kUnavailable) {
       // The job service is stopping: the candidate stays clean and the next start queues its job.
-      spdlog::warn("candidate id={} job not queued: {}", candidate.id, job.status().message());
+      base::Log(base::LogArea::kCarry)->warn("candidate id={} job not queued: {}", candidate.id, job.status().message());
       return candidate;
     }
     if (job.ok()) {
@@ -234,7 +234,7 @@ Result<CandidateRecord> CarryService::Validate(storage::Store& store, CandidateR
     }
     FS_ASSIGN_OR_RETURN(candidate, storage::CandidateStore(store.db()).Update(candidate.id, u, clock_.NowS()));
   }
-  spdlog::info("candidate id={} fork={} state={} job={} reason={}", candidate.id, candidate.fork,
+  base::Log(base::LogArea::kCarry)->info("candidate id={} fork={} state={} job={} reason={}", candidate.id, candidate.fork,
                storage::CandidateStateName(candidate.state), candidate.job_id, candidate.reason);
   if (storage::IsDecided(candidate.state)) Decided(store, candidate.fork, &candidate);
   return candidate;
@@ -247,19 +247,19 @@ bool CarryService::OnJobFinished(storage::Store& store, const storage::JobRecord
     storage::CandidateStore candidates(store.db());
     auto candidate = candidates.ForJob(job.id);
     if (!candidate.ok()) {
-      spdlog::warn("candidate of job={} unknown: {}", job.id, candidate.status().message());
+      base::Log(base::LogArea::kCarry)->warn("candidate of job={} unknown: {}", job.id, candidate.status().message());
       return false;
     }
     if (!*candidate) return false;
     if ((*candidate)->state != CandidateState::kValidating) return true;  // taken up already (restart)
     auto updated = candidates.Update((*candidate)->id, UpdateFromJob(job), clock_.NowS());
     if (!updated.ok()) {
-      spdlog::warn("candidate id={} job={} update failed: {}", (*candidate)->id, job.id, updated.status().message());
+      base::Log(base::LogArea::kCarry)->warn("candidate id={} job={} update failed: {}", (*candidate)->id, job.id, updated.status().message());
       return true;
     }
     decided = std::move(*updated);
   }
-  spdlog::info("candidate id={} fork={} state={} stage={} reason={}", decided->id, decided->fork,
+  base::Log(base::LogArea::kCarry)->info("candidate id={} fork={} state={} stage={} reason={}", decided->id, decided->fork,
                storage::CandidateStateName(decided->state), decided->failing_stage, decided->reason);
   // A ready candidate to publish is pushed first (as a task: never on the job's own thread),
   // so that its alert can say where it went. Stopping: the next start pushes it and tells.
@@ -287,7 +287,7 @@ bool CarryService::QueuePublish(const std::string& fork, int64_t candidate_id) {
     return Status::Ok();
   };
   auto queued = runtime_.Submit(std::move(spec));
-  if (!queued.ok()) spdlog::warn("candidate id={} push not queued: {}", candidate_id, queued.status().message());
+  if (!queued.ok()) base::Log(base::LogArea::kCarry)->warn("candidate id={} push not queued: {}", candidate_id, queued.status().message());
   return queued.ok();
 }
 
@@ -333,16 +333,16 @@ void CarryService::Publish(storage::Store& store, int64_t candidate_id) {
     pushed = PushCandidate(request);
   }
   if (pushed.ok()) {
-    spdlog::info("candidate published id={} fork={} url={} branch={} sha={}", c.id, c.fork, outcome.url,
+    base::Log(base::LogArea::kCarry)->info("candidate published id={} fork={} url={} branch={} sha={}", c.id, c.fork, outcome.url,
                  outcome.branch, c.candidate_sha);
   } else {
     outcome.error = base::ScrubSecret(pushed.message(), target->userinfo);
-    spdlog::warn("candidate publish failed id={} fork={} url={} branch={} error={}", c.id, c.fork, outcome.url,
+    base::Log(base::LogArea::kCarry)->warn("candidate publish failed id={} fork={} url={} branch={} error={}", c.id, c.fork, outcome.url,
                  outcome.branch, outcome.error);
   }
   auto recorded = candidates.RecordPublish(c.id, outcome, clock_.NowS());
   if (!recorded.ok()) {
-    spdlog::warn("candidate id={} publish outcome not stored: {}", c.id, recorded.status().message());
+    base::Log(base::LogArea::kCarry)->warn("candidate id={} publish outcome not stored: {}", c.id, recorded.status().message());
   } else {
     c = std::move(*recorded);
   }

@@ -2,12 +2,12 @@
 
 #include "base/clock.h"
 
-#include <spdlog/spdlog.h>
 
 #include <chrono>
 
 #include "storage/db.h"
 #include "storage/drift_store.h"
+#include "base/log.h"
 
 namespace forkscope::server {
 namespace {
@@ -55,7 +55,7 @@ Result<StoredDrift> StoreDriftOfOutcome(storage::Store& store, const std::string
   storage::DriftStore drift(store.db());
   FS_ASSIGN_OR_RETURN(std::vector<analyzer::DriftSummary> before, drift.History(fork.id, 1));
   FS_RETURN_IF_ERROR(drift.Save(fork.id, report).status());
-  spdlog::info("drift stored fork={} behind={} touching={} conflicts={} redundant={} risk={:.2f}", fork_name,
+  base::Log(base::LogArea::kSync)->info("drift stored fork={} behind={} touching={} conflicts={} redundant={} risk={:.2f}", fork_name,
                report.behind, report.upstream_commits_touching_patched.size(), report.predicted_conflicts.size(),
                report.redundant_hunks.size(), report.risk);
   StoredDrift stored{std::move(report), std::nullopt};
@@ -69,7 +69,7 @@ SyncHook MakeDriftHook(base::Clock& clock, analyzer::DriftOptions options, Drift
     if (outcome == nullptr || task.fork_name.empty()) return;
     auto stored = StoreDriftOfOutcome(store, task.fork_name, *outcome, clock.NowS(), options);
     if (!stored.ok()) {
-      spdlog::warn("drift failed fork={} error={}", task.fork_name, stored.status().message());
+      base::Log(base::LogArea::kSync)->warn("drift failed fork={} error={}", task.fork_name, stored.status().message());
       return;
     }
     if (on_report) on_report(store, task.fork_name, stored->report, stored->previous);

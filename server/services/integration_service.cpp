@@ -1,6 +1,5 @@
 #include "server/services/integration_service.h"
 
-#include <spdlog/spdlog.h>
 
 #include <algorithm>
 
@@ -8,6 +7,7 @@
 #include "base/url.h"
 #include "server/codec/integration_json.h"
 #include "server/services/analysis_service.h"
+#include "base/log.h"
 
 namespace forkscope::server {
 namespace {
@@ -47,7 +47,7 @@ ai::RegisteredFork SyncForkForIntegration(const std::string& name, const std::st
   f.url = url;
   f.branch = branch;
   auto fail = [&](const Status& st) {
-    spdlog::warn("fork {} unreachable: {}", name, st.message());
+    base::Log(base::LogArea::kIntegration)->warn("fork {} unreachable: {}", name, st.message());
     f.fetch_error = st.message();
     return f;
   };
@@ -60,7 +60,7 @@ ai::RegisteredFork SyncForkForIntegration(const std::string& name, const std::st
     if (!up.ok()) return fail(up.status());
     upstream = *up;
   }
-  auto synced = SyncForkNetwork(upstream, *location, name, options);
+  auto synced = server::SyncForkNetwork(upstream, *location, name, options);
   if (!synced.ok()) return fail(synced.status());
   auto picked = PickBranch(synced->view.path, synced->view.refs.fork, branch, "paddle");
   if (!picked.ok()) return fail(picked.status());
@@ -231,10 +231,10 @@ Status IntegrationService::RunSync(TaskContext& ctx, const std::string& name, bo
                          .status());
   ctx.SetStage(std::to_string(counts.libraries) + " libraries, " + std::to_string(counts.orphaned) + " orphaned, " +
                std::to_string(counts.behind) + " behind");
-  spdlog::info("integrator read name={} head={} libraries={} orphaned={} behind={} ms={}", name, Short(report.head),
+  base::Log(base::LogArea::kIntegration)->info("integrator read name={} head={} libraries={} orphaned={} behind={} ms={}", name, Short(report.head),
                counts.libraries, counts.orphaned, counts.behind, report.read_us / 1000);
   if (Status st = alerts_.OnIntegration(store, name, report); !st.ok())
-    spdlog::warn("integration alerts integrator={} error={}", name, st.message());
+    base::Log(base::LogArea::kIntegration)->warn("integration alerts integrator={} error={}", name, st.message());
   return Status::Ok();
 }
 
@@ -316,11 +316,11 @@ Status IntegrationService::RunBump(TaskContext& ctx, const std::string& name, co
     bump.commit_sha = pushed->commit;
     bump.branch = pushed->dest_ref.substr(std::string("refs/heads/").size());
     bump.pushed_at = clock_.NowS();
-    spdlog::info("integrator bump pushed integrator={} library={} sha={} branch={}", name, lib.name,
+    base::Log(base::LogArea::kIntegration)->info("integrator bump pushed integrator={} library={} sha={} branch={}", name, lib.name,
                  Short(candidate.candidate_sha), bump.branch);
   } else {
     bump.error = base::ScrubSecret(pushed.status().message(), in->push_userinfo);
-    spdlog::warn("integrator bump failed integrator={} library={} error={}", name, lib.name, bump.error);
+    base::Log(base::LogArea::kIntegration)->warn("integrator bump failed integrator={} library={} error={}", name, lib.name, bump.error);
   }
   FS_RETURN_IF_ERROR(integrators.RecordBump(bump).status());
   if (!pushed.ok()) return Status(pushed.status().code(), bump.error);

@@ -75,10 +75,6 @@ Result<NetworkSyncResult> SyncForkNetwork(const std::string& upstream_location, 
 
 std::string UpstreamBranchRef(const std::string& branch) { return std::string(git::kUpstreamRefs) + "heads/" + branch; }
 
-Result<NetworkSyncResult> SyncUpstream(const std::string& location, const NetworkSyncOptions& options) {
-  return git::SyncUpstream(location, options);
-}
-
 Result<std::string> ResolveUpstreamCommit(const NetworkSyncResult& network, const std::string& rev) {
   return git::ResolveRevision(network.view.path, rev, network.view.refs.upstream);
 }

@@ -61,8 +61,8 @@ Result<NetworkSyncResult> SyncForkNetwork(const std::string& upstream_location, 
                                           const std::string& fork_name, const NetworkSyncOptions& options);
 // The full ref of an upstream branch in a network ("refs/upstream/heads/<branch>").
 std::string UpstreamBranchRef(const std::string& branch);
-// A repository with no fork (a job's repository): the upstream of its own network.
-Result<NetworkSyncResult> SyncUpstream(const std::string& location, const NetworkSyncOptions& options);
+// A repository with no fork (a job's repository): the upstream of its own network (network.h).
+using analyzer::git::SyncUpstream;
 // A revision of such a repository's branches and tags.
 Result<std::string> ResolveUpstreamCommit(const NetworkSyncResult& network, const std::string& rev);
 

@@ -1,11 +1,11 @@
 // Scheduler: per-fork due times, backoff and the sync timeout (timing rules in scheduler.h).
 #include "server/services/scheduler.h"
 
-#include <spdlog/spdlog.h>
 
 #include <algorithm>
 
 #include "server/config/config.h"
+#include "base/log.h"
 
 namespace forkscope::server {
 namespace {
@@ -56,7 +56,7 @@ void Scheduler::SubmitPass(int64_t at_s) {
   spec.not_before_s = at_s;
   spec.run = [this](TaskContext& ctx) {
     Result<int64_t> next = RunDue(ctx.store());
-    if (!next.ok()) spdlog::warn("scheduler pass failed error={}", next.status().message());
+    if (!next.ok()) base::Log(base::LogArea::kScheduler)->warn("scheduler pass failed error={}", next.status().message());
     SubmitPass(next.ok() ? *next : clock_.NowS() + kPollS);
     return next.status();
   };
@@ -129,7 +129,7 @@ std::vector<Scheduler::Timeout> Scheduler::PollInFlight(int64_t now) {
       continue;
     }
     // Finished long ago and its outcome never reached the hook: stop waiting for it.
-    spdlog::warn("scheduler lost the outcome of task={} fork={}", s.task_id, name);
+    base::Log(base::LogArea::kScheduler)->warn("scheduler lost the outcome of task={} fork={}", s.task_id, name);
     s.task_id.clear();
     s.running_since_s = 0;
     idle_cv_.notify_all();
@@ -149,7 +149,7 @@ void Scheduler::AbandonTimedOut(storage::Store& store, const std::vector<Timeout
 void Scheduler::RecordOutcome(storage::Store& store, const std::string& fork, const std::string& task_id, bool ok,
                               const std::string& error) {
   Result<storage::ForkHealth> health = alerts_.OnSyncResult(store, fork, ok, error);
-  if (!health.ok()) spdlog::warn("sync outcome not recorded fork={} error={}", fork, health.status().message());
+  if (!health.ok()) base::Log(base::LogArea::kScheduler)->warn("sync outcome not recorded fork={} error={}", fork, health.status().message());
   const int64_t now = clock_.NowS();
   int64_t next_due = 0;
   {
@@ -220,7 +220,7 @@ Result<int64_t> Scheduler::RunDue(storage::Store& store) {
       } else if (task.ok()) {
         it->second.task_id = *task;
         it->second.running_since_s = 0;
-        spdlog::info("scheduled sync fork={} task={}", rec.name, *task);
+        base::Log(base::LogArea::kScheduler)->info("scheduled sync fork={} task={}", rec.name, *task);
       } else {
         refused.emplace_back(rec.name, task.status().message());
       }

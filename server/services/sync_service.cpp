@@ -2,7 +2,6 @@
 
 #include "base/clock.h"
 
-#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -11,6 +10,7 @@
 #include "base/url.h"
 #include "server/services/analysis_service.h"
 #include "server/services/repositories.h"
+#include "base/log.h"
 
 namespace forkscope::server {
 namespace {
@@ -52,14 +52,14 @@ Result<int> SyncService::MigrateNetworks() {
     if (!fork_url.ok() || !upstream_url.ok()) continue;  // its sync will say what is wrong
     auto done = MigrateMirrors(options_.data_dir, *upstream_url, *fork_url, fork.name);
     if (!done.ok())  // not fatal: its next sync fetches it into the network
-      spdlog::warn("network migration failed fork={} error={}", fork.name, Scrubbed(done.status().message(), *request));
+      base::Log(base::LogArea::kSync)->warn("network migration failed fork={} error={}", fork.name, Scrubbed(done.status().message(), *request));
     else if (*done)
       ++imported;
   }
   // Named namespaces of forks that left the registry (or moved to another upstream) go; those named
   // by a URL ("url-...") belong to one-shot analyses and stay.
   std::error_code ec;
-  if (!every_network_known) spdlog::warn("network prune skipped: a registered upstream cannot be located");
+  if (!every_network_known) base::Log(base::LogArea::kSync)->warn("network prune skipped: a registered upstream cannot be located");
   for (std::filesystem::directory_iterator it(std::filesystem::path(options_.data_dir) / "networks", ec), end;
        every_network_known && !ec && it != end; it.increment(ec)) {
     const std::string path = it->path().string();
@@ -69,9 +69,9 @@ Result<int> SyncService::MigrateNetworks() {
     for (const auto& ns : *present)
       if (ns.rfind("url-", 0) != 0 && !registered[path].count(ns))
         if (Status st = DropNamespace(path, ns); !st.ok())
-          spdlog::warn("network prune failed path={} fork={} error={}", path, ns, st.message());
+          base::Log(base::LogArea::kSync)->warn("network prune failed path={} fork={} error={}", path, ns, st.message());
   }
-  if (imported > 0) spdlog::info("forks migrated into networks count={}", imported);
+  if (imported > 0) base::Log(base::LogArea::kSync)->info("forks migrated into networks count={}", imported);
   return imported;
 }
 
@@ -85,12 +85,12 @@ void SyncService::ForgetFork(const storage::ForkRecord& fork) {
     return Status::Ok();
   };
   auto queued = runtime_.Submit(std::move(spec));
-  if (!queued.ok()) spdlog::warn("network refs not dropped fork={} error={}", fork.name, queued.status().message());
+  if (!queued.ok()) base::Log(base::LogArea::kSync)->warn("network refs not dropped fork={} error={}", fork.name, queued.status().message());
 }
 
 void SyncService::DropRefs(const std::string& fork_name, const std::string& upstream_location) {
   if (Status st = DropForkRefs(options_.data_dir, fork_name, upstream_location); !st.ok())
-    spdlog::warn("network refs not dropped fork={} error={}", fork_name, st.message());
+    base::Log(base::LogArea::kSync)->warn("network refs not dropped fork={} error={}", fork_name, st.message());
 }
 
 Result<std::string> SyncService::EnqueueSync(const storage::ForkRecord& fork) {
@@ -190,7 +190,7 @@ Status SyncService::RunSync(TaskContext& ctx, analyzer::AnalyzeRequest request, 
   } else {
     done.error = ctx.stopping() ? "interrupted: the daemon stopped"
                                 : Scrubbed(FailureMessage(store, ctx.fork(), is_check, outcome.status()), request);
-    spdlog::warn("sync failed task={} fork={} error={}", ctx.id(), ctx.fork(), done.error);
+    base::Log(base::LogArea::kSync)->warn("sync failed task={} fork={} error={}", ctx.id(), ctx.fork(), done.error);
   }
   // The pipeline (drift, alerts, ...) runs before the task is marked finished: a finished sync has its drift.
   if (!is_check && !ctx.cancelled() && pipeline_) pipeline_(store, done, outcome.ok() ? &*outcome : nullptr);

@@ -1,8 +1,8 @@
 // DeliveryWorker: drains the webhook outbox with cpp-httplib's client, a task per target.
 #include "server/services/webhooks.h"
+#include "base/log.h"
 
 #include <httplib.h>
-#include <spdlog/spdlog.h>
 
 #include <algorithm>
 
@@ -155,7 +155,7 @@ Status DeliveryWorker::Attempt(storage::DeliveryStore& outbox, const storage::De
     next = attempt.at + RetryDelay(attempts);
   }
   if (!delivered)
-    spdlog::warn("webhook delivery={} target={} attempt={} status={} error={} state={}", d.id, d.target, attempts,
+    base::Log(base::LogArea::kAlerts)->warn("webhook delivery={} target={} attempt={} status={} error={} state={}", d.id, d.target, attempts,
                  attempt.status, attempt.error, state);
   // Written before the next delivery is looked at: a 2xx is never followed by a second send.
   return outbox.RecordAttempt(d.id, attempt, state, next);

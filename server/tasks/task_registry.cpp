@@ -1,6 +1,6 @@
 #include "server/tasks/task_registry.h"
+#include "base/log.h"
 
-#include <spdlog/spdlog.h>
 
 #include <random>
 
@@ -46,7 +46,7 @@ Status TaskRegistry::Save(const TaskRecord& task) {
   RetryUnsavedLocked();
   Status st = storage::TaskStore(store_->db()).Save(task);
   if (st.ok()) return st;
-  spdlog::warn("task save failed id={} state={} error={}", task.id, storage::TaskStateName(task.state), st.message());
+  base::Log(base::LogArea::kTasks)->warn("task save failed id={} state={} error={}", task.id, storage::TaskStateName(task.state), st.message());
   if (finished) unsaved_[task.id] = task;
   return st;
 }
@@ -59,7 +59,7 @@ void TaskRegistry::Progress(const TaskRecord& task) {
 void TaskRegistry::RetryUnsavedLocked() {
   for (auto it = unsaved_.begin(); it != unsaved_.end();) {
     if (!storage::TaskStore(store_->db()).Save(it->second).ok()) return;  // still failing: keep them all
-    spdlog::info("task saved after retry id={} state={}", it->first, storage::TaskStateName(it->second.state));
+    base::Log(base::LogArea::kTasks)->info("task saved after retry id={} state={}", it->first, storage::TaskStateName(it->second.state));
     it = unsaved_.erase(it);
   }
 }
@@ -92,7 +92,7 @@ void TaskRegistry::Prune(int keep) {
   std::lock_guard<std::mutex> lock(mu_);
   if (!store_) return;
   auto pruned = storage::TaskStore(store_->db()).PruneFinished(keep);
-  if (!pruned.ok()) spdlog::warn("task prune failed error={}", pruned.status().message());
+  if (!pruned.ok()) base::Log(base::LogArea::kTasks)->warn("task prune failed error={}", pruned.status().message());
 }
 
 }  // namespace forkscope::server

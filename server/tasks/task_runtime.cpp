@@ -1,11 +1,11 @@
 #include "server/tasks/task_runtime.h"
 
-#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <numeric>
 
 #include "base/memory.h"
+#include "base/log.h"
 
 namespace forkscope::server {
 
@@ -68,7 +68,7 @@ int TaskRuntime::Limit(TaskKind kind) const {
 
 Status TaskRuntime::Start() {
   FS_ASSIGN_OR_RETURN(int interrupted, registry_.Open());
-  if (interrupted > 0) spdlog::warn("tasks interrupted_by_restart={}", interrupted);
+  if (interrupted > 0) base::Log(base::LogArea::kTasks)->warn("tasks interrupted_by_restart={}", interrupted);
   std::lock_guard<std::mutex> lock(mu_);
   started_ = true;
   if (options_.inline_mode) return Status::Ok();
@@ -240,7 +240,7 @@ Status TaskRuntime::Cancel(const std::string& id, TaskState final_state, const s
     std::lock_guard<std::mutex> lock(mu_);
     auto it = active_.find(id);
     if (it == active_.end() || it->second->closed) return NotFound("no unfinished task '" + id + "'");
-    spdlog::warn("task cancelled id={} kind={} fork={} reason={}", id, storage::TaskKindName(it->second->spec.kind),
+    base::Log(base::LogArea::kTasks)->warn("task cancelled id={} kind={} fork={} reason={}", id, storage::TaskKindName(it->second->spec.kind),
                  it->second->spec.fork, reason);
     CancelLocked(it->second, final_state, reason, after);
   }
@@ -260,7 +260,7 @@ int TaskRuntime::CancelFork(const std::string& fork, const std::string& reason) 
     for (const auto& e : of_fork) CancelLocked(e, TaskState::kCancelled, reason, after);
     cancelled = static_cast<int>(of_fork.size());
   }
-  if (cancelled > 0) spdlog::info("tasks cancelled fork={} count={} reason={}", fork, cancelled, reason);
+  if (cancelled > 0) base::Log(base::LogArea::kTasks)->info("tasks cancelled fork={} count={} reason={}", fork, cancelled, reason);
   for (auto& f : after) f();
   idle_cv_.notify_all();
   return cancelled;

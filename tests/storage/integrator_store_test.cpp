@@ -1,5 +1,5 @@
 // Integrators in SQLite (schema v16): registration with credentials kept apart, reports, bumps, and a
-// database of version 13 migrated to 14 keeping its rows.
+// database of version 15 migrated to 16 keeping its rows.
 #include "storage/integrator_store.h"
 
 #include <catch2/catch.hpp>
@@ -91,22 +91,22 @@ TEST_CASE("integrator reports and bumps", "[storage][integrators]") {
   CHECK(left->ColumnInt64(0) == 0);
 }
 
-TEST_CASE("a version 13 database migrates to 15 with the integrator tables and keeps its rows", "[storage][integrators]") {
-  REQUIRE(LatestSchemaVersion() == 15);
+TEST_CASE("a version 15 database migrates to 16 with the integrator tables and keeps its rows", "[storage][integrators]") {
+  REQUIRE(LatestSchemaVersion() == 16);
   TempDir dir;
-  const std::string path = dir.File("v13.db");
+  const std::string path = dir.File("v15.db");
   {
     auto db = Database::Open(path);
     REQUIRE(db.ok());
     REQUIRE(ConfigureConnection(*db).ok());
-    for (int v = 0; v < 13; ++v) REQUIRE(db->Exec(Migrations()[v]).ok());
-    REQUIRE(db->Exec("PRAGMA user_version = 13").ok());
+    for (int v = 0; v < 15; ++v) REQUIRE(db->Exec(Migrations()[v]).ok());
+    REQUIRE(db->Exec("PRAGMA user_version = 15").ok());
     REQUIRE(db->Exec("INSERT INTO forks (name, fork_url, upstream_url, created_at, updated_at) VALUES "
                      "('f', 'https://x/f', 'https://x/u', 1, 1)")
                 .ok());
   }
   auto store = OpenStore(path);
-  CHECK(store->SchemaVersion() == 15);
+  CHECK(store->SchemaVersion() == 16);
   IntegratorStore s(store->db());
   REQUIRE(s.Add("PaddleFleet", "/srv/PaddleFleet.git", "develop", "", 5).ok());
   auto forks = store->db().Prepare("SELECT count(*) FROM forks");

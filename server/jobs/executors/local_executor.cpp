@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -15,6 +14,7 @@
 #include "base/message_code.h"
 #include "server/jobs/executors/capped_log.h"
 #include "server/jobs/executors/subprocess.h"
+#include "base/log.h"
 
 namespace forkscope::server {
 namespace {
@@ -114,7 +114,7 @@ StageOutcome LocalExecutor::Run(const StageCommand& cmd, const StopFlags& stop, 
     (void)log.Finish();
     return EndedWithout(JobState::kFailed, pid.status().message());
   }
-  spdlog::debug("stage started job={} stage={} pgid={}", cmd.job_id, cmd.stage, *pid);
+  base::Log(base::LogArea::kJobs)->debug("stage started job={} stage={} pgid={}", cmd.job_id, cmd.stage, *pid);
   if (events.submitted) events.submitted("pgid:" + std::to_string(*pid));
   if (events.started) events.started();
   const int64_t deadline = now() + int64_t{cmd.timeout_s} * 1000000;
@@ -144,7 +144,7 @@ StageOutcome LocalExecutor::Run(const StageCommand& cmd, const StopFlags& stop, 
   Drain(fds[0], log);
   ::close(fds[0]);
   StageOutcome outcome = Finish(cause, exit, cmd.timeout_s, log, *pid);
-  if (Status st = log.Finish(); !st.ok()) spdlog::warn("stage log job={} error={}", cmd.job_id, st.message());
+  if (Status st = log.Finish(); !st.ok()) base::Log(base::LogArea::kJobs)->warn("stage log job={} error={}", cmd.job_id, st.message());
   return outcome;
 }
 

@@ -1,6 +1,5 @@
 #include "server/jobs/executors/slurm_executor.h"
 
-#include <spdlog/spdlog.h>
 
 #include <filesystem>
 #include <fstream>
@@ -9,6 +8,7 @@
 #include "base/message_code.h"
 #include "server/jobs/executors/capped_log.h"
 #include "server/jobs/executors/subprocess.h"
+#include "base/log.h"
 
 namespace forkscope::server {
 namespace {
@@ -249,7 +249,7 @@ std::optional<SlurmJobStatus> SlurmExecutor::Query(const std::string& id) {
 void SlurmExecutor::Cancel(const std::string& id) {
   auto r = RunCapture({Bin("scancel"), id}, options_.command_timeout_ms);
   if (!r.ok() || r->exit_code != 0)
-    spdlog::warn("scancel failed slurm_job={} error={}", id, r.ok() ? r->err : r.status().message());
+    base::Log(base::LogArea::kJobs)->warn("scancel failed slurm_job={} error={}", id, r.ok() ? r->err : r.status().message());
 }
 
 StageOutcome SlurmExecutor::Run(const StageCommand& cmd, const StopFlags& stop, const StageEvents& events) {
@@ -270,14 +270,14 @@ StageOutcome SlurmExecutor::Run(const StageCommand& cmd, const StopFlags& stop, 
     std::ofstream(cmd.log_path, std::ios::app) << "[forkscope: sbatch failed: " << r->err << "]\n";
     return EndedWithout(JobState::kFailed, "sbatch failed: " + err);
   }
-  spdlog::info("slurm job submitted job={} stage={} slurm_job={}", cmd.job_id, cmd.stage, id);
+  base::Log(base::LogArea::kJobs)->info("slurm job submitted job={} stage={} slurm_job={}", cmd.job_id, cmd.stage, id);
   if (events.submitted) events.submitted(id);
   return Follow(cmd, id, stop, events);
 }
 
 StageOutcome SlurmExecutor::Resume(const StageCommand& cmd, const std::string& handle, const StopFlags& stop,
                                    const StageEvents& events) {
-  spdlog::info("slurm job re-attached job={} stage={} slurm_job={}", cmd.job_id, cmd.stage, handle);
+  base::Log(base::LogArea::kJobs)->info("slurm job re-attached job={} stage={} slurm_job={}", cmd.job_id, cmd.stage, handle);
   return Follow(cmd, handle, stop, events);
 }
 

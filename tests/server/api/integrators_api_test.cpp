@@ -96,6 +96,13 @@ TEST_CASE("integrators API: pins read against the registered forks; an orphaned 
   REQUIRE(list.size() == 1);
   CHECK(list[0]["name"] == "PaddleFleet");
   CHECK(list[0]["orphaned"] == 0);
+  // The fork's Markdown report has the integration section: its pin, its state, the loader's guard.
+  auto md = Call(*c, "GET", "/api/v1/forks/DeepGEMM/analysis?format=markdown", "/api/v1/forks/{name}/analysis");
+  REQUIRE(md.status == 200);
+  CHECK(md.body.find("## PaddleFleet integration") != std::string::npos);
+  CHECK(md.body.find("`packages/paddlefleet_ops/third_party/DeepGEMM`") != std::string::npos);
+  CHECK(md.body.find(fx.deep_gemm_head.substr(0, 12)) != std::string::npos);
+  CHECK(md.body.find("use_compat_guard") != std::string::npos);
   // The tasks that read it are listed with the others.
   CHECK_FALSE(GetOk(*c, "/api/v1/tasks?state=all&kind=integration", "/api/v1/tasks")["tasks"].empty());
 
