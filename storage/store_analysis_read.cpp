@@ -305,7 +305,7 @@ Result<Analysis> Store::Impl::Load(int64_t analysis_id, bool with_lines) {
     a.upstream = {row->ColumnText(8), row->ColumnText(9), row->ColumnText(2)};
     a.rules_version = row->ColumnText(4);
     a.merge_base = row->ColumnText(10);
-    a.base_source = row->ColumnText(11);
+    a.base_source = analyzer::BaseSourceFromName(row->ColumnText(11)).value_or(analyzer::BaseSource::kUnknown);
     a.upstream_branch_choice = row->ColumnText(12);
     a.ahead = row->ColumnInt(13);
     a.behind = row->ColumnInt(14);

@@ -123,7 +123,7 @@ Result<int64_t> Store::Impl::InsertAnalysisRow(const AnalysisKey& key, const Ana
                             "?17, ?18)"));
   stmt->Bind(1, key.fork_sha).Bind(2, key.upstream_sha).Bind(3, key.base_sha).Bind(4, key.rules_version);
   stmt->Bind(5, fork_id).Bind(6, a.fork.url).Bind(7, a.fork.branch).Bind(8, a.upstream.url);
-  stmt->Bind(9, a.upstream.branch).Bind(10, a.merge_base).Bind(11, a.base_source);
+  stmt->Bind(9, a.upstream.branch).Bind(10, a.merge_base).Bind(11, std::string(analyzer::BaseSourceName(a.base_source)));
   stmt->Bind(12, a.upstream_branch_choice).Bind(13, a.ahead).Bind(14, a.behind);
   stmt->Bind(15, analyzer::MigrationStyleName(a.style)).Bind(16, a.created_at).Bind(17, a.duration_ms);
   stmt->Bind(18, EncodeExtra(a));

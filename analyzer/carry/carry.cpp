@@ -14,7 +14,7 @@ namespace {
 // The base the fork's commits start from. A merge-base is recomputed against a target other than the
 // upstream head (it may be older or on another line); a given or searched base stays.
 Result<std::string> CarryBase(const git::PairRepo& repo, const Analysis& header, const std::string& onto) {
-  if (header.base_source != "merge-base" || onto == header.upstream.sha) return header.merge_base;
+  if (header.base_source != BaseSource::kMergeBase || onto == header.upstream.sha) return header.merge_base;
   FS_ASSIGN_OR_RETURN(auto mb, repo.MergeBase(header.fork.sha, onto));
   if (!mb)
     return FailedPrecondition("the fork and " + onto.substr(0, 12) +

@@ -67,13 +67,13 @@ Status ResolveUpstreamBranch(const git::PairRepo& repo, const AnalyzeRequest& re
 Status ResolveBase(const git::PairRepo& repo, const AnalyzeRequest& req, Analysis& a) {
   if (!req.base.empty() && req.base != "auto") {
     FS_ASSIGN_OR_RETURN(a.merge_base, repo.ResolveCommit(req.base));
-    a.base_source = "given";
+    a.base_source = BaseSource::kGiven;
     return Status::Ok();
   }
   FS_ASSIGN_OR_RETURN(auto mb, repo.MergeBase(a.fork.sha, a.upstream.sha));
   if (mb) {
     a.merge_base = *mb;
-    a.base_source = "merge-base";
+    a.base_source = BaseSource::kMergeBase;
     return Status::Ok();
   }
   if (req.base == "auto") return resolve::SearchBase(repo, req.base_search_limit, a);
@@ -144,7 +144,7 @@ Result<ResolvedPair> ResolvePair(const AnalyzeRequest& req) {
 }
 
 Result<std::pair<int, int>> AheadBehindFromBase(const git::PairRepo& repo, const Analysis& a) {
-  if (a.base_source.empty() || a.base_source == "merge-base") return repo.AheadBehind(a.fork.sha, a.upstream.sha);
+  if (a.base_source != BaseSource::kGiven && a.base_source != BaseSource::kSearched) return repo.AheadBehind(a.fork.sha, a.upstream.sha);
   // A given or searched base: the fork's commits since it, and upstream's since it. For a re-imported
   // fork the first is its whole history, the second what upstream did after the commit it copied.
   FS_ASSIGN_OR_RETURN(auto fork_side, repo.AheadBehind(a.fork.sha, a.merge_base));

@@ -168,7 +168,7 @@ Status SearchBase(const git::PairRepo& repo, int limit, Analysis& a) {
   bd.confidence_reason = LowConfidenceReason(bd, all_newer, runner_up_close ? apart : 0);
   bd.confidence = bd.confidence_reason.empty() ? "high" : "low";
   a.base_distance = bd;
-  a.base_source = "searched";
+  a.base_source = BaseSource::kSearched;
   a.notices.push_back(SearchNotice(a, bd));
   base::Log(base::LogArea::kAnalyzer)->debug("base search fork={} base={} kept={} runner_up={} margin={} scanned={} newer={} confidence={}",
                 a.fork.sha.substr(0, 12), a.merge_base.substr(0, 12), bd.kept_lines, bd.runner_up.substr(0, 12),

@@ -54,7 +54,7 @@ Result<std::string> AutoUpstreamBranch(const git::PairRepo& repo, const std::str
 }
 
 Status NoteSmallerUpstreamBranch(const git::PairRepo& repo, const AnalyzeRequest& req, Analysis& a) {
-  if (a.upstream_branch_choice == "auto" || a.base_source != "merge-base") return Status::Ok();
+  if (a.upstream_branch_choice == "auto" || a.base_source != BaseSource::kMergeBase) return Status::Ok();
   FS_ASSIGN_OR_RETURN(int files, repo.FilesDistance(a.merge_base, a.fork.sha));
   if (files < kSmallerBranchMinFiles) return Status::Ok();
   std::string best;

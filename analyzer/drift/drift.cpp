@@ -308,10 +308,10 @@ Result<DriftReport> ComputeDrift(const ResolvedPair& pair, const Analysis& analy
   report.upstream_sha = h.upstream.sha;
   report.merge_base = h.merge_base;
   report.base_source = h.base_source;
-  if (h.base_source == "searched" && h.base_distance) report.base_confidence = h.base_distance->confidence;
+  if (h.base_source == BaseSource::kSearched && h.base_distance) report.base_confidence = h.base_distance->confidence;
   report.computed_at = now;
-  if (h.base_source != "merge-base" && !h.base_source.empty())
-    report.notices.push_back("base " + h.merge_base.substr(0, 12) + " was " + h.base_source +
+  if (h.base_source == BaseSource::kGiven || h.base_source == BaseSource::kSearched)
+    report.notices.push_back("base " + h.merge_base.substr(0, 12) + " was " + BaseSourceName(h.base_source) +
                              ", not a common ancestor: drift is measured from it (behind counts upstream's commits "
                              "since it)" +
                              (report.base_confidence == "low" ? "; the search's confidence is low: " +

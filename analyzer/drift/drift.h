@@ -47,7 +47,7 @@ struct DriftReport {
   std::string fork_sha;
   std::string upstream_sha;
   std::string merge_base;               // the base the analysis used, whatever its source
-  std::string base_source;              // "merge-base", "given", "searched" (as the analysis says)
+  BaseSource base_source = BaseSource::kUnknown;  // as the analysis says
   std::string base_confidence;          // a searched base's "high" | "low"; "" otherwise
   int ahead = 0;
   int behind = 0;

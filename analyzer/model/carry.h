@@ -91,7 +91,7 @@ struct CarryResult {
   std::string fork_sha;
   std::string onto;             // the target commit (full sha)
   std::string base;             // where the fork's commits start (merge-base or the given base)
-  std::string base_source;      // "merge-base", "given", "searched"
+  BaseSource base_source = BaseSource::kUnknown;
   CarryStrategy strategy = CarryStrategy::kRebase;
   CarryState state = CarryState::kClean;
   std::string candidate_sha;    // "" unless clean

@@ -59,6 +59,22 @@ std::optional<MigrationStyle> MigrationStyleFromName(const std::string& name) {
   return std::nullopt;
 }
 
+const char* BaseSourceName(BaseSource source) {
+  switch (source) {
+    case BaseSource::kUnknown: return "";
+    case BaseSource::kMergeBase: return "merge-base";
+    case BaseSource::kGiven: return "given";
+    case BaseSource::kSearched: return "searched";
+  }
+  return "";
+}
+
+std::optional<BaseSource> BaseSourceFromName(const std::string& name) {
+  for (BaseSource s : {BaseSource::kUnknown, BaseSource::kMergeBase, BaseSource::kGiven, BaseSource::kSearched})
+    if (name == BaseSourceName(s)) return s;
+  return std::nullopt;
+}
+
 int Hunk::additions() const {
   int n = 0;
   for (const auto& l : lines) n += l.origin == '+';

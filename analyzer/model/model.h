@@ -28,6 +28,13 @@ enum class MigrationStyle { kCompat, kNative, kMixed, kNone };
 const char* MigrationStyleName(MigrationStyle style);  // "compat", "native", "mixed", "none"
 std::optional<MigrationStyle> MigrationStyleFromName(const std::string& name);
 
+// How an analysis' base was chosen: git's merge-base of the two heads, named by the user (`--base`, a
+// check's baseline), or searched for (a re-imported fork shares no history with upstream). kUnknown: not
+// recorded (reports of older releases).
+enum class BaseSource { kUnknown, kMergeBase, kGiven, kSearched };
+const char* BaseSourceName(BaseSource source);  // "", "merge-base", "given", "searched"
+std::optional<BaseSource> BaseSourceFromName(const std::string& name);
+
 // One line of a hunk: origin is '+', '-' or ' '.
 struct DiffLine {
   char origin = ' ';
@@ -180,7 +187,7 @@ struct Analysis {
   RefInfo fork;
   RefInfo upstream;
   std::string merge_base;
-  std::string base_source;  // "merge-base", "given", "searched"
+  BaseSource base_source = BaseSource::kUnknown;
   std::optional<BaseDistance> base_distance;
   std::string upstream_branch_choice;  // "given", "default", "auto"
   int ahead = 0;

@@ -139,7 +139,7 @@ Status ReadResult(const json& doc, CarryResult& r) {
   FS_RETURN_IF_ERROR(Read(doc, "fork_sha", r.fork_sha));
   FS_RETURN_IF_ERROR(Read(doc, "onto", r.onto));
   FS_RETURN_IF_ERROR(Read(doc, "base", r.base));
-  FS_RETURN_IF_ERROR(Read(doc, "base_source", r.base_source));
+  FS_RETURN_IF_ERROR(ReadEnum(doc, "base_source", &BaseSourceFromName, r.base_source, "merge-base, given or searched"));
   FS_RETURN_IF_ERROR(ReadEnum(doc, "strategy", &CarryStrategyFromName, r.strategy, "rebase or squash"));
   FS_RETURN_IF_ERROR(Read(doc, "candidate_sha", r.candidate_sha, true));
   FS_RETURN_IF_ERROR(Read(doc, "candidate_ref", r.candidate_ref, true));
@@ -170,7 +170,7 @@ nlohmann::json CarryToJson(const CarryResult& r) {
               {"fork_sha", r.fork_sha},
               {"onto", r.onto},
               {"base", r.base},
-              {"base_source", r.base_source},
+              {"base_source", BaseSourceName(r.base_source)},
               {"strategy", CarryStrategyName(r.strategy)},
               {"candidate_sha", StringOrNull(r.candidate_sha)},
               {"candidate_ref", StringOrNull(r.candidate_ref)},

@@ -197,7 +197,7 @@ void MarkdownConflict(const CarryConflict& c, const CarryRenderOptions& o, std::
 std::string RenderCarryText(const CarryResult& r, const CarryRenderOptions& o) {
   std::string out = "carry of " + r.fork + " (" + r.branch + " @ " + Short(r.fork_sha) + ") onto " + r.upstream_branch +
                     " @ " + Short(r.onto) + " by " + CarryStrategyName(r.strategy) + "\n";
-  out += "  base " + Short(r.base) + " (" + r.base_source + ")\n  " + StateLine(r) + "\n";
+  out += "  base " + Short(r.base) + " (" + BaseSourceName(r.base_source) + ")\n  " + StateLine(r) + "\n";
   if (!r.conflicts.empty()) {
     const ConflictSummary s = SummarizeConflicts(r.conflicts);
     out += "conflicts: " + std::to_string(r.conflicts.size()) + " (" + KindCounts(s) + ")\n";
@@ -230,7 +230,7 @@ std::string RenderCarryMarkdown(const CarryResult& r, const CarryRenderOptions& 
   out += "| State | **" + std::string(CarryStateName(r.state)) + "** |\n";
   out += "| Fork | `" + Cell(r.branch) + "` @ `" + Short(r.fork_sha) + "` |\n";
   out += "| Onto | `" + Cell(r.upstream_branch) + "` @ `" + r.onto + "` |\n";
-  out += "| Base | `" + Short(r.base) + "` (" + r.base_source + ") |\n";
+  out += "| Base | `" + Short(r.base) + "` (" + BaseSourceName(r.base_source) + ") |\n";
   out += "| Strategy | " + std::string(CarryStrategyName(r.strategy)) + " |\n";
   if (r.state == CarryState::kClean)
     out += "| Candidate | `" + r.candidate_sha + "` in `" + Cell(r.candidate_ref) + "` |\n";

@@ -96,7 +96,9 @@ Status ReadReport(const json& doc, DriftReport& r) {
   FS_RETURN_IF_ERROR(Read(doc, "behind", r.behind));
   FS_RETURN_IF_ERROR(Read(doc, "merge_base", r.merge_base));
   // base_source and base_confidence came with re-imported forks: absent in older reports.
-  if (doc.contains("base_source")) FS_RETURN_IF_ERROR(Read(doc, "base_source", r.base_source, /*nullable=*/true));
+  if (doc.contains("base_source"))
+    FS_RETURN_IF_ERROR(ReadEnum(doc, "base_source", &BaseSourceFromName, r.base_source,
+                                "merge-base, given, searched or null", /*nullable=*/true));
   if (doc.contains("base_confidence"))
     FS_RETURN_IF_ERROR(Read(doc, "base_confidence", r.base_confidence, /*nullable=*/true));
   FS_RETURN_IF_ERROR(ReadTime(doc, "merge_base_date", r.merge_base_time));
@@ -156,7 +158,7 @@ nlohmann::json DriftToJson(const DriftReport& r) {
               {"ahead", r.ahead},
               {"behind", r.behind},
               {"merge_base", r.merge_base},
-              {"base_source", nullable(r.base_source)},
+              {"base_source", nullable(BaseSourceName(r.base_source))},
               {"base_confidence", nullable(r.base_confidence)},
               {"merge_base_date", FormatUtcSeconds(r.merge_base_time)},
               {"merge_base_age_days", r.merge_base_age_days},

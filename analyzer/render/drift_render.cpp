@@ -43,7 +43,7 @@ std::string Count(size_t n, const std::string& one, const std::string& many) {
 
 // "merge-base" for a common ancestor; "base" for one given or searched.
 std::string BaseWord(const DriftReport& r) {
-  return r.base_source.empty() || r.base_source == "merge-base" ? "merge-base" : "base";
+  return r.base_source == BaseSource::kGiven || r.base_source == BaseSource::kSearched ? "base" : "merge-base";
 }
 
 // "315 days old (merge-base age)"
@@ -57,8 +57,8 @@ std::string AgeText(const DriftReport& r) {
 // The base line of a base that is no common ancestor: where it came from and how far to trust it.
 std::string BaseOrigin(const DriftReport& r) {
   if (BaseWord(r) == "merge-base") return "";
-  std::string out = r.base_source == "searched" ? "searched (the fork shares no history with upstream)"
-                                                : r.base_source + " (named for the analysis)";
+  std::string out = r.base_source == BaseSource::kSearched ? "searched (the fork shares no history with upstream)"
+                                                           : "given (named for the analysis)";
   if (!r.base_confidence.empty()) out += ", confidence " + r.base_confidence;
   return out;
 }

@@ -32,12 +32,13 @@ Result<const nlohmann::json*> Array(const nlohmann::json& obj, const std::string
 // Appends the strings of the array obj[key] to out.
 Status ReadStrings(const nlohmann::json& obj, const std::string& key, std::vector<std::string>& out);
 
-// A name read through parse (LayerFromName, ...); want says what the names are ("a layer").
+// A name read through parse (LayerFromName, ...); want says what the names are ("a layer"). A nullable
+// key reads null as the name "".
 template <typename E>
 Status ReadEnum(const nlohmann::json& obj, const std::string& key, std::optional<E> (*parse)(const std::string&),
-                E& out, const char* want) {
+                E& out, const char* want, bool nullable = false) {
   std::string name;
-  FS_RETURN_IF_ERROR(Read(obj, key, name));
+  FS_RETURN_IF_ERROR(Read(obj, key, name, nullable));
   auto v = parse(name);
   if (!v) return Bad(key, want);
   out = *v;

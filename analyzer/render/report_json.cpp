@@ -208,7 +208,7 @@ nlohmann::json AnalysisToJson(const Analysis& analysis, bool with_lines) {
   doc["upstream"] = RefToJson(analysis.upstream);
   doc["upstream"]["branch_choice"] = NullIfEmpty(analysis.upstream_branch_choice);
   doc["merge_base"] = NullIfEmpty(analysis.merge_base);
-  doc["base_source"] = NullIfEmpty(analysis.base_source);
+  doc["base_source"] = NullIfEmpty(BaseSourceName(analysis.base_source));
   doc["base_distance"] = nullptr;
   if (const auto& d = analysis.base_distance)
     doc["base_distance"] = {{"files", d->files},

@@ -264,7 +264,11 @@ Status ReadHeader(const json& doc, Analysis& a) {
   FS_RETURN_IF_ERROR(Find(doc, "", "upstream", upstream));
   FS_RETURN_IF_ERROR(ReadNullableString(*upstream, "upstream", "branch_choice", a.upstream_branch_choice));
   FS_RETURN_IF_ERROR(ReadNullableString(doc, "", "merge_base", a.merge_base));
-  FS_RETURN_IF_ERROR(ReadNullableString(doc, "", "base_source", a.base_source));
+  std::string base_source;
+  FS_RETURN_IF_ERROR(ReadNullableString(doc, "", "base_source", base_source));
+  auto source = BaseSourceFromName(base_source);
+  if (!source) return IllTyped("base_source", "merge-base, given, searched or null");
+  a.base_source = *source;
   const json* distance = nullptr;
   FS_RETURN_IF_ERROR(Find(doc, "", "base_distance", distance, /*optional=*/true));
   if (distance != nullptr && !distance->is_null()) {

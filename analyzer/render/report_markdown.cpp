@@ -216,14 +216,14 @@ void RenderValidation(const Analysis& a, std::ostringstream& md) {
 }
 
 std::string BaseDescription(const Analysis& a) {
-  std::string s = OrDash(a.base_source);
-  if (a.base_source == "merge-base") s += " (common history)";
-  if (a.base_source == "searched") s += " (closest upstream tree; no shared history)";
+  std::string s = OrDash(BaseSourceName(a.base_source));
+  if (a.base_source == BaseSource::kMergeBase) s += " (common history)";
+  if (a.base_source == BaseSource::kSearched) s += " (closest upstream tree; no shared history)";
   if (a.base_distance)
     s += "; distance " + Plural(a.base_distance->files, "file", "files") + ", " +
          Plural(a.base_distance->lines, "line", "lines") + ", " +
          Plural(a.base_distance->commits_scanned, "commit scanned", "commits scanned");
-  if (a.base_source == "searched" && a.base_distance) {
+  if (a.base_source == BaseSource::kSearched && a.base_distance) {
     const BaseDistance& d = *a.base_distance;
     s += "; keeps " + std::to_string(d.kept_lines) + " of the fork's " + Plural(d.fork_lines, "line", "lines");
     if (d.equivalent_commits > 0)

@@ -57,11 +57,11 @@ std::string RenderTextSummary(const Analysis& a) {
   std::ostringstream out;
   out << "fork " << OrQuestion(a.fork.branch) << "@" << OrQuestion(ShortSha(a.fork.sha)) << " vs upstream "
       << OrQuestion(a.upstream.branch) << "@" << OrQuestion(ShortSha(a.upstream.sha)) << "\n"
-      << "merge-base " << OrQuestion(ShortSha(a.merge_base)) << " (" << OrQuestion(a.base_source) << "), "
+      << "merge-base " << OrQuestion(ShortSha(a.merge_base)) << " (" << OrQuestion(BaseSourceName(a.base_source)) << "), "
       << a.ahead << " ahead, " << a.behind << " behind, style " << MigrationStyleName(a.style)
       << (a.style == MigrationStyle::kNone ? " (no Paddle migration found)" : "") << ", "
       << (a.cached ? "cached" : "fresh") << "\n";
-  if (a.base_source == "searched" && a.base_distance) {
+  if (a.base_source == BaseSource::kSearched && a.base_distance) {
     const BaseDistance& d = *a.base_distance;
     out << "base searched over " << d.commits_scanned << " upstream commits: keeps " << d.kept_lines << " of "
         << d.fork_lines << " fork lines";

@@ -63,7 +63,7 @@ Result<analyzer::Analysis> CheckDiff(ServerContext& ctx, const httplib::Request&
   for (auto& f : a.files) analyzer::ClassifyFile(ctx.rules, analyzer::FileSource{}, f);
   analyzer::LintAnalysis(ctx.rules, a);
   a.rules_version = ctx.rules.version();
-  a.base_source = "given";
+  a.base_source = analyzer::BaseSource::kGiven;
   return a;
 }
 

@@ -26,7 +26,7 @@ analyzer::CarryResult MakeCarry(const std::string& onto, CarryState state) {
   r.fork_sha = std::string(40, 'f');
   r.onto = onto;
   r.base = std::string(40, 'b');
-  r.base_source = "merge-base";
+  r.base_source = analyzer::BaseSource::kMergeBase;
   r.state = state;
   r.commits.push_back({std::string(40, '1'), "Build with Paddle", analyzer::CarryCommitState::kApplied, ""});
   r.commits.push_back({std::string(40, '2'), "Pin paddle", analyzer::CarryCommitState::kDropped, ""});

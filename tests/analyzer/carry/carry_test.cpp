@@ -27,7 +27,7 @@ TEST_CASE("carry: several fork commits onto an upstream that moved", "[analyzer]
   CHECK(r->fork_sha == c3);
   CHECK(r->onto == onto);
   CHECK(r->base == p.base);
-  CHECK(r->base_source == "merge-base");
+  CHECK(r->base_source == analyzer::BaseSource::kMergeBase);
   CHECK(r->branch == "paddle");
   CHECK(r->strategy == CarryStrategy::kRebase);
   REQUIRE(r->commits.size() == 3);
@@ -294,7 +294,7 @@ TEST_CASE("carry: a re-imported fork (unrelated history) with a given base", "[a
     REQUIRE(r.ok());
     CHECK(r->state == CarryState::kClean);
     CHECK(r->base == imported_at);
-    CHECK(r->base_source == "given");
+    CHECK(r->base_source == analyzer::BaseSource::kGiven);
     REQUIRE(r->commits.size() == 3);
     CHECK(CommitAt(*r, 0).fork_sha == root);
     for (const auto& c : r->commits) {

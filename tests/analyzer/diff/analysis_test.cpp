@@ -66,7 +66,7 @@ TEST_CASE("compat fork: every file and hunk gets its layer, patterns and violati
   CHECK(a.upstream.branch == "main");
   CHECK(a.upstream.sha == up.Head());
   CHECK(a.merge_base == up.Head());
-  CHECK(a.base_source == "merge-base");
+  CHECK(a.base_source == analyzer::BaseSource::kMergeBase);
   CHECK(a.ahead == 1);
   CHECK(a.behind == 0);
   CHECK(a.style == MigrationStyle::kCompat);
@@ -274,14 +274,14 @@ TEST_CASE("unrelated histories: clear error, --base REV and --base auto", "[anal
   req.base = v1;
   auto given = Analyze(req);
   REQUIRE(given.ok());
-  CHECK(given->base_source == "given");
+  CHECK(given->base_source == analyzer::BaseSource::kGiven);
   CHECK(given->merge_base == v1);
   CHECK(given->files.size() == 1);
 
   req.base = "auto";
   auto searched = Analyze(req);
   REQUIRE(searched.ok());
-  CHECK(searched->base_source == "searched");
+  CHECK(searched->base_source == analyzer::BaseSource::kSearched);
   CHECK(searched->merge_base == v1);
   REQUIRE(searched->base_distance.has_value());
   CHECK(searched->base_distance->files == 1);

@@ -173,7 +173,7 @@ TEST_CASE("base auto: a re-imported port that deleted docs, tests and CI is base
 
   auto a = AnalyzeAuto(tmp, fork, up);
   REQUIRE(a.ok());
-  CHECK(a->base_source == "searched");
+  CHECK(a->base_source == analyzer::BaseSource::kSearched);
   CHECK(a->merge_base == h.shas[5]);  // c4 holds the same fork files; the newer of the two is chosen
   REQUIRE(a->base_distance.has_value());
   const BaseDistance& d = *a->base_distance;

@@ -151,7 +151,7 @@ TEST_CASE("re-imported fork: base, behind, drift, carry and confidence agree wit
   const Analysis& h = pair->header;
   // The base is the commit the upload copied: u4 holds the same content at the fork's paths, but is
   // newer than the import and cannot be what it copied.
-  CHECK(h.base_source == "searched");
+  CHECK(h.base_source == analyzer::BaseSource::kSearched);
   CHECK(h.merge_base == r.u[3]);
   REQUIRE(h.base_distance.has_value());
   const BaseDistance& d = *h.base_distance;
@@ -196,7 +196,7 @@ TEST_CASE("re-imported fork: base, behind, drift, carry and confidence agree wit
     CHECK(drift->merge_base == r.u[3]);
     CHECK(drift->behind == 5);
     CHECK(drift->upstream_commits_scanned == 5);
-    CHECK(drift->base_source == "searched");
+    CHECK(drift->base_source == analyzer::BaseSource::kSearched);
     CHECK(drift->base_confidence == "high");
     CHECK(drift->merge_base_time == std::stoll(r.up.Git("log -1 --format=%ct " + r.u[3])));
     std::set<std::string> predicted;

@@ -19,7 +19,7 @@ CarryResult Sample() {
   r.fork_sha = std::string(40, 'f');
   r.onto = std::string(40, 'o');
   r.base = std::string(40, 'b');
-  r.base_source = "merge-base";
+  r.base_source = analyzer::BaseSource::kMergeBase;
   r.state = CarryState::kConflict;
   r.commits = {{std::string(40, '1'), "Build with Paddle", CarryCommitState::kApplied, std::string(40, 'a')},
                {std::string(40, '2'), "Bridge the stream | safely", CarryCommitState::kConflict, ""},

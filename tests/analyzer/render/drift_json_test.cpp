@@ -94,7 +94,7 @@ TEST_CASE("drift json: read back exactly, bad documents refused", "[analyzer][dr
     auto old = DriftFromJson(doc);
     REQUIRE(old.ok());
     CHECK(old->predicted_conflicts[1].kind == ConflictKind::kContent);
-    CHECK(old->base_source.empty());
+    CHECK(old->base_source == analyzer::BaseSource::kUnknown);
   }
   SECTION("unknown conflict kind") {
     doc["predicted_conflicts"][0]["kind"] = "both";

@@ -52,7 +52,7 @@ Analysis MakeAnalysis() {
   a.upstream = {"https://github.com/flashinfer-ai/flashinfer", "main", "2222222bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"};
   a.upstream_branch_choice = "default";
   a.merge_base = "3333333ccccccccccccccccccccccccccccccccc";
-  a.base_source = "merge-base";
+  a.base_source = analyzer::BaseSource::kMergeBase;
   a.base_distance = BaseDistance{};
   a.base_distance->commits_scanned = 12;
   a.ahead = 7;

@@ -381,7 +381,7 @@ TEST_CASE("a searched base of low confidence never raises a critical alert", "[s
   Env env;
   analyzer::DriftReport baseline = Drift(10, 10);
   analyzer::DriftReport far = Drift(1050, 900);  // far past both thresholds and worsening: critical
-  for (auto* d : {&baseline, &far}) d->base_source = "searched";
+  for (auto* d : {&baseline, &far}) d->base_source = analyzer::BaseSource::kSearched;
   SECTION("high confidence pages") {
     for (auto* d : {&baseline, &far}) d->base_confidence = "high";
     REQUIRE(env.Report("flashinfer", baseline).ok());
