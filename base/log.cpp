@@ -25,9 +25,9 @@ Loggers& All() {
 }  // namespace
 
 const char* LogAreaName(LogArea area) {
-  static constexpr std::array<const char*, kAreas> kNames = {
-      "analyzer", "git", "integration", "store", "sync", "carry", "jobs",
-      "alerts",   "patterns", "scheduler", "tasks", "http", "app", "cli"};
+  static constexpr std::array<const char*, kAreas> kNames = {"analyzer", "git",  "integration", "store",    "sync",
+                                                             "carry",    "jobs", "alerts",      "patterns", "scheduler",
+                                                             "tasks",    "http", "app",         "cli"};
   return kNames[static_cast<int>(area)];
 }
 

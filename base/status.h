@@ -52,8 +52,8 @@ inline Status Internal(std::string m) { return {StatusCode::kInternal, std::move
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::move(value)) {}            // NOLINT: implicit like std::expected
-  Result(Status status) : v_(std::move(status)) {}     // NOLINT
+  Result(T value) : v_(std::move(value)) {}         // NOLINT: implicit like std::expected
+  Result(Status status) : v_(std::move(status)) {}  // NOLINT
   bool ok() const { return std::holds_alternative<T>(v_); }
   explicit operator bool() const { return ok(); }
   const Status& status() const {
@@ -74,10 +74,10 @@ class [[nodiscard]] Result {
 
 }  // namespace forkscope
 
-#define FS_RETURN_IF_ERROR(expr)          \
-  do {                                    \
-    ::forkscope::Status fs_st_ = (expr);  \
-    if (!fs_st_.ok()) return fs_st_;      \
+#define FS_RETURN_IF_ERROR(expr)         \
+  do {                                   \
+    ::forkscope::Status fs_st_ = (expr); \
+    if (!fs_st_.ok()) return fs_st_;     \
   } while (0)
 
 #define FS_CONCAT_INNER(a, b) a##b

@@ -51,10 +51,14 @@ Result<std::optional<AlertRecord>> QueryOne(Statement& stmt) {
 
 const char* AlertEventName(AlertEvent event) {
   switch (event) {
-    case AlertEvent::kOpened: return "opened";
-    case AlertEvent::kWorsened: return "worsened";
-    case AlertEvent::kResolved: return "resolved";
-    case AlertEvent::kAcked: return "acked";
+    case AlertEvent::kOpened:
+      return "opened";
+    case AlertEvent::kWorsened:
+      return "worsened";
+    case AlertEvent::kResolved:
+      return "resolved";
+    case AlertEvent::kAcked:
+      return "acked";
   }
   return "opened";
 }
@@ -62,8 +66,9 @@ const char* AlertEventName(AlertEvent event) {
 AlertStore::AlertStore(Store& store) : db_(store.db()) {}
 
 Result<std::optional<AlertRecord>> AlertStore::Active(int64_t fork_id, const std::string& rule) {
-  FS_ASSIGN_OR_RETURN(Statement stmt, db_.Prepare(std::string(kAlertColumns) +
-                                                  "WHERE a.fork_id = ?1 AND a.rule = ?2 AND a.state IN ('open', 'acked')"));
+  FS_ASSIGN_OR_RETURN(Statement stmt,
+                      db_.Prepare(std::string(kAlertColumns) +
+                                  "WHERE a.fork_id = ?1 AND a.rule = ?2 AND a.state IN ('open', 'acked')"));
   stmt.Bind(1, fork_id).Bind(2, rule);
   return QueryOne(stmt);
 }
@@ -113,10 +118,11 @@ Result<std::optional<AlertChange>> AlertStore::Evaluate(int64_t fork_id, const A
   std::optional<AlertEvent> event;
   int64_t id = 0;
   if (!active) {
-    FS_ASSIGN_OR_RETURN(Statement insert,
-                        db_.Prepare("INSERT INTO alerts (fork_id, rule, state, severity, message, value, threshold, "
-                                    "notified_value, notified_count, opened_at, updated_at, message_code, message_params) "
-                                    "VALUES (?1, ?2, 'open', ?3, ?4, ?5, ?6, ?5, ?8, ?7, ?7, ?9, ?10)"));
+    FS_ASSIGN_OR_RETURN(
+        Statement insert,
+        db_.Prepare("INSERT INTO alerts (fork_id, rule, state, severity, message, value, threshold, "
+                    "notified_value, notified_count, opened_at, updated_at, message_code, message_params) "
+                    "VALUES (?1, ?2, 'open', ?3, ?4, ?5, ?6, ?5, ?8, ?7, ?7, ?9, ?10)"));
     insert.Bind(1, fork_id).Bind(2, c.rule).Bind(3, c.severity).Bind(4, c.message).Bind(5, c.value);
     insert.Bind(6, c.threshold).Bind(7, now).Bind(8, c.quiet ? 0 : 1).Bind(9, c.message_code);
     insert.Bind(10, c.message_params);
@@ -125,10 +131,11 @@ Result<std::optional<AlertChange>> AlertStore::Evaluate(int64_t fork_id, const A
     if (!c.quiet) event = AlertEvent::kOpened;
   } else if (c.firing) {
     const bool worse = !c.quiet && c.value >= active->notified_value + std::max<int64_t>(1, c.notify_step);
-    FS_ASSIGN_OR_RETURN(Statement update,
-                        db_.Prepare("UPDATE alerts SET severity = ?2, message = ?3, value = ?4, threshold = ?5, "
-                                    "updated_at = ?6, notified_value = CASE WHEN ?7 THEN ?4 ELSE notified_value END, "
-                                    "notified_count = notified_count + ?7, message_code = ?8, message_params = ?9 WHERE id = ?1"));
+    FS_ASSIGN_OR_RETURN(
+        Statement update,
+        db_.Prepare("UPDATE alerts SET severity = ?2, message = ?3, value = ?4, threshold = ?5, "
+                    "updated_at = ?6, notified_value = CASE WHEN ?7 THEN ?4 ELSE notified_value END, "
+                    "notified_count = notified_count + ?7, message_code = ?8, message_params = ?9 WHERE id = ?1"));
     update.Bind(1, active->id).Bind(2, c.severity).Bind(3, c.message).Bind(4, c.value).Bind(5, c.threshold);
     update.Bind(6, now).Bind(7, worse ? 1 : 0).Bind(8, c.message_code).Bind(9, c.message_params);
     FS_RETURN_IF_ERROR(update.Run());

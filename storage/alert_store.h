@@ -38,7 +38,7 @@ struct AlertRecord {
   int64_t opened_at = 0;
   int64_t updated_at = 0;
   std::optional<int64_t> resolved_at;
-  std::string acked_by;               // "" unless acked
+  std::string acked_by;  // "" unless acked
   std::optional<int64_t> acked_at;
 };
 
@@ -55,7 +55,7 @@ struct AlertCondition {
   int64_t notify_step = 1;
   // A baseline measurement (a fork's first report): the alert is stored, nothing is notified.
   bool quiet = false;
-  std::string message_code{};         // message as a code with parameters (AlertRecord)
+  std::string message_code{};  // message as a code with parameters (AlertRecord)
   std::string message_params = "{}";
 };
 
@@ -65,25 +65,25 @@ const char* AlertEventName(AlertEvent event);  // "opened", "worsened", "resolve
 
 struct DeliveryAttempt {
   int64_t at = 0;
-  int status = 0;                     // HTTP status; 0 when no response came back
-  std::string error;                  // "" on success
+  int status = 0;     // HTTP status; 0 when no response came back
+  std::string error;  // "" on success
 };
 
 struct DeliveryRecord {
-  std::string id;                     // unique; the X-Forkscope-Delivery header, also in the body
+  std::string id;  // unique; the X-Forkscope-Delivery header, also in the body
   int64_t alert_id = 0;
-  std::string event;                  // AlertEventName
-  std::string target;                 // webhook name
-  std::string kind;                   // "generic", "slack", "feishu"
-  std::string body;                   // the exact bytes sent (and signed) on every attempt
-  std::string state = "pending";      // "pending", "delivered", "failed"
+  std::string event;              // AlertEventName
+  std::string target;             // webhook name
+  std::string kind;               // "generic", "slack", "feishu"
+  std::string body;               // the exact bytes sent (and signed) on every attempt
+  std::string state = "pending";  // "pending", "delivered", "failed"
   int attempts = 0;
   int last_status = 0;
   std::string last_error;
   std::optional<int64_t> next_attempt_at;  // pending only
   int64_t created_at = 0;
   std::optional<int64_t> delivered_at;
-  std::vector<DeliveryAttempt> log;   // filled by ListDeliveries
+  std::vector<DeliveryAttempt> log;  // filled by ListDeliveries
 };
 
 // Called inside the transaction of an alert change: the deliveries to enqueue for it (id, target,
@@ -93,17 +93,17 @@ using DeliveryPlanner = std::function<std::vector<DeliveryRecord>(const AlertRec
 // What Evaluate did.
 struct AlertChange {
   AlertRecord alert;
-  std::optional<AlertEvent> event;    // nullopt: stored quietly (same or smaller value)
+  std::optional<AlertEvent> event;  // nullopt: stored quietly (same or smaller value)
 };
 
 // Sync and GPU-job health of a fork: the streaks the sync-failing and job-failing rules count.
 struct ForkHealth {
-  int sync_failures = 0;              // failed syncs in a row
+  int sync_failures = 0;  // failed syncs in a row
   std::string last_sync_error;
-  int64_t last_sync_at = 0;           // last sync outcome, success or failure (0 = none yet)
+  int64_t last_sync_at = 0;  // last sync outcome, success or failure (0 = none yet)
   int64_t last_success_at = 0;
-  bool failing = false;               // sync_failures reached the fork's failures_before_alert
-  int job_failures = 0;               // consecutive heads whose GPU job failed
+  bool failing = false;  // sync_failures reached the fork's failures_before_alert
+  int job_failures = 0;  // consecutive heads whose GPU job failed
   std::string last_job_sha;
   bool last_job_passed = true;
 };

@@ -12,8 +12,8 @@
 namespace forkscope::storage {
 namespace {
 
-constexpr std::array<const char*, 6> kStateNames = {"conflict", "clean", "validating", "ready", "failed",
-                                                    "unvalidated"};
+constexpr std::array<const char*, 6> kStateNames = {"conflict", "clean",  "validating",
+                                                    "ready",    "failed", "unvalidated"};
 
 // Column 15 (carry) is '' in listings, so a list of many conflicts stays small.
 constexpr const char* kColumns =
@@ -91,9 +91,7 @@ bool CandidateTransitionAllowed(CandidateState from, CandidateState to) {
   return false;
 }
 
-bool IsDecided(CandidateState state) {
-  return state != CandidateState::kClean && state != CandidateState::kValidating;
-}
+bool IsDecided(CandidateState state) { return state != CandidateState::kClean && state != CandidateState::kValidating; }
 
 CandidateRecord CandidateFromCarry(int64_t fork_id, const analyzer::CarryResult& carry, const std::string& repo) {
   CandidateRecord c;
@@ -113,8 +111,8 @@ CandidateRecord CandidateFromCarry(int64_t fork_id, const analyzer::CarryResult&
   c.conflicts = static_cast<int>(carry.conflicts.size());
   c.carry_json = analyzer::CarryToJson(carry).dump();
   if (conflict && !carry.conflicts.empty()) {
-    c.reason = "commit " + carry.conflicts.front().fork_commit.substr(0, 12) + " does not apply: " +
-               std::to_string(carry.conflicts.size()) + " conflicting path(s)";
+    c.reason = "commit " + carry.conflicts.front().fork_commit.substr(0, 12) +
+               " does not apply: " + std::to_string(carry.conflicts.size()) + " conflicting path(s)";
     c.reason_code = "candidate.conflict";
     c.reason_params = base::MessageParamsText(
         {{"commit", carry.conflicts.front().fork_commit.substr(0, 12)}, {"count", carry.conflicts.size()}});
@@ -127,11 +125,12 @@ Result<std::pair<CandidateRecord, bool>> CandidateStore::Insert(const CandidateR
   FS_RETURN_IF_ERROR(txn.status());
   FS_ASSIGN_OR_RETURN(
       Statement ins,
-      db_.Prepare("INSERT INTO candidates (fork_id, branch, fork_sha, onto, base, strategy, state, candidate_sha, "
-                  "candidate_ref, repo, applied, dropped, conflicts, carry, job_id, failing_stage, reason, task_id, "
-                  "triggered_by, created_at, updated_at, reason_code, reason_params) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
-                  "?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?20, ?21, ?22) "
-                  "ON CONFLICT (fork_id, fork_sha, onto, strategy) DO NOTHING"));
+      db_.Prepare(
+          "INSERT INTO candidates (fork_id, branch, fork_sha, onto, base, strategy, state, candidate_sha, "
+          "candidate_ref, repo, applied, dropped, conflicts, carry, job_id, failing_stage, reason, task_id, "
+          "triggered_by, created_at, updated_at, reason_code, reason_params) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
+          "?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?20, ?21, ?22) "
+          "ON CONFLICT (fork_id, fork_sha, onto, strategy) DO NOTHING"));
   ins.Bind(1, c.fork_id).Bind(2, c.branch).Bind(3, c.fork_sha).Bind(4, c.onto).Bind(5, c.base);
   ins.Bind(6, analyzer::CarryStrategyName(c.strategy)).Bind(7, CandidateStateName(c.state)).Bind(8, c.candidate_sha);
   ins.Bind(9, c.candidate_ref).Bind(10, c.repo).Bind(11, c.applied).Bind(12, c.dropped).Bind(13, c.conflicts);
@@ -161,45 +160,48 @@ Result<std::vector<CandidateRecord>> CandidateStore::Query(const std::string& wh
 }
 
 Result<std::optional<CandidateRecord>> CandidateStore::Find(int64_t fork_id, const std::string& fork_sha,
-                                                            const std::string& onto,
-                                                            analyzer::CarryStrategy strategy) {
-  FS_ASSIGN_OR_RETURN(auto rows, Query("WHERE c.fork_id = ?1 AND c.fork_sha = ?2 AND c.onto = ?3 AND c.strategy = ?4",
-                                       [&](Statement& st) {
-                                         st.Bind(1, fork_id).Bind(2, fork_sha).Bind(3, onto);
-                                         st.Bind(4, analyzer::CarryStrategyName(strategy));
-                                       },
-                                       true));
+                                                            const std::string& onto, analyzer::CarryStrategy strategy) {
+  FS_ASSIGN_OR_RETURN(auto rows, Query(
+                                     "WHERE c.fork_id = ?1 AND c.fork_sha = ?2 AND c.onto = ?3 AND c.strategy = ?4",
+                                     [&](Statement& st) {
+                                       st.Bind(1, fork_id).Bind(2, fork_sha).Bind(3, onto);
+                                       st.Bind(4, analyzer::CarryStrategyName(strategy));
+                                     },
+                                     true));
   if (rows.empty()) return std::optional<CandidateRecord>();
   return std::optional<CandidateRecord>(std::move(rows.front()));
 }
 
 Result<std::optional<CandidateRecord>> CandidateStore::Get(int64_t id) {
-  FS_ASSIGN_OR_RETURN(auto rows, Query("WHERE c.id = ?1", [id](Statement& st) { st.Bind(1, id); }, true));
+  FS_ASSIGN_OR_RETURN(auto rows, Query(
+                                     "WHERE c.id = ?1", [id](Statement& st) { st.Bind(1, id); }, true));
   if (rows.empty()) return std::optional<CandidateRecord>();
   return std::optional<CandidateRecord>(std::move(rows.front()));
 }
 
 Result<std::optional<CandidateRecord>> CandidateStore::ForJob(const std::string& job_id) {
   if (job_id.empty()) return std::optional<CandidateRecord>();
-  FS_ASSIGN_OR_RETURN(auto rows, Query("WHERE c.job_id = ?1 ORDER BY c.id DESC LIMIT 1",
-                                       [&job_id](Statement& st) { st.Bind(1, job_id); }, true));
+  FS_ASSIGN_OR_RETURN(auto rows, Query(
+                                     "WHERE c.job_id = ?1 ORDER BY c.id DESC LIMIT 1",
+                                     [&job_id](Statement& st) { st.Bind(1, job_id); }, true));
   if (rows.empty()) return std::optional<CandidateRecord>();
   return std::optional<CandidateRecord>(std::move(rows.front()));
 }
 
 Result<std::vector<CandidateRecord>> CandidateStore::List(int64_t fork_id, int limit) {
-  return Query("WHERE c.fork_id = ?1 ORDER BY c.id DESC LIMIT ?2",
-               [=](Statement& st) { st.Bind(1, fork_id).Bind(2, static_cast<int64_t>(std::max(limit, 0))); }, false);
+  return Query(
+      "WHERE c.fork_id = ?1 ORDER BY c.id DESC LIMIT ?2",
+      [=](Statement& st) { st.Bind(1, fork_id).Bind(2, static_cast<int64_t>(std::max(limit, 0))); }, false);
 }
 
 Result<std::vector<CandidateRecord>> CandidateStore::LatestOfEachFork() {
-  return Query("WHERE c.id IN (SELECT MAX(id) FROM candidates GROUP BY fork_id) ORDER BY f.name",
-               [](Statement&) {}, false);
+  return Query(
+      "WHERE c.id IN (SELECT MAX(id) FROM candidates GROUP BY fork_id) ORDER BY f.name", [](Statement&) {}, false);
 }
 
 Result<std::vector<CandidateRecord>> CandidateStore::InState(CandidateState state) {
-  return Query("WHERE c.state = ?1 ORDER BY c.id", [state](Statement& st) { st.Bind(1, CandidateStateName(state)); },
-               true);
+  return Query(
+      "WHERE c.state = ?1 ORDER BY c.id", [state](Statement& st) { st.Bind(1, CandidateStateName(state)); }, true);
 }
 
 Result<CandidateRecord> CandidateStore::Update(int64_t id, const CandidateUpdate& u, int64_t now) {
@@ -230,8 +232,9 @@ Result<CandidateRecord> CandidateStore::RecordPublish(int64_t id, const PublishO
     return FailedPrecondition("candidate " + std::to_string(id) + " is " + CandidateStateName(current->state) +
                               ", not ready: nothing is published");
   const bool published = outcome.error.empty();
-  FS_ASSIGN_OR_RETURN(Statement up, db_.Prepare("UPDATE candidates SET published_url = ?2, published_branch = ?3, "
-                                                "published_at = ?4, publish_error = ?5, updated_at = ?6 WHERE id = ?1"));
+  FS_ASSIGN_OR_RETURN(Statement up,
+                      db_.Prepare("UPDATE candidates SET published_url = ?2, published_branch = ?3, "
+                                  "published_at = ?4, publish_error = ?5, updated_at = ?6 WHERE id = ?1"));
   up.Bind(1, id).Bind(2, outcome.url).Bind(3, published ? outcome.branch : std::string());
   up.Bind(4, published ? now : int64_t{0}).Bind(5, outcome.error).Bind(6, now);
   FS_RETURN_IF_ERROR(up.Run());
@@ -241,8 +244,9 @@ Result<CandidateRecord> CandidateStore::RecordPublish(int64_t id, const PublishO
 }
 
 Result<std::vector<CandidateRecord>> CandidateStore::Unpublished() {
-  return Query("WHERE c.state = 'ready' AND c.published_branch = '' AND c.publish_error = '' ORDER BY c.id",
-               [](Statement&) {}, true);
+  return Query(
+      "WHERE c.state = 'ready' AND c.published_branch = '' AND c.publish_error = '' ORDER BY c.id", [](Statement&) {},
+      true);
 }
 
 }  // namespace forkscope::storage

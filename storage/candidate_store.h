@@ -37,17 +37,17 @@ const char* CandidateTriggerName(CandidateTrigger trigger);  // "sync", "api"
 struct CandidateRecord {
   int64_t id = 0;
   int64_t fork_id = 0;
-  std::string fork;                  // the fork's registered name (read through forks)
-  std::string fork_url;              // the fork's registered URL (read through forks)
+  std::string fork;      // the fork's registered name (read through forks)
+  std::string fork_url;  // the fork's registered URL (read through forks)
   std::string branch;
   std::string fork_sha;
-  std::string onto;                  // the target, full sha
+  std::string onto;  // the target, full sha
   std::string base;
   analyzer::CarryStrategy strategy = analyzer::CarryStrategy::kRebase;
   CandidateState state = CandidateState::kClean;
-  std::string candidate_sha;         // "" for a conflict
-  std::string candidate_ref;         // "" for a conflict
-  std::string repo;                  // the fork mirror holding the ref
+  std::string candidate_sha;  // "" for a conflict
+  std::string candidate_ref;  // "" for a conflict
+  std::string repo;           // the fork mirror holding the ref
   int applied = 0;
   int dropped = 0;
   int conflicts = 0;                 // conflicting paths
@@ -62,10 +62,10 @@ struct CandidateRecord {
   int64_t created_at = 0;
   int64_t updated_at = 0;
   // Publishing (schema v13; only a ready candidate of a fork with a push_url): where it was pushed.
-  std::string published_url;         // the push URL, credentials shown as "***"; "" = never attempted
-  std::string published_branch;      // "forkscope/sync-<onto-short12>" once pushed; ""
-  int64_t published_at = 0;          // when it was pushed; 0 = not pushed
-  std::string publish_error;         // why the push failed, one line; "" (the state stays ready)
+  std::string published_url;     // the push URL, credentials shown as "***"; "" = never attempted
+  std::string published_branch;  // "forkscope/sync-<onto-short12>" once pushed; ""
+  int64_t published_at = 0;      // when it was pushed; 0 = not pushed
+  std::string publish_error;     // why the push failed, one line; "" (the state stays ready)
 };
 
 // The row of a finished carry (clean or conflict; never up_to_date): key, counts and JSON from carry.
@@ -73,18 +73,18 @@ CandidateRecord CandidateFromCarry(int64_t fork_id, const analyzer::CarryResult&
 
 struct CandidateUpdate {
   CandidateState state = CandidateState::kValidating;
-  std::string job_id;                // kept when ""
+  std::string job_id;  // kept when ""
   std::string failing_stage;
   std::string reason;
-  std::string reason_code{};         // as CandidateRecord's
+  std::string reason_code{};  // as CandidateRecord's
   std::string reason_params = "{}";
 };
 
 // What a push of a ready candidate came to: branch pushed to, or the error.
 struct PublishOutcome {
-  std::string url;                   // the push URL, redacted
-  std::string branch;                // "forkscope/sync-<onto-short12>"
-  std::string error;                 // "" = pushed
+  std::string url;     // the push URL, redacted
+  std::string branch;  // "forkscope/sync-<onto-short12>"
+  std::string error;   // "" = pushed
 };
 
 class CandidateStore {

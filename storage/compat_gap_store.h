@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "analyzer/classify/compat_gap.h"
-#include "analyzer/planner/planner.h"
 #include "analyzer/classify/rules.h"
+#include "analyzer/planner/planner.h"
 #include "base/clock.h"
 #include "storage/store.h"
 

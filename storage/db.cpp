@@ -68,8 +68,7 @@ void Database::SetCommitVeto(std::function<bool()> veto) {
   }
   commit_veto_ = std::make_unique<std::function<bool()>>(std::move(veto));
   sqlite3_commit_hook(
-      db_.get(), [](void* veto) { return (*static_cast<std::function<bool()>*>(veto))() ? 1 : 0; },
-      commit_veto_.get());
+      db_.get(), [](void* veto) { return (*static_cast<std::function<bool()>*>(veto))() ? 1 : 0; }, commit_veto_.get());
 }
 
 Status Database::Exec(std::string_view sql) {

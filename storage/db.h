@@ -48,7 +48,7 @@ class Database {
   void SetCommitVeto(std::function<bool()> veto);
 
   int64_t LastInsertRowid() const;
-  int Changes() const;  // rows changed by the most recent INSERT/UPDATE/DELETE
+  int Changes() const;         // rows changed by the most recent INSERT/UPDATE/DELETE
   bool InTransaction() const;  // a BEGIN (or SAVEPOINT) is open
   sqlite3* handle() const { return db_.get(); }
 

@@ -1,7 +1,7 @@
 // DeliveryStore: the webhook outbox (tables deliveries and delivery_attempts, schema v4 in
 // alert_store.cpp). An attempt and the state it leads to are written in one transaction.
-#include "storage/db.h"
 #include "storage/alert_store.h"
+#include "storage/db.h"
 
 namespace forkscope::storage {
 namespace {

@@ -27,10 +27,14 @@ Result<DriftReport> ReportFromColumn(const Statement& stmt, int column) {
 
 const char* OrderBy(DriftSort sort) {
   switch (sort) {
-    case DriftSort::kRisk: return "d.risk_centi DESC, f.name";
-    case DriftSort::kBehind: return "d.behind DESC, f.name";
-    case DriftSort::kAge: return "d.age_centi DESC, f.name";
-    case DriftSort::kName: return "f.name";
+    case DriftSort::kRisk:
+      return "d.risk_centi DESC, f.name";
+    case DriftSort::kBehind:
+      return "d.behind DESC, f.name";
+    case DriftSort::kAge:
+      return "d.age_centi DESC, f.name";
+    case DriftSort::kName:
+      return "f.name";
   }
   return "f.name";
 }

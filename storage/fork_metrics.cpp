@@ -41,22 +41,19 @@ Result<std::vector<ForkMetrics>> ReadForkMetrics(Database& db) {
                                (ok ? m.syncs_succeeded : m.syncs_failed) = row.ColumnInt64(2);
                                if (ok) m.last_success_at = row.ColumnInt64(3);
                              }));
-  FS_RETURN_IF_ERROR(EachRow(db,
-                             "SELECT f.name, a.severity, count(*) FROM alerts a JOIN forks f ON f.id = a.fork_id "
-                             "WHERE a.state IN ('open', 'acked') GROUP BY f.name, a.severity",
-                             forks, [](ForkMetrics& m, const Statement& row) {
-                               m.open_alerts[row.ColumnText(1)] = row.ColumnInt64(2);
-                             }));
-  FS_RETURN_IF_ERROR(EachRow(db, "SELECT fork, state, count(*) FROM jobs GROUP BY fork, state", forks,
-                             [](ForkMetrics& m, const Statement& row) {
-                               m.jobs[row.ColumnText(1)] = row.ColumnInt64(2);
-                             }));
-  FS_RETURN_IF_ERROR(EachRow(db,
-                             "SELECT f.name, d.state, count(*) FROM deliveries d JOIN alerts a ON a.id = d.alert_id "
-                             "JOIN forks f ON f.id = a.fork_id GROUP BY f.name, d.state",
-                             forks, [](ForkMetrics& m, const Statement& row) {
-                               m.deliveries[row.ColumnText(1)] = row.ColumnInt64(2);
-                             }));
+  FS_RETURN_IF_ERROR(EachRow(
+      db,
+      "SELECT f.name, a.severity, count(*) FROM alerts a JOIN forks f ON f.id = a.fork_id "
+      "WHERE a.state IN ('open', 'acked') GROUP BY f.name, a.severity",
+      forks, [](ForkMetrics& m, const Statement& row) { m.open_alerts[row.ColumnText(1)] = row.ColumnInt64(2); }));
+  FS_RETURN_IF_ERROR(
+      EachRow(db, "SELECT fork, state, count(*) FROM jobs GROUP BY fork, state", forks,
+              [](ForkMetrics& m, const Statement& row) { m.jobs[row.ColumnText(1)] = row.ColumnInt64(2); }));
+  FS_RETURN_IF_ERROR(EachRow(
+      db,
+      "SELECT f.name, d.state, count(*) FROM deliveries d JOIN alerts a ON a.id = d.alert_id "
+      "JOIN forks f ON f.id = a.fork_id GROUP BY f.name, d.state",
+      forks, [](ForkMetrics& m, const Statement& row) { m.deliveries[row.ColumnText(1)] = row.ColumnInt64(2); }));
   std::vector<ForkMetrics> out;
   for (auto& [name, m] : forks) out.push_back(std::move(m));
   return out;

@@ -18,7 +18,7 @@ struct ForkMetrics {
   std::string fork;
   int64_t syncs_succeeded = 0;
   int64_t syncs_failed = 0;
-  int64_t last_success_at = 0;                // unix seconds of the last successful sync; 0 = none
+  int64_t last_success_at = 0;                 // unix seconds of the last successful sync; 0 = none
   std::map<std::string, int64_t> open_alerts;  // severity -> alerts open or acked
   std::map<std::string, int64_t> jobs;         // job state -> jobs
   std::map<std::string, int64_t> deliveries;   // delivery state ('pending', 'delivered', 'failed') -> count

@@ -25,7 +25,7 @@ UrlSplit SplitUrl(const std::string& url) {
 constexpr const char* kColumns = "id, name, url, branch, push_url, created_at, updated_at";
 
 IntegratorRecord Row(Statement& s) {
-  return {s.ColumnInt64(0), s.ColumnText(1), s.ColumnText(2), s.ColumnText(3),
+  return {s.ColumnInt64(0), s.ColumnText(1),  s.ColumnText(2), s.ColumnText(3),
           s.ColumnText(4),  s.ColumnInt64(5), s.ColumnInt64(6)};
 }
 
@@ -65,7 +65,8 @@ Result<IntegratorRecord> IntegratorStore::Add(const std::string& name, const std
                                               const std::string& branch, const std::string& push_url, int64_t now_s) {
   FS_RETURN_IF_ERROR(Validate(name, url, branch));
   const UrlSplit split = SplitUrl(url);
-  if (split.keep) return InvalidArgument("'***' stands for stored credentials, and integrator \"" + name + "\" has none");
+  if (split.keep)
+    return InvalidArgument("'***' stands for stored credentials, and integrator \"" + name + "\" has none");
   NestedTransaction tx(db_);
   FS_RETURN_IF_ERROR(tx.status());
   FS_ASSIGN_OR_RETURN(Statement s, db_.Prepare("INSERT INTO integrators (name, url, branch, push_url, created_at,"
@@ -81,7 +82,8 @@ Result<IntegratorRecord> IntegratorStore::Add(const std::string& name, const std
 }
 
 Result<IntegratorRecord> IntegratorStore::Upsert(const std::string& name, const std::string& url,
-                                                 const std::string& branch, const std::string& push_url, int64_t now_s) {
+                                                 const std::string& branch, const std::string& push_url,
+                                                 int64_t now_s) {
   FS_RETURN_IF_ERROR(Validate(name, url, branch));
   auto existing = IdOf(name);
   if (existing.status().code() == StatusCode::kNotFound) return Add(name, url, branch, push_url, now_s);
@@ -97,7 +99,11 @@ Result<IntegratorRecord> IntegratorStore::Upsert(const std::string& name, const 
   }
   FS_ASSIGN_OR_RETURN(Statement s, db_.Prepare("UPDATE integrators SET url = ?2, branch = ?3, push_url = ?4,"
                                                " updated_at = ?5 WHERE id = ?1"));
-  s.Bind(1, *existing).Bind(2, split.stored).Bind(3, branch).Bind(4, base::SplitCredentials(push_url).url).Bind(5, now_s);
+  s.Bind(1, *existing)
+      .Bind(2, split.stored)
+      .Bind(3, branch)
+      .Bind(4, base::SplitCredentials(push_url).url)
+      .Bind(5, now_s);
   FS_RETURN_IF_ERROR(s.Run());
   FS_RETURN_IF_ERROR(WriteCredentials(*existing, split.userinfo, split.keep));
   FS_RETURN_IF_ERROR(tx.Commit());
@@ -116,7 +122,8 @@ Result<std::vector<IntegratorRecord>> IntegratorStore::List() {
 }
 
 Result<IntegratorRecord> IntegratorStore::Get(const std::string& name) {
-  FS_ASSIGN_OR_RETURN(Statement s, db_.Prepare(std::string("SELECT ") + kColumns + " FROM integrators WHERE name = ?1"));
+  FS_ASSIGN_OR_RETURN(Statement s,
+                      db_.Prepare(std::string("SELECT ") + kColumns + " FROM integrators WHERE name = ?1"));
   s.Bind(1, name);
   FS_ASSIGN_OR_RETURN(bool row, s.Step());
   if (!row) return NotFound("integrator \"" + name + "\" not found");
@@ -179,9 +186,10 @@ Result<std::optional<IntegratorReportRecord>> IntegratorStore::LatestReport(cons
 
 Result<bool> IntegratorStore::RecordBump(const IntegratorBumpRecord& b) {
   FS_ASSIGN_OR_RETURN(int64_t id, IdOf(b.integrator));
-  FS_ASSIGN_OR_RETURN(Statement s, db_.Prepare("INSERT OR IGNORE INTO integrator_bumps (integrator_id, path, fork, new_sha,"
-                                               " commit_sha, branch, pushed_url, pushed_at, error, created_at)"
-                                               " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"));
+  FS_ASSIGN_OR_RETURN(Statement s,
+                      db_.Prepare("INSERT OR IGNORE INTO integrator_bumps (integrator_id, path, fork, new_sha,"
+                                  " commit_sha, branch, pushed_url, pushed_at, error, created_at)"
+                                  " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"));
   s.Bind(1, id).Bind(2, b.path).Bind(3, b.fork).Bind(4, b.new_sha).Bind(5, b.commit_sha).Bind(6, b.branch);
   s.Bind(7, base::RedactUrl(b.pushed_url)).Bind(8, b.pushed_at).Bind(9, b.error).Bind(10, b.created_at);
   FS_RETURN_IF_ERROR(s.Run());
@@ -191,14 +199,23 @@ Result<bool> IntegratorStore::RecordBump(const IntegratorBumpRecord& b) {
 Result<std::optional<IntegratorBumpRecord>> IntegratorStore::FindBump(const std::string& name, const std::string& path,
                                                                       const std::string& new_sha) {
   FS_ASSIGN_OR_RETURN(int64_t id, IdOf(name));
-  FS_ASSIGN_OR_RETURN(Statement s, db_.Prepare("SELECT fork, commit_sha, branch, pushed_url, pushed_at, error, created_at"
-                                               " FROM integrator_bumps WHERE integrator_id = ?1 AND path = ?2 AND"
-                                               " new_sha = ?3"));
+  FS_ASSIGN_OR_RETURN(Statement s,
+                      db_.Prepare("SELECT fork, commit_sha, branch, pushed_url, pushed_at, error, created_at"
+                                  " FROM integrator_bumps WHERE integrator_id = ?1 AND path = ?2 AND"
+                                  " new_sha = ?3"));
   s.Bind(1, id).Bind(2, path).Bind(3, new_sha);
   FS_ASSIGN_OR_RETURN(bool row, s.Step());
   if (!row) return std::optional<IntegratorBumpRecord>();
-  IntegratorBumpRecord b{name, path, s.ColumnText(0), new_sha, s.ColumnText(1), s.ColumnText(2),
-                         s.ColumnText(3), s.ColumnInt64(4), s.ColumnText(5), s.ColumnInt64(6)};
+  IntegratorBumpRecord b{name,
+                         path,
+                         s.ColumnText(0),
+                         new_sha,
+                         s.ColumnText(1),
+                         s.ColumnText(2),
+                         s.ColumnText(3),
+                         s.ColumnInt64(4),
+                         s.ColumnText(5),
+                         s.ColumnInt64(6)};
   s.Reset();
   return std::optional<IntegratorBumpRecord>(std::move(b));
 }

@@ -20,7 +20,7 @@ class Database;
 struct IntegratorRecord {
   int64_t id = 0;
   std::string name;
-  std::string url;       // credentials shown as '***'
+  std::string url;  // credentials shown as '***'
   std::string branch;
   std::string push_url;  // '' = never push; without credentials
   int64_t created_at = 0;
@@ -31,7 +31,7 @@ struct IntegratorReportRecord {
   int64_t id = 0;
   std::string integrator;  // its name
   std::string head;
-  std::string report;      // JSON text
+  std::string report;  // JSON text
   int libraries = 0;
   int orphaned = 0;
   int behind = 0;

@@ -39,7 +39,8 @@ Status JobStore::Save(const JobRecord& job) {
       Statement up,
       db_.Prepare("INSERT INTO jobs (id, fork, repo, sha, recipe, recipe_spec, executor, state, reason, runner, "
                   "work_dir, created_at, started_at, finished_at, reason_code, reason_params) VALUES (?1, ?2, ?3, ?4, "
-                  "?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16) ON CONFLICT (id) DO UPDATE SET fork = excluded.fork, repo = excluded.repo, "
+                  "?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16) ON CONFLICT (id) DO UPDATE SET fork = "
+                  "excluded.fork, repo = excluded.repo, "
                   "sha = excluded.sha, recipe = excluded.recipe, recipe_spec = excluded.recipe_spec, "
                   "executor = excluded.executor, state = excluded.state, reason = excluded.reason, "
                   "runner = excluded.runner, work_dir = excluded.work_dir, created_at = excluded.created_at, "
@@ -55,14 +56,17 @@ Status JobStore::Save(const JobRecord& job) {
   FS_RETURN_IF_ERROR(del.Bind(1, job.id).Run());
   FS_ASSIGN_OR_RETURN(
       Statement ins,
-      db_.Prepare("INSERT INTO job_stages (job_id, idx, name, state, exit_code, duration_ms, log_tail, reason, "
-                  "handle, result, started_at, finished_at, reason_code, reason_params) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
-                  "?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)"));
+      db_.Prepare(
+          "INSERT INTO job_stages (job_id, idx, name, state, exit_code, duration_ms, log_tail, reason, "
+          "handle, result, started_at, finished_at, reason_code, reason_params) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
+          "?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)"));
   for (size_t i = 0; i < job.stages.size(); ++i) {
     const StageRecord& s = job.stages[i];
     ins.Bind(1, job.id).Bind(2, static_cast<int64_t>(i)).Bind(3, s.name).Bind(4, JobStateName(s.state));
-    if (s.exit_code) ins.Bind(5, static_cast<int64_t>(*s.exit_code));
-    else ins.Bind(5, std::nullopt);
+    if (s.exit_code)
+      ins.Bind(5, static_cast<int64_t>(*s.exit_code));
+    else
+      ins.Bind(5, std::nullopt);
     ins.Bind(6, s.duration_ms).Bind(7, s.log_tail).Bind(8, s.reason).Bind(9, s.handle).Bind(10, s.result);
     ins.Bind(11, s.started_at).Bind(12, s.finished_at).Bind(13, s.reason_code);
     ins.Bind(14, ParamsOrEmpty(s.reason_params));
@@ -72,9 +76,11 @@ Status JobStore::Save(const JobRecord& job) {
 }
 
 Status JobStore::LoadStages(JobRecord& job) {
-  FS_ASSIGN_OR_RETURN(Statement st, db_.Prepare("SELECT name, state, exit_code, duration_ms, log_tail, reason, handle, "
-                                                "result, started_at, finished_at, reason_code, reason_params FROM job_stages WHERE job_id = ?1 "
-                                                "ORDER BY idx"));
+  FS_ASSIGN_OR_RETURN(
+      Statement st,
+      db_.Prepare("SELECT name, state, exit_code, duration_ms, log_tail, reason, handle, "
+                  "result, started_at, finished_at, reason_code, reason_params FROM job_stages WHERE job_id = ?1 "
+                  "ORDER BY idx"));
   st.Bind(1, job.id);
   job.stages.clear();
   while (true) {

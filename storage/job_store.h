@@ -22,45 +22,45 @@ class Database;
 enum class JobState { kQueued, kRunning, kPassed, kFailed, kTimedOut, kCancelled, kSkipped, kLost };
 const char* JobStateName(JobState state);  // "queued", "running", "passed", "failed", "timed_out", ...
 std::optional<JobState> JobStateFromName(std::string_view name);
-bool IsFinished(JobState state);           // neither queued nor running
+bool IsFinished(JobState state);  // neither queued nor running
 
 struct StageRecord {
-  std::string name;                // "build", "import", "smoke", "compare"
+  std::string name;  // "build", "import", "smoke", "compare"
   JobState state = JobState::kQueued;
-  std::optional<int> exit_code;    // of the stage's command; none when it did not run or was killed
+  std::optional<int> exit_code;  // of the stage's command; none when it did not run or was killed
   int64_t duration_ms = 0;
-  std::string log_tail;            // the last lines of its output
-  std::string reason;              // why it is not passed ("no GPU runner", "exit code 2", ...), in English
-  std::string reason_code;         // the reason as a code ("stage.exit_code"; "" when none describes it)
+  std::string log_tail;              // the last lines of its output
+  std::string reason;                // why it is not passed ("no GPU runner", "exit code 2", ...), in English
+  std::string reason_code;           // the reason as a code ("stage.exit_code"; "" when none describes it)
   std::string reason_params = "{}";  // JSON object: its parameters (docs/openapi.yaml, MessageCode)
-  std::string handle;              // the executor's id for it: the Slurm job id, "pgid:N" locally
-  std::string result;              // JSON text: the compare stage's trace diff; "" otherwise
-  int64_t started_at = 0;          // unix seconds; 0 = not started
+  std::string handle;                // the executor's id for it: the Slurm job id, "pgid:N" locally
+  std::string result;                // JSON text: the compare stage's trace diff; "" otherwise
+  int64_t started_at = 0;            // unix seconds; 0 = not started
   int64_t finished_at = 0;
 };
 
 struct JobRecord {
-  std::string id;                  // "j" + 12 hex digits
-  std::string fork;                // registered fork name; "" for `forkscope job run`
-  std::string repo;                // the repository checked out (a mirror path)
-  std::string sha;                 // the exact commit
-  std::string recipe;              // recipe name
-  std::string recipe_spec;         // JSON text: the recipe as it was when the job was created
-  std::string executor;            // "local" or "slurm"
+  std::string id;           // "j" + 12 hex digits
+  std::string fork;         // registered fork name; "" for `forkscope job run`
+  std::string repo;         // the repository checked out (a mirror path)
+  std::string sha;          // the exact commit
+  std::string recipe;       // recipe name
+  std::string recipe_spec;  // JSON text: the recipe as it was when the job was created
+  std::string executor;     // "local" or "slurm"
   JobState state = JobState::kQueued;
-  std::string reason;              // why the job is not passed, in a line, in English
-  std::string reason_code;         // the reason as a code ("job.stage_stopped"; "" when none describes it)
+  std::string reason;                // why the job is not passed, in a line, in English
+  std::string reason_code;           // the reason as a code ("job.stage_stopped"; "" when none describes it)
   std::string reason_params = "{}";  // JSON object: its parameters
-  std::string runner;              // JSON text: the runner it ran on (name, gpus, cuda, driver); "{}"
-  std::string work_dir;            // <jobs dir>/<id>: work tree (tree/) and logs
+  std::string runner;                // JSON text: the runner it ran on (name, gpus, cuda, driver); "{}"
+  std::string work_dir;              // <jobs dir>/<id>: work tree (tree/) and logs
   int64_t created_at = 0;
   int64_t started_at = 0;
   int64_t finished_at = 0;
-  std::vector<StageRecord> stages; // in recipe order
+  std::vector<StageRecord> stages;  // in recipe order
 };
 
 struct JobFilter {
-  std::string fork;                // "" = any
+  std::string fork;  // "" = any
   std::optional<JobState> state;
   int limit = 50;
 };

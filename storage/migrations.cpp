@@ -449,11 +449,22 @@ CREATE INDEX tasks_fork ON tasks(fork_name, created_at DESC);
 CREATE INDEX tasks_kind ON tasks(kind, created_at DESC);
 )sql";
 
-const std::array<std::string_view, 16> kMigrations = {
-    kSchemaV1,           kSchemaV2,           internal::kSchemaV3Drift,  internal::kSchemaV4Alerts,
-    internal::kSchemaV5Jobs, internal::kSchemaV6Patterns, kSchemaV7Findings, kSchemaV8FileOrigins,
-    kSchemaV9Candidates, internal::kSchemaV10Credentials, kSchemaV11ForkBase, kSchemaV12Reserved,
-    kSchemaV13Publish, kSchemaV14Tasks, internal::kSchemaV15Messages, internal::kSchemaV16Integrators};
+const std::array<std::string_view, 16> kMigrations = {kSchemaV1,
+                                                      kSchemaV2,
+                                                      internal::kSchemaV3Drift,
+                                                      internal::kSchemaV4Alerts,
+                                                      internal::kSchemaV5Jobs,
+                                                      internal::kSchemaV6Patterns,
+                                                      kSchemaV7Findings,
+                                                      kSchemaV8FileOrigins,
+                                                      kSchemaV9Candidates,
+                                                      internal::kSchemaV10Credentials,
+                                                      kSchemaV11ForkBase,
+                                                      kSchemaV12Reserved,
+                                                      kSchemaV13Publish,
+                                                      kSchemaV14Tasks,
+                                                      internal::kSchemaV15Messages,
+                                                      internal::kSchemaV16Integrators};
 
 }  // namespace
 

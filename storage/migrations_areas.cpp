@@ -399,7 +399,7 @@ ALTER TABLE compat_gaps ADD COLUMN reproduction TEXT NOT NULL DEFAULT '';
 // The userinfo and the redacted URL of an http(s) URL column, as SQL (for the rows written before
 // version 10). rest(c) is the URL after "://"; its first '@' before any '/' ends the userinfo.
 #define FS_REST(c) "substr(" c ", instr(" c ", '://') + 3)"
-#define FS_HAS_USERINFO(c)                                                                         \
+#define FS_HAS_USERINFO(c) \
   "((lower(" c ") LIKE 'http://%' OR lower(" c ") LIKE 'https://%') AND instr(" FS_REST(c) ", '@') > 0 " \
   "AND (instr(" FS_REST(c) ", '/') = 0 OR instr(" FS_REST(c) ", '@') < instr(" FS_REST(c) ", '/')))"
 #define FS_USERINFO(c) "substr(" FS_REST(c) ", 1, instr(" FS_REST(c) ", '@') - 1)"

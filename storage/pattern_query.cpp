@@ -107,8 +107,8 @@ Result<std::map<std::string, Meta>> MinedMeta(Database& db) {
     seed.layer = analyzer::LayerFromName(r.ColumnText(1)).value_or(analyzer::Layer::kOther);
     seed.kind = analyzer::FileKindFromName(r.ColumnText(2));
     seed.tokens = analyzer::TokensFromText(r.ColumnText(3));
-    out[r.ColumnText(0)] = {r.ColumnText(1),   r.ColumnText(2),   analyzer::DescribeFingerprint(seed),
-                            r.ColumnText(4),   r.ColumnInt64(5), r.ColumnInt64(6),
+    out[r.ColumnText(0)] = {r.ColumnText(1), r.ColumnText(2),  analyzer::DescribeFingerprint(seed),
+                            r.ColumnText(4), r.ColumnInt64(5), r.ColumnInt64(6),
                             std::move(seed)};
     return Status::Ok();
   }));

@@ -2,17 +2,15 @@
 // a SQLite FingerprintCatalogue and PatternStore::Mine. Listing lives in pattern_query.cpp.
 #include "storage/pattern_store.h"
 
-
 #include <map>
 #include <set>
 
 #include "analyzer/patterns/pattern_catalogue.h"
-#include "storage/sql_catalogue.h"
-#include "storage/pattern_sql.h"
 #include "base/log.h"
+#include "storage/pattern_sql.h"
+#include "storage/sql_catalogue.h"
 
 namespace forkscope::storage {
-
 
 using analyzer::HunkFingerprint;
 using internal::ForEachRow;
@@ -64,9 +62,10 @@ Result<int64_t> AnalysisTime(Database& db, int64_t analysis_id) {
 }
 
 Status Seen(Database& db, const char* table, const char* key, const std::string& id, int64_t at) {
-  FS_ASSIGN_OR_RETURN(Statement stmt,
-                      db.Prepare(std::string("UPDATE ") + table + " SET first_seen = MIN(first_seen, ?2), "
-                                 "last_seen = MAX(last_seen, ?2) WHERE " + key + " = ?1"));
+  FS_ASSIGN_OR_RETURN(Statement stmt, db.Prepare(std::string("UPDATE ") + table +
+                                                 " SET first_seen = MIN(first_seen, ?2), "
+                                                 "last_seen = MAX(last_seen, ?2) WHERE " +
+                                                 key + " = ?1"));
   stmt.Bind(1, id).Bind(2, at);
   return stmt.Run();
 }
@@ -111,12 +110,14 @@ Status PatternStore::CheckVersion(const analyzer::MiningOptions& options, Mining
   FS_ASSIGN_OR_RETURN(std::string have, MiningVersion(db_));
   if (have == want) return Status::Ok();
   if (!have.empty()) {
-    base::Log(base::LogArea::kStore)->info("mining options changed from={} to={}: mining again from scratch", have, want);
+    base::Log(base::LogArea::kStore)
+        ->info("mining options changed from={} to={}: mining again from scratch", have, want);
     report.rebuilt = true;
   }
-  FS_RETURN_IF_ERROR(db_.Exec("DELETE FROM hunk_fingerprints; DELETE FROM fingerprint_buckets;"
-                              "DELETE FROM fingerprints; DELETE FROM mined_patterns; DELETE FROM mined_analyses;"
-                              "DELETE FROM named_pattern_seen;"));
+  FS_RETURN_IF_ERROR(
+      db_.Exec("DELETE FROM hunk_fingerprints; DELETE FROM fingerprint_buckets;"
+               "DELETE FROM fingerprints; DELETE FROM mined_patterns; DELETE FROM mined_analyses;"
+               "DELETE FROM named_pattern_seen;"));
   FS_ASSIGN_OR_RETURN(Statement write,
                       db_.Prepare("INSERT OR REPLACE INTO mining_state (key, value) VALUES ('version', ?1)"));
   write.Bind(1, want);
@@ -162,7 +163,8 @@ Status PatternStore::MineAnalysis(const analyzer::MiningOptions& options, int64_
     FS_RETURN_IF_ERROR(link.Run());
   }
   for (const auto& id : named_seen) FS_RETURN_IF_ERROR(NamedSeen(db_, id, seen_at));
-  FS_ASSIGN_OR_RETURN(Statement done, db_.Prepare("INSERT INTO mined_analyses (analysis_id, mined_at) VALUES (?1, ?2)"));
+  FS_ASSIGN_OR_RETURN(Statement done,
+                      db_.Prepare("INSERT INTO mined_analyses (analysis_id, mined_at) VALUES (?1, ?2)"));
   done.Bind(1, analysis_id).Bind(2, clock_.NowS());
   FS_RETURN_IF_ERROR(done.Run());
   report.analyses += 1;
@@ -175,8 +177,9 @@ Result<MiningReport> PatternStore::Mine(const analyzer::MiningOptions& options) 
   FS_ASSIGN_OR_RETURN(std::vector<int64_t> todo, Unmined());
   for (int64_t id : todo) FS_RETURN_IF_ERROR(MineAnalysis(options, id, report));
   if (report.analyses > 0)
-    base::Log(base::LogArea::kStore)->info("patterns mined analyses={} hunks={} new_fingerprints={} new_patterns={} merged={}", report.analyses,
-                 report.hunks, report.new_fingerprints, report.new_patterns, report.merged_patterns);
+    base::Log(base::LogArea::kStore)
+        ->info("patterns mined analyses={} hunks={} new_fingerprints={} new_patterns={} merged={}", report.analyses,
+               report.hunks, report.new_fingerprints, report.new_patterns, report.merged_patterns);
   return report;
 }
 

@@ -48,14 +48,14 @@ struct CataloguePattern {
   std::string id;
   PatternKind kind = PatternKind::kNamed;
   std::string layer;
-  std::string file_kind;  // mined: the file kind of its hunks ("py", "cxx", ...); named: ""
+  std::string file_kind;    // mined: the file kind of its hunks ("py", "cxx", ...); named: ""
   std::string description;  // mined: what it does, where, and a line of its representative hunk
   // The description as a code with parameters: mined, PatternDescription's; named, "pattern.named" {id}.
   std::string description_code;
   std::vector<std::pair<std::string, std::string>> description_params;
-  std::string action;       // mined: "adds", "edits" or "removes" (analyzer/patterns/pattern_describe.h); named: ""
-  int rank = 0;             // the catalogue's order before forks and occurrences (MigrationRank)
-  int total = 0;                                      // occurrences in current analyses
+  std::string action;  // mined: "adds", "edits" or "removes" (analyzer/patterns/pattern_describe.h); named: ""
+  int rank = 0;        // the catalogue's order before forks and occurrences (MigrationRank)
+  int total = 0;       // occurrences in current analyses
   std::vector<std::pair<std::string, int>> per_fork;  // most occurrences first
   int64_t first_seen = 0;                             // analysis times (unix seconds); 0 = never seen
   int64_t last_seen = 0;

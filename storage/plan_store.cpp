@@ -20,14 +20,10 @@ Result<std::optional<PlanRecord>> PlanStore::Get(const std::string& id) {
   stmt.Bind(1, id);
   FS_ASSIGN_OR_RETURN(bool row, stmt.Step());
   if (!row) return std::optional<PlanRecord>();
-  PlanRecord p{stmt.ColumnText(0),
-               stmt.ColumnText(1),
-               stmt.ColumnText(2),
-               TaskStateFromName(stmt.ColumnText(3)).value_or(TaskState::kFailed),
-               stmt.ColumnText(4),
-               stmt.ColumnInt64(5),
-               stmt.ColumnInt64(6),
-               stmt.ColumnInt64(7),
+  PlanRecord p{stmt.ColumnText(0),  stmt.ColumnText(1),
+               stmt.ColumnText(2),  TaskStateFromName(stmt.ColumnText(3)).value_or(TaskState::kFailed),
+               stmt.ColumnText(4),  stmt.ColumnInt64(5),
+               stmt.ColumnInt64(6), stmt.ColumnInt64(7),
                stmt.ColumnText(8)};
   stmt.Reset();
   return std::optional<PlanRecord>(std::move(p));

@@ -14,9 +14,9 @@ namespace forkscope::storage {
 struct PlanRecord {
   std::string id;
   std::string upstream_url;
-  std::string branch;  // "" = the repository's default branch
+  std::string branch;                    // "" = the repository's default branch
   TaskState state = TaskState::kQueued;  // as a task's (storage/task_store.h)
-  std::string error;   // why it failed; "" otherwise
+  std::string error;                     // why it failed; "" otherwise
   int64_t created_at = 0;
   int64_t started_at = 0;   // 0 = not started
   int64_t finished_at = 0;  // 0 = not finished

@@ -39,8 +39,8 @@ Result<bool> HoldsNoSchema(Database& db) {
 // re-reads the whole schema.
 Status CreateCurrent(Database& db, int latest) {
   if (squashed::kVersion != latest)  // the build regenerates it whenever storage/migrations.cpp changes
-    return Internal("the squashed schema is at version " + std::to_string(squashed::kVersion) +
-                    ", the migrations at " + std::to_string(latest) + ": a stale build");
+    return Internal("the squashed schema is at version " + std::to_string(squashed::kVersion) + ", the migrations at " +
+                    std::to_string(latest) + ": a stale build");
   return db.Exec(squashed::kSchema);
 }
 

@@ -1,10 +1,9 @@
 #include "storage/sql_catalogue.h"
 
-
 #include <set>
 
-#include "storage/pattern_sql.h"
 #include "base/log.h"
+#include "storage/pattern_sql.h"
 
 namespace forkscope::storage::internal {
 

@@ -26,9 +26,7 @@ namespace forkscope::storage {
 
 using json = nlohmann::json;
 
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 // ---------------------------------------------------------------------------------------------------
 // Opening

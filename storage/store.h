@@ -23,7 +23,7 @@ class Database;
 struct AnalysisKey {
   std::string fork_sha;
   std::string upstream_sha;
-  std::string base_sha;       // the merge-base or the given/searched base actually diffed against
+  std::string base_sha;  // the merge-base or the given/searched base actually diffed against
   std::string rules_version;
 };
 
@@ -39,9 +39,9 @@ struct ForkRecord {
   // The URLs as given on write; as stored on read: an http(s) URL's credentials read "***"
   // (https://***@host/x.git) and stay in the store, for ForkFetchUrls. Writing "***" back keeps them.
   std::string fork_url;
-  std::string branch;            // migration branch ("" = paddle, falling back to default)
+  std::string branch;  // migration branch ("" = paddle, falling back to default)
   std::string upstream_url;
-  std::string upstream_branch;   // "" = upstream default, "auto" = detect
+  std::string upstream_branch;  // "" = upstream default, "auto" = detect
   // What the fork is diffed against: "" = its merge-base with upstream; "auto" = the upstream commit
   // whose files keep the most of the fork's content (a re-imported fork, no shared history); else an
   // upstream revision (a sha, a tag). Schema version 11.
@@ -71,7 +71,7 @@ struct FileFilter {
 // One occurrence of a pattern: where it was seen.
 struct PatternOccurrence {
   std::string pattern_id;
-  std::string fork_name;         // "" for analyses not tied to a registered fork
+  std::string fork_name;  // "" for analyses not tied to a registered fork
   int64_t analysis_id = 0;
   std::string path;
   int hunk_index = 0;
@@ -133,12 +133,12 @@ class Store {
   // --- fork registry ---
   // Credentials in the URLs are kept apart (see ForkRecord); each write is all-or-nothing, inside a
   // caller's transaction too. InvalidArgument for "***" where no credentials are stored for that URL.
-  Result<ForkRecord> CreateFork(const ForkRecord& fork);   // AlreadyExists on duplicate name
-  Result<ForkRecord> GetFork(const std::string& name);     // NotFound
+  Result<ForkRecord> CreateFork(const ForkRecord& fork);  // AlreadyExists on duplicate name
+  Result<ForkRecord> GetFork(const std::string& name);    // NotFound
   Result<std::vector<ForkRecord>> ListForks();
-  Result<ForkRecord> UpdateFork(const ForkRecord& fork);   // by id
-  Status DeleteFork(const std::string& name);              // its analyses go too
-  Result<FetchUrls> ForkFetchUrls(int64_t fork_id);    // NotFound
+  Result<ForkRecord> UpdateFork(const ForkRecord& fork);  // by id
+  Status DeleteFork(const std::string& name);             // its analyses go too
+  Result<FetchUrls> ForkFetchUrls(int64_t fork_id);       // NotFound
 
   // "ok" when PRAGMA integrity_check passes, else its first message.
   Result<std::string> IntegrityCheck();

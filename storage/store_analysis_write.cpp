@@ -79,8 +79,11 @@ std::string EncodeExtra(const Analysis& analysis) {
   const analyzer::StyleEvidence& e = analysis.style_evidence;
   json strongest = json::array();
   for (const auto& s : e.strongest)
-    strongest.push_back({{"style", analyzer::MigrationStyleName(s.style)}, {"signal", s.signal}, {"path", s.path},
-                         {"line", s.line}, {"weight", s.weight}});
+    strongest.push_back({{"style", analyzer::MigrationStyleName(s.style)},
+                         {"signal", s.signal},
+                         {"path", s.path},
+                         {"line", s.line},
+                         {"weight", s.weight}});
   extra["style_evidence"] = {{"compat_hunks", e.compat_hunks}, {"compat_lines", e.compat_lines},
                              {"native_hunks", e.native_hunks}, {"native_lines", e.native_lines},
                              {"harness_only", e.harness_only}, {"strongest", std::move(strongest)}};
@@ -123,7 +126,9 @@ Result<int64_t> Store::Impl::InsertAnalysisRow(const AnalysisKey& key, const Ana
                             "?17, ?18)"));
   stmt->Bind(1, key.fork_sha).Bind(2, key.upstream_sha).Bind(3, key.base_sha).Bind(4, key.rules_version);
   stmt->Bind(5, fork_id).Bind(6, a.fork.url).Bind(7, a.fork.branch).Bind(8, a.upstream.url);
-  stmt->Bind(9, a.upstream.branch).Bind(10, a.merge_base).Bind(11, std::string(analyzer::BaseSourceName(a.base_source)));
+  stmt->Bind(9, a.upstream.branch)
+      .Bind(10, a.merge_base)
+      .Bind(11, std::string(analyzer::BaseSourceName(a.base_source)));
   stmt->Bind(12, a.upstream_branch_choice).Bind(13, a.ahead).Bind(14, a.behind);
   stmt->Bind(15, analyzer::MigrationStyleName(a.style)).Bind(16, a.created_at).Bind(17, a.duration_ms);
   stmt->Bind(18, EncodeExtra(a));

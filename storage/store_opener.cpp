@@ -23,8 +23,6 @@ Result<Store*> StoreOpener::ForThread() {
 
 FileStoreOpener::FileStoreOpener(std::string path, base::Clock& clock) : path_(std::move(path)), clock_(clock) {}
 
-Result<std::unique_ptr<Store>> FileStoreOpener::Open() {
-  return Store::Open(path_, clock_);
-}
+Result<std::unique_ptr<Store>> FileStoreOpener::Open() { return Store::Open(path_, clock_); }
 
 }  // namespace forkscope::storage

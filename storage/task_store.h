@@ -41,27 +41,27 @@ std::optional<TaskState> TaskStateFromName(std::string_view name);
 bool IsFinished(TaskState state);  // neither queued nor running
 
 struct TaskRecord {
-  std::string id;                      // "t" + 12 hex digits
+  std::string id;  // "t" + 12 hex digits
   TaskKind kind = TaskKind::kSync;
-  std::string fork_name;               // "" when not tied to a registered fork
+  std::string fork_name;  // "" when not tied to a registered fork
   TaskState state = TaskState::kQueued;
-  std::string stage;                   // what it is doing now ("fetch fork", "done", ...)
-  int progress = 0;                    // percent
-  std::string error;                   // why it failed or was cancelled; "" otherwise
-  std::string subject;                 // what it works on beyond the fork: "job j…", "plan p…", "target x"
-  int64_t created_at = 0;              // unix seconds
-  int64_t started_at = 0;              // 0 = not started
-  int64_t finished_at = 0;             // 0 = not finished
-  std::optional<int64_t> analysis_id;  // the analysis it produced (NULLed if that is deleted)
-  std::optional<int64_t> candidate_id; // carry: the candidate it made or found (NULLed if deleted)
+  std::string stage;                    // what it is doing now ("fetch fork", "done", ...)
+  int progress = 0;                     // percent
+  std::string error;                    // why it failed or was cancelled; "" otherwise
+  std::string subject;                  // what it works on beyond the fork: "job j…", "plan p…", "target x"
+  int64_t created_at = 0;               // unix seconds
+  int64_t started_at = 0;               // 0 = not started
+  int64_t finished_at = 0;              // 0 = not finished
+  std::optional<int64_t> analysis_id;   // the analysis it produced (NULLed if that is deleted)
+  std::optional<int64_t> candidate_id;  // carry: the candidate it made or found (NULLed if deleted)
 };
 
 // A listing: every field optional; newest first.
 struct TaskFilter {
   std::optional<TaskKind> kind;
-  std::string fork;                      // "" = any
-  std::optional<TaskState> state;        // none = every state
-  bool unfinished_only = false;          // queued or running (when state is unset)
+  std::string fork;                // "" = any
+  std::optional<TaskState> state;  // none = every state
+  bool unfinished_only = false;    // queued or running (when state is unset)
   int limit = 50;
   int offset = 0;
 };

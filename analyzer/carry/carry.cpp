@@ -1,6 +1,5 @@
 #include "analyzer/carry/carry.h"
 
-
 #include <algorithm>
 #include <set>
 
@@ -64,8 +63,9 @@ void AddNotices(CarryResult& r) {
     r.notices.push_back("the fork's whole diff is already upstream: the candidate is the target itself");
   for (const auto& c : r.conflicts)
     if (c.layer == Layer::kKernel)
-      r.notices.push_back(c.path + ": the conflict is in a kernel-layer file — a migration should rarely change "
-                                   "kernels; check whether the fork's change there is still needed");
+      r.notices.push_back(c.path +
+                          ": the conflict is in a kernel-layer file — a migration should rarely change "
+                          "kernels; check whether the fork's change there is still needed");
 }
 
 }  // namespace
@@ -112,8 +112,9 @@ Result<CarryResult> CarryAnalysed(const ResolvedPair& pair, const Analysis& anal
   if (!r.conflicts.empty()) FS_RETURN_IF_ERROR(FillUpstreamCommits(*repo, options, r));
   AddNotices(r);
   r.duration_ms = (options.clock->MonotonicUs() - start) / 1000;
-  base::Log(base::LogArea::kAnalyzer)->debug("carry fork={} onto={} state={} commits={} conflicts={} ms={}", r.fork, r.onto.substr(0, 12),
-                CarryStateName(r.state), r.commits.size(), r.conflicts.size(), r.duration_ms);
+  base::Log(base::LogArea::kAnalyzer)
+      ->debug("carry fork={} onto={} state={} commits={} conflicts={} ms={}", r.fork, r.onto.substr(0, 12),
+              CarryStateName(r.state), r.commits.size(), r.conflicts.size(), r.duration_ms);
   return r;
 }
 

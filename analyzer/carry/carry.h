@@ -15,17 +15,17 @@
 namespace forkscope::analyzer {
 
 struct CarryOptions {
-  std::string onto;                    // target revision; "" = the upstream branch head
+  std::string onto;  // target revision; "" = the upstream branch head
   CarryStrategy strategy = CarryStrategy::kRebase;
   // The committer of every replayed commit (its time is the target's committer time).
   std::string committer_name = "forkscope";
   std::string committer_email = "forkscope@localhost";
-  bool write_ref = true;               // false: a dry run (commits made, no candidate ref)
+  bool write_ref = true;  // false: a dry run (commits made, no candidate ref)
   // Upstream commits since the base walked to find those touching conflicting paths; beyond it the
   // lists are incomplete and a notice says so.
   int max_upstream_commits = 10000;
-  size_t max_region_lines = 400;       // per side of a conflicting region
-  bool verify_fast_merge = false;      // tests: check every fast tree merge against git_merge_trees
+  size_t max_region_lines = 400;              // per side of a conflicting region
+  bool verify_fast_merge = false;             // tests: check every fast tree merge against git_merge_trees
   base::Clock* clock = &base::SystemClock();  // times the carry (duration_ms)
 };
 

@@ -203,10 +203,10 @@ struct FileContext {
   const SourceLines& lines;
   FileView& file;
   Layer path_layer;
-  const TreeText* tree = nullptr;  // the tree beside the file, for a header's implementations
+  const TreeText* tree = nullptr;                     // the tree beside the file, for a header's implementations
   const std::vector<std::string>* related = nullptr;  // the analysis's other changed sources
-  DefinitionCache* definitions = nullptr;  // the sources read for header lookups
-  bool from_base = false;  // tree is the base's (a deleted file), not the fork's
+  DefinitionCache* definitions = nullptr;             // the sources read for header lookups
+  bool from_base = false;                             // tree is the base's (a deleted file), not the fork's
   bool file_scope_role = true;  // a file-scope hunk no rule places may take the file's role (FileRole)
   std::optional<std::optional<Layer>> file_role = std::nullopt;  // computed on first need
 
@@ -428,8 +428,8 @@ std::optional<Layer> FileRole(FileContext& ctx) {
   if (side.empty()) return std::nullopt;
   const Hunk whole = AddedWhole(side);
   const SourceLines source{{}, side};
-  FileContext sub{ctx.data, ctx.path, ctx.lang, source, ctx.file, ctx.path_layer, ctx.tree, ctx.related,
-                  ctx.definitions, ctx.from_base};
+  FileContext sub{ctx.data,       ctx.path, ctx.lang,    source,          ctx.file,
+                  ctx.path_layer, ctx.tree, ctx.related, ctx.definitions, ctx.from_base};
   sub.file_scope_role = false;
   std::array<int, kAllLayers.size()> lines_per_layer{};
   bool any = false;
@@ -565,8 +565,16 @@ void ClassifyFile(const Rules& rules, const FileSource& source, FileChange& file
     lines = SourceLines{base::SplitLines(source.old_text), base::SplitLines(source.new_text)};
   FileView view(data, source, file);
   DefinitionCache local;  // when the caller shares none
-  FileContext ctx{data, file.path, lang, lines, view, file.path_layer, &source.tree_text, source.related,
-                  source.definitions ? source.definitions : &local, file.status == FileStatus::kDeleted};
+  FileContext ctx{data,
+                  file.path,
+                  lang,
+                  lines,
+                  view,
+                  file.path_layer,
+                  &source.tree_text,
+                  source.related,
+                  source.definitions ? source.definitions : &local,
+                  file.status == FileStatus::kDeleted};
   for (auto& hunk : file.hunks) {
     const Enclosing enclosing = classify::FindEnclosing(lines, hunk, lang);
     hunk.context = enclosing.text;

@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
-#include "analyzer/model/model.h"
 #include "analyzer/classify/rules.h"
+#include "analyzer/model/model.h"
 
 namespace forkscope::analyzer {
 
@@ -44,10 +44,10 @@ class DefinitionCache {
 struct FileSource {
   std::string_view old_text;
   std::string_view new_text;
-  TreeText tree_text = nullptr;  // optional
+  TreeText tree_text = nullptr;                       // optional
   const std::vector<std::string>* related = nullptr;  // optional: the analysis's changed C/C++ paths
-  DefinitionCache* definitions = nullptr;  // optional: shared by the files of one analysis (keyed by
-                                           // path and by whether the file is deleted: base or fork tree)
+  DefinitionCache* definitions = nullptr;             // optional: shared by the files of one analysis (keyed by
+                                                      // path and by whether the file is deleted: base or fork tree)
 };
 
 // Sets file.path_layer, each hunk's layer, context and patterns, and file.layer (the layer of most

@@ -18,9 +18,9 @@ bool IsIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) ||
 // Words that stand before `(` without naming a declared function.
 bool IsKeyword(std::string_view word) {
   static const std::unordered_set<std::string_view> kWords = {
-      "if",       "for",          "while",         "switch",  "return",  "sizeof",   "alignof",  "decltype",
-      "noexcept", "static_assert", "__attribute__", "__declspec", "__asm__", "asm",    "defined",  "operator",
-      "throw",    "alignas",      "typeid",        "catch",   "new",     "delete"};
+      "if",       "for",           "while",         "switch",     "return",  "sizeof", "alignof", "decltype",
+      "noexcept", "static_assert", "__attribute__", "__declspec", "__asm__", "asm",    "defined", "operator",
+      "throw",    "alignas",       "typeid",        "catch",      "new",     "delete"};
   return kWords.count(word) > 0;
 }
 
@@ -152,8 +152,8 @@ std::vector<Declared> DeclaredFunctions(const Hunk& hunk, bool new_side) {
       stmt.clear();
       continue;
     }
-    if (c == ':' && parens == 0 && (EndsWith(stmt, "public") || EndsWith(stmt, "private") ||
-                                    EndsWith(stmt, "protected"))) {
+    if (c == ':' && parens == 0 &&
+        (EndsWith(stmt, "public") || EndsWith(stmt, "private") || EndsWith(stmt, "protected"))) {
       stmt.clear();  // an access specifier is no part of the next declaration
       continue;
     }

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/model/model.h"
 #include "analyzer/classify/rules.h"
 #include "analyzer/classify/rules_data.h"
+#include "analyzer/model/model.h"
 
 namespace forkscope::analyzer {
 

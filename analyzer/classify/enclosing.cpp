@@ -189,8 +189,7 @@ int OuterClass(const std::vector<std::string_view>& lines, int header) {
 
 // A definition headed at lines[i] (or, for a `template <...>` line, at the line below it).
 std::optional<int> HeaderAt(const std::vector<std::string_view>& lines, int i) {
-  if (LooksLikeCxxHeader(lines, static_cast<size_t>(i)) || LooksLikeClassHead(lines, static_cast<size_t>(i)))
-    return i;
+  if (LooksLikeCxxHeader(lines, static_cast<size_t>(i)) || LooksLikeClassHead(lines, static_cast<size_t>(i))) return i;
   const bool below = FirstWord(Trim(lines[i])) == "template" && static_cast<size_t>(i) + 1 < lines.size();
   const size_t next = static_cast<size_t>(i) + 1;
   if (below && (LooksLikeCxxHeader(lines, next) || LooksLikeClassHead(lines, next))) return i + 1;
@@ -208,8 +207,7 @@ Enclosing CxxEnclosing(const std::vector<std::string_view>& lines, const Anchor&
     const int line_indent = Indent(lines[i]);
     if (!is_anchor && line_indent >= min_indent) continue;
     if (const std::optional<int> header = HeaderAt(lines, i))
-      return Enclosing{CxxHeaderText(lines, static_cast<size_t>(*header)), &lines, *header,
-                       OuterClass(lines, *header)};
+      return Enclosing{CxxHeaderText(lines, static_cast<size_t>(*header)), &lines, *header, OuterClass(lines, *header)};
     if (is_anchor) continue;
     min_indent = line_indent;
     if (min_indent == 0) return {};  // a top-level line that starts no function: outside any

@@ -25,8 +25,8 @@ struct SourceLines {
 struct Enclosing {
   std::string text;  // the header (with its template / decorator lines); "" at file scope
   const std::vector<std::string_view>* lines = nullptr;  // the side it was found on
-  int header = -1;   // index of the header line in *lines; -1 when none was found there
-  int outer = -1;    // C++: the head of the class a member function is defined in; -1 when none
+  int header = -1;  // index of the header line in *lines; -1 when none was found there
+  int outer = -1;   // C++: the head of the class a member function is defined in; -1 when none
 };
 
 // C++: the nearest function header or class/struct head above the hunk at lower indentation (a

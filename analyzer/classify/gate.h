@@ -42,8 +42,8 @@ int AddUncheckedFileFindings(Analysis& analysis);
 struct GateVerdict {
   bool pass = true;
   Severity fail_on = Severity::kError;
-  int blocking = 0;   // new findings at fail_on or more severe: the gate fails when any
-  int baselined = 0;  // findings the baseline accepts
+  int blocking = 0;            // new findings at fail_on or more severe: the gate fails when any
+  int baselined = 0;           // findings the baseline accepts
   std::array<int, 3> fresh{};  // new findings per Severity (indexed by its value)
 };
 

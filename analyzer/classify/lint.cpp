@@ -156,7 +156,8 @@ class Linter {
         return Hit{"", FirstChangedLine(hunk)};
       case ViolationCheck::kCompatGapNoRemoval:
         if (!gap || !gap->removal.empty()) return std::nullopt;
-        return Hit{gap->api.empty() ? gap->bridge : gap->api, nullptr, {{"api", gap->api.empty() ? gap->bridge : gap->api}}};
+        return Hit{
+            gap->api.empty() ? gap->bridge : gap->api, nullptr, {{"api", gap->api.empty() ? gap->bridge : gap->api}}};
       case ViolationCheck::kRenamedFile:
       case ViolationCheck::kDeletedFile:
         return std::nullopt;  // file-wide, see FindFileFindings

@@ -159,7 +159,10 @@ int LineSimilarity(const std::string& a, const std::string& b) {
       start = end + 1;
     }
   };
-  each_line(a, [&](const std::string& l) { ++counts[l]; ++na; });
+  each_line(a, [&](const std::string& l) {
+    ++counts[l];
+    ++na;
+  });
   each_line(b, [&](const std::string& l) {
     ++nb;
     auto it = counts.find(l);

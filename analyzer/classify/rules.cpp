@@ -3,7 +3,6 @@
 #include "analyzer/classify/rules.h"
 #include "base/text.h"
 
-
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -112,8 +111,7 @@ Status RulesParser::Regex(const json& v, const std::string& key, LazyRegex& out)
   return Compile(v.get<std::string>(), key, out);
 }
 
-Status RulesParser::OptionalRegex(const json& obj, const std::string& key, const char* name,
-                                  LazyRegex& out) const {
+Status RulesParser::OptionalRegex(const json& obj, const std::string& key, const char* name, LazyRegex& out) const {
   auto it = obj.find(name);
   if (it == obj.end()) return Status::Ok();
   return Regex(*it, key + "." + name, out);
@@ -385,10 +383,10 @@ std::optional<ViolationCheck> CheckFromName(const std::string& name) {
 }
 
 Status RulesParser::OneViolation(const json& obj, const std::string& key, ViolationRule& rule) const {
-  FS_RETURN_IF_ERROR(CheckKeys(obj, key,
-                               {"id", "check", "message", "notice", "severity", "enabled", "paths", "file_layers",
-                                "hunk_layers", "statuses", "added", "removed", "changed", "not_added", "any_of",
-                                "schema", "reason"}));
+  FS_RETURN_IF_ERROR(
+      CheckKeys(obj, key,
+                {"id", "check", "message", "notice", "severity", "enabled", "paths", "file_layers", "hunk_layers",
+                 "statuses", "added", "removed", "changed", "not_added", "any_of", "schema", "reason"}));
   FS_RETURN_IF_ERROR(Text(obj, key, "id", true, rule.id));
   FS_RETURN_IF_ERROR(Text(obj, key, "message", true, rule.message));
   FS_RETURN_IF_ERROR(Text(obj, key, "notice", false, rule.notice));
@@ -472,9 +470,8 @@ Status RulesParser::Style(const json& doc, RulesData& data) const {
   keys.insert({"harness", "environment", "mixed_percent", "mixed_hunks"});
   FS_RETURN_IF_ERROR(CheckKeys(*it, "style", keys));
   StyleRules& style = data.style;
-  LazyRegex* const fields[] = {&style.compat_added, &style.paddle_added, &style.torch_cxx,
-                                          &style.paddle_cxx,   &style.native_cxx,   &style.torch_import,
-                                          &style.paddle_package};
+  LazyRegex* const fields[] = {&style.compat_added, &style.paddle_added, &style.torch_cxx,     &style.paddle_cxx,
+                               &style.native_cxx,   &style.torch_import, &style.paddle_package};
   for (size_t i = 0; i < std::size(kRegexes); ++i)
     FS_RETURN_IF_ERROR(OptionalRegex(*it, "style", kRegexes[i], *fields[i]));
   if (auto harness = it->find("harness"); harness != it->end())
@@ -485,9 +482,9 @@ Status RulesParser::Style(const json& doc, RulesData& data) const {
 }
 
 Status RulesParser::Parse(const json& doc, RulesData& data) {
-  FS_RETURN_IF_ERROR(CheckKeys(
-      doc, "", {"schema", "path_sets", "path_rules", "hunk_rules", "whole_file_rules", "patterns", "violations",
-                "compat_gaps", "style", "mining", "eager_import"}));
+  FS_RETURN_IF_ERROR(CheckKeys(doc, "",
+                               {"schema", "path_sets", "path_rules", "hunk_rules", "whole_file_rules", "patterns",
+                                "violations", "compat_gaps", "style", "mining", "eager_import"}));
   if (doc.contains("schema") && doc["schema"] != 1) return Fail("schema", "unsupported version (want 1)");
   FS_RETURN_IF_ERROR(PathSetsOf(doc));
   FS_RETURN_IF_ERROR(PathRules(doc, data));
@@ -506,13 +503,14 @@ Status RulesParser::EagerImport(const json& doc, RulesData& data) const {
   if (it == doc.end()) return Status::Ok();
   const std::string key = "eager_import";
   if (!it->is_object()) return Fail(key, "expected an object");
-  FS_RETURN_IF_ERROR(
-      CheckKeys(*it, key, {"_comment", "proxy_sensitive", "skip_dirs", "documented", "circular", "max_files", "max_bytes"}));
+  FS_RETURN_IF_ERROR(CheckKeys(
+      *it, key, {"_comment", "proxy_sensitive", "skip_dirs", "documented", "circular", "max_files", "max_bytes"}));
   for (const char* list : {"proxy_sensitive", "skip_dirs"}) {
     auto l = it->find(list);
     if (l == it->end()) continue;
     if (!l->is_array()) return Fail(key + "." + list, "expected an array of strings");
-    auto& out = std::string(list) == "proxy_sensitive" ? data.eager_import.proxy_sensitive : data.eager_import.skip_dirs;
+    auto& out =
+        std::string(list) == "proxy_sensitive" ? data.eager_import.proxy_sensitive : data.eager_import.skip_dirs;
     for (const auto& v : *l) {
       if (!v.is_string() || v.get<std::string>().empty()) return Fail(key + "." + list, "expected non-empty strings");
       out.push_back(v.get<std::string>());

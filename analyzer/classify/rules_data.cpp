@@ -2,7 +2,6 @@
 #include "analyzer/classify/rules_data.h"
 #include "base/log.h"
 
-
 #include <unordered_map>
 
 #include <algorithm>
@@ -100,7 +99,9 @@ const RE2& LazyRegex::Get() const {
     if (s.re) return;
     s.re = std::make_unique<RE2>(s.pattern, Options());
     compiled_on_first_use.fetch_add(1);
-    if (!s.re->ok()) base::Log(base::LogArea::kAnalyzer)->error("rules regex=\"{}\" error=\"{}\" (matches nothing)", s.pattern, s.re->error());
+    if (!s.re->ok())
+      base::Log(base::LogArea::kAnalyzer)
+          ->error("rules regex=\"{}\" error=\"{}\" (matches nothing)", s.pattern, s.re->error());
     s.ready.store(true, std::memory_order_release);
   });
   return *s.re;

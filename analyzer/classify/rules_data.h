@@ -34,7 +34,7 @@ std::string GlobToRegex(std::string_view glob);
 class LazyRegex {
  public:
   LazyRegex() = default;
-  explicit LazyRegex(std::string pattern);          // compiled on first use
+  explicit LazyRegex(std::string pattern);            // compiled on first use
   explicit LazyRegex(std::unique_ptr<RE2> compiled);  // compiled already
 
   explicit operator bool() const { return state_ != nullptr; }
@@ -92,12 +92,12 @@ struct PathRule {
 struct HunkRule {
   std::string id;
   std::vector<Glob> paths;
-  LazyRegex match;    // some changed line ('+' or '-') matches
-  LazyRegex every;    // every non-blank changed line matches
-  LazyRegex context;  // the enclosing context (function, class or decorator header)
+  LazyRegex match;              // some changed line ('+' or '-') matches
+  LazyRegex every;              // every non-blank changed line matches
+  LazyRegex context;            // the enclosing context (function, class or decorator header)
   std::vector<LazyRegex> body;  // each matches some line of the enclosing definition, header to closing brace
-  LazyRegex file;     // the file's text on either side (its hunks' lines without text)
-  LazyRegex unless;   // none of the hunk's lines (context too), its context or body matches
+  LazyRegex file;               // the file's text on either side (its hunks' lines without text)
+  LazyRegex unless;             // none of the hunk's lines (context too), its context or body matches
   Layer layer = Layer::kOther;
 };
 
@@ -131,7 +131,7 @@ struct ViolationRule {
   std::string id;
   ViolationCheck check = ViolationCheck::kHunk;
   std::string message;
-  std::string notice;  // added once to Analysis::notices when the rule fires, if not empty
+  std::string notice;                    // added once to Analysis::notices when the rule fires, if not empty
   Severity severity = Severity::kError;  // "severity": error (default), warning or note
   HunkScope scope;
   LineCondition all;
@@ -141,25 +141,25 @@ struct ViolationRule {
 };
 
 struct CompatGapRules {
-  std::vector<std::string> patterns;          // pattern ids that make a hunk a compat gap
-  LazyRegex api;                   // on removed lines: group 1 a name, group 2 a method
-  std::vector<LazyRegex> bridges;  // on added lines, tried in order
+  std::vector<std::string> patterns;  // pattern ids that make a hunk a compat gap
+  LazyRegex api;                      // on removed lines: group 1 a name, group 2 a method
+  std::vector<LazyRegex> bridges;     // on added lines, tried in order
 };
 
 // What the migration style is decided from (analyzer/classify/style.cpp); patterns with a
 // "style" add to the evidence too.
 struct StyleRules {
-  LazyRegex compat_added;  // an added line that turns the torch proxy on (compat)
-  LazyRegex paddle_added;  // an added line that mentions Paddle at all
-  LazyRegex torch_cxx;     // torch-style C++ API (compat when kept next to Paddle C++)
-  LazyRegex paddle_cxx;    // Paddle C++ reached from torch-style code
-  LazyRegex native_cxx;    // Paddle's own custom-op API (its hunks are native, bridges too)
-  LazyRegex torch_import;  // a Python torch import: a file that drops it was rewritten
-  LazyRegex paddle_package;  // a moved directory's new name that says Paddle (paddle_x/)
-  std::vector<Glob> harness;          // tests, examples, benchmarks: evidence used only when alone
-  std::vector<Glob> environment;      // CI and containers: where a run happens, not what is migrated
-  int mixed_percent = 25;             // the smaller style's share of the weight that makes "mixed"
-  int mixed_hunks = 2;                // ... and the fewest hunks it must come from
+  LazyRegex compat_added;         // an added line that turns the torch proxy on (compat)
+  LazyRegex paddle_added;         // an added line that mentions Paddle at all
+  LazyRegex torch_cxx;            // torch-style C++ API (compat when kept next to Paddle C++)
+  LazyRegex paddle_cxx;           // Paddle C++ reached from torch-style code
+  LazyRegex native_cxx;           // Paddle's own custom-op API (its hunks are native, bridges too)
+  LazyRegex torch_import;         // a Python torch import: a file that drops it was rewritten
+  LazyRegex paddle_package;       // a moved directory's new name that says Paddle (paddle_x/)
+  std::vector<Glob> harness;      // tests, examples, benchmarks: evidence used only when alone
+  std::vector<Glob> environment;  // CI and containers: where a run happens, not what is migrated
+  int mixed_percent = 25;         // the smaller style's share of the weight that makes "mixed"
+  int mixed_hunks = 2;            // ... and the fewest hunks it must come from
 };
 
 // The "eager_import" section: what the eager-import lint (analyzer/integration/eager_import.h) needs
@@ -175,8 +175,8 @@ struct EagerImportRules {
   LazyRegex documented;
   // A comment that only excuses a circular import: never an exception (fix the import order).
   LazyRegex circular;
-  size_t max_files = 5000;                    // Python files of the package read at most
-  size_t max_bytes = size_t{64} << 20;        // and their total size
+  size_t max_files = 5000;              // Python files of the package read at most
+  size_t max_bytes = size_t{64} << 20;  // and their total size
 };
 
 struct RulesData {
@@ -191,7 +191,7 @@ struct RulesData {
   std::vector<ViolationRule> violations;
   CompatGapRules compat_gaps;
   StyleRules style;
-  MiningOptions mining;  // the "mining" section; defaults when absent
+  MiningOptions mining;           // the "mining" section; defaults when absent
   EagerImportRules eager_import;  // the "eager_import" section; nothing proxy-sensitive when absent
 
   const PatternRule* FindPattern(std::string_view id) const;
@@ -200,7 +200,6 @@ struct RulesData {
   int RegexCount() const;
   int CompiledRegexCount() const;
 };
-
 
 // Matching helpers shared by the classifier and lint.
 enum class LineSide { kAdded, kRemoved, kChanged };

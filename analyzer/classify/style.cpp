@@ -147,8 +147,8 @@ void AddMoves(const StyleRules& style, const std::vector<TreeMove>& moves, std::
   for (const TreeMove& m : moves) {
     if (m.kind != "move" || !Matches(style.paddle_package, m.to) || Matches(style.paddle_package, m.from)) continue;
     const bool harness = AnyGlob(style.harness, m.from);
-    out.push_back(Item{StyleSignal{MigrationStyle::kNative, "package-rename", m.from + " -> " + m.to, 0, m.files},
-                       harness});
+    out.push_back(
+        Item{StyleSignal{MigrationStyle::kNative, "package-rename", m.from + " -> " + m.to, 0, m.files}, harness});
   }
 }
 
@@ -187,9 +187,8 @@ std::vector<StyleSignal> Strongest(std::vector<Item> items) {
     for (size_t i = 0; i < items.size(); ++i) {
       const StyleSignal& s = items[i].signal;
       size_t& n = kept[s.style == MigrationStyle::kNative];
-      const bool seen = std::any_of(out.begin(), out.end(), [&](const StyleSignal& k) {
-        return k.style == s.style && k.signal == s.signal;
-      });
+      const bool seen = std::any_of(out.begin(), out.end(),
+                                    [&](const StyleSignal& k) { return k.style == s.style && k.signal == s.signal; });
       if (taken[i] || n >= kStrongestPerStyle || (distinct && seen)) continue;
       taken[i] = true;
       ++n;

@@ -85,23 +85,30 @@ void AddMoves(const RulesData& rules, size_t r, const std::vector<FileChange>& f
     const FileChange& f = files[i];
     if (!IsMoved(f) || !InScope(rules.violations[r].scope, f, nullptr)) continue;
     DirPair pair = DirectoryPair(MovedFrom(f), f.path);
-    if (pair.first == pair.second) singles.push_back(i);
-    else groups[pair].push_back(i);
+    if (pair.first == pair.second)
+      singles.push_back(i);
+    else
+      groups[pair].push_back(i);
   }
   for (const auto& [pair, members] : groups) {
     if (members.size() < 2) {
       singles.push_back(members.front());
       continue;
     }
-    out.push_back({r, members.front(), pair.second,
-                   ShownDir(pair.first) + " -> " + ShownDir(pair.second) + " (" + std::to_string(members.size()) +
-                       " files)",
-                   PathsOf(files, members),
-                   {{"from", ShownDir(pair.first)}, {"to", ShownDir(pair.second)},
-                    {"count", std::to_string(members.size())}}});
+    out.push_back(
+        {r,
+         members.front(),
+         pair.second,
+         ShownDir(pair.first) + " -> " + ShownDir(pair.second) + " (" + std::to_string(members.size()) + " files)",
+         PathsOf(files, members),
+         {{"from", ShownDir(pair.first)}, {"to", ShownDir(pair.second)}, {"count", std::to_string(members.size())}}});
   }
   for (size_t i : singles)
-    out.push_back({r, i, files[i].path, MovedFrom(files[i]) + " -> " + files[i].path, {},
+    out.push_back({r,
+                   i,
+                   files[i].path,
+                   MovedFrom(files[i]) + " -> " + files[i].path,
+                   {},
                    {{"from", MovedFrom(files[i])}, {"to", files[i].path}}});
 }
 
@@ -133,8 +140,11 @@ void AddDeletions(const RulesData& rules, size_t r, const std::vector<FileChange
     }
     std::vector<std::string> paths = PathsOf(files, members);
     const std::string dir = CommonDirectory(paths);
-    out.push_back({r, members.front(), dir,
-                   std::to_string(paths.size()) + " files under " + dir + ": " + NameList(dir, paths), paths,
+    out.push_back({r,
+                   members.front(),
+                   dir,
+                   std::to_string(paths.size()) + " files under " + dir + ": " + NameList(dir, paths),
+                   paths,
                    {{"dir", dir}, {"count", std::to_string(paths.size())}, {"names", NameList(dir, paths)}}});
   }
 }

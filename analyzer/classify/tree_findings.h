@@ -15,10 +15,10 @@
 namespace forkscope::analyzer {
 
 struct FileFinding {
-  size_t rule = 0;        // index into RulesData::violations
-  size_t first_file = 0;  // index of the first file it covers: lint reports it with that file
-  std::string path;       // the file, or the group's directory with a trailing '/'
-  std::string detail;     // appended to the rule's message
+  size_t rule = 0;                 // index into RulesData::violations
+  size_t first_file = 0;           // index of the first file it covers: lint reports it with that file
+  std::string path;                // the file, or the group's directory with a trailing '/'
+  std::string detail;              // appended to the rule's message
   std::vector<std::string> files;  // a group's files (new paths of a move, old paths of deletions)
   std::vector<std::pair<std::string, std::string>> params{};  // detail's parts (Violation::params)
 };

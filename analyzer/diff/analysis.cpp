@@ -1,6 +1,5 @@
 #include "analyzer/diff/analysis.h"
 
-
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
@@ -48,8 +47,7 @@ Status ResolveForkBranch(const git::PairRepo& repo, const AnalyzeRequest& req, A
 Status ResolveUpstreamBranch(const git::PairRepo& repo, const AnalyzeRequest& req, Analysis& a) {
   if (req.upstream_branch == "auto") {
     std::string note;
-    FS_ASSIGN_OR_RETURN(a.upstream.branch,
-                        resolve::AutoUpstreamBranch(repo, a.fork.sha, req.auto_branch_limit, note));
+    FS_ASSIGN_OR_RETURN(a.upstream.branch, resolve::AutoUpstreamBranch(repo, a.fork.sha, req.auto_branch_limit, note));
     a.upstream_branch_choice = "auto";
     a.notices.push_back(note);
   } else if (!req.upstream_branch.empty()) {
@@ -144,7 +142,8 @@ Result<ResolvedPair> ResolvePair(const AnalyzeRequest& req) {
 }
 
 Result<std::pair<int, int>> AheadBehindFromBase(const git::PairRepo& repo, const Analysis& a) {
-  if (a.base_source != BaseSource::kGiven && a.base_source != BaseSource::kSearched) return repo.AheadBehind(a.fork.sha, a.upstream.sha);
+  if (a.base_source != BaseSource::kGiven && a.base_source != BaseSource::kSearched)
+    return repo.AheadBehind(a.fork.sha, a.upstream.sha);
   // A given or searched base: the fork's commits since it, and upstream's since it. For a re-imported
   // fork the first is its whole history, the second what upstream did after the commit it copied.
   FS_ASSIGN_OR_RETURN(auto fork_side, repo.AheadBehind(a.fork.sha, a.merge_base));
@@ -164,8 +163,9 @@ Result<ResolvedPair> ResolveLocal(const std::string& repo_dir, const std::string
   FS_ASSIGN_OR_RETURN(a.fork.sha, repo->ResolveCommit(head));
   FS_ASSIGN_OR_RETURN(a.upstream.sha, repo->ResolveCommit(upstream));
   AnalyzeRequest req;
-  req.unrelated_advice = "the CI gate compares within one history: give --upstream a revision that shares history "
-                         "with --head, or analyse a re-imported fork with `forkscope analyze --base auto`";
+  req.unrelated_advice =
+      "the CI gate compares within one history: give --upstream a revision that shares history "
+      "with --head, or analyse a re-imported fork with `forkscope analyze --base auto`";
   FS_RETURN_IF_ERROR(ResolveBase(*repo, req, a));
   FS_ASSIGN_OR_RETURN(auto ab, AheadBehindFromBase(*repo, a));
   a.ahead = ab.first;
@@ -180,8 +180,8 @@ Result<Analysis> AnalyzeResolved(const ResolvedPair& pair, const Rules& rules, c
   FS_ASSIGN_OR_RETURN(auto repo, git::PairRepo::Open(pair.fork_mirror, pair.upstream_mirror, pair.refs));
   Analysis a = pair.header;
   FS_ASSIGN_OR_RETURN(auto diff, repo->Diff(a.merge_base, a.fork.sha, options));
-  bool has_added = std::any_of(diff.begin(), diff.end(),
-                               [](const auto& f) { return f.change.status == FileStatus::kAdded; });
+  bool has_added =
+      std::any_of(diff.begin(), diff.end(), [](const auto& f) { return f.change.status == FileStatus::kAdded; });
   if (has_added) {
     // Copy candidates: base blobs with an added file's name or content.
     std::unordered_set<std::string> names, oids;
@@ -211,7 +211,8 @@ Result<Analysis> AnalyzeResolved(const ResolvedPair& pair, const Rules& rules, c
   const int64_t end = clock.NowMs();
   a.created_at = end / 1000;
   a.duration_ms = end - start;
-  base::Log(base::LogArea::kAnalyzer)->debug("analysis fork={} sha={} files={} ms={}", a.fork.url, a.fork.sha, a.files.size(), a.duration_ms);
+  base::Log(base::LogArea::kAnalyzer)
+      ->debug("analysis fork={} sha={} files={} ms={}", a.fork.url, a.fork.sha, a.files.size(), a.duration_ms);
   return a;
 }
 

@@ -5,43 +5,43 @@
 
 #include <string>
 
-#include "analyzer/git/transfer.h"
-#include "analyzer/git/repo.h"
-#include "analyzer/model/model.h"
 #include "analyzer/classify/rules.h"
+#include "analyzer/git/repo.h"
+#include "analyzer/git/transfer.h"
+#include "analyzer/model/model.h"
 #include "base/clock.h"
 #include "base/status.h"
 
 namespace forkscope::analyzer {
 
 struct AnalyzeRequest {
-  std::string fork_location;       // URL or local path
-  std::string branch;              // "" = "paddle", falling back to the fork's default branch
+  std::string fork_location;  // URL or local path
+  std::string branch;         // "" = "paddle", falling back to the fork's default branch
   std::string upstream_location;
-  std::string upstream_branch;     // "" = upstream default branch, "auto" = the branch the fork was cut from
-  std::string base;                // "" = merge-base, a revision, or "auto" (search upstream history)
-  std::string head;                // optional: analyse this fork revision instead of the branch head
+  std::string upstream_branch;  // "" = upstream default branch, "auto" = the branch the fork was cut from
+  std::string base;             // "" = merge-base, a revision, or "auto" (search upstream history)
+  std::string head;             // optional: analyse this fork revision instead of the branch head
   // The fork's registered name: its refs live under refs/forks/<fork_name>/ in the upstream's network
   // (analyzer/git/network.h); "" = a namespace named after the fork's URL (a one-shot analysis).
   std::string fork_name;
-  std::string data_dir;            // networks live under <data_dir>/networks
-  bool fetch = true;               // refresh refs that already exist in the network
+  std::string data_dir;  // networks live under <data_dir>/networks
+  bool fetch = true;     // refresh refs that already exist in the network
   bool allow_foreign_owner = false;
   analyzer::ProgressFn progress;
   git::DiffOptions diff;
-  int base_search_limit = 2000;    // commits of upstream history scanned by --base auto
+  int base_search_limit = 2000;  // commits of upstream history scanned by --base auto
   // What to do about unrelated histories when base is "" (appended to the error); "" = the CLI's
   // advice (--base REV, --base auto). The daemon names the fork's `base` field instead.
   std::string unrelated_advice;
-  int auto_branch_limit = 100;     // upstream branches tried by --upstream-branch auto
+  int auto_branch_limit = 100;  // upstream branches tried by --upstream-branch auto
 };
 
 // Everything decided before the diff: the shas that key the analysis and the header fields.
 struct ResolvedPair {
-  std::string fork_mirror;      // for a network, both are the network's path
+  std::string fork_mirror;  // for a network, both are the network's path
   std::string upstream_mirror;
-  Analysis header;   // fork, upstream, merge_base, base_source, base_distance, ahead, behind, notices...
-  git::RefSpaces refs;          // where each side's refs live in them
+  Analysis header;      // fork, upstream, merge_base, base_source, base_distance, ahead, behind, notices...
+  git::RefSpaces refs;  // where each side's refs live in them
 };
 
 Result<ResolvedPair> ResolvePair(const AnalyzeRequest& request);

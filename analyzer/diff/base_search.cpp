@@ -60,7 +60,7 @@ std::string LowConfidenceReason(const BaseDistance& bd, bool all_newer, int runn
                       "): the fork's files barely match any upstream commit");
   if (runner_up_apart > 0)
     reasons.push_back("the runner-up " + bd.runner_up.substr(0, 12) + " keeps " +
-                      (bd.margin_lines == 0 ? std::string("as many lines")
+                      (bd.margin_lines == 0  ? std::string("as many lines")
                        : bd.margin_lines > 0 ? std::to_string(bd.margin_lines) + " line(s) fewer"
                                              : std::to_string(-bd.margin_lines) + " line(s) more") +
                       ", within noise, and differs from it in " + std::to_string(runner_up_apart) +
@@ -77,18 +77,17 @@ std::string SearchNotice(const Analysis& a, const BaseDistance& bd) {
                        std::to_string(bd.fork_lines) + " lines) and differs in " + std::to_string(bd.files) +
                        " files, " + std::to_string(bd.lines) + " lines (searched " +
                        std::to_string(bd.commits_scanned) + (bd.commits_scanned == 1 ? " commit" : " commits") +
-                       " no newer than the fork's first commit of " +
-                       Day(bd.import_time);
-  if (bd.newer_than_import > 0)
-    notice += ", skipping " + std::to_string(bd.newer_than_import) + " newer ones";
+                       " no newer than the fork's first commit of " + Day(bd.import_time);
+  if (bd.newer_than_import > 0) notice += ", skipping " + std::to_string(bd.newer_than_import) + " newer ones";
   if (bd.equivalent_commits > 0)
     notice += "; " + std::to_string(bd.equivalent_commits) + " other commits hold the same content at the fork's paths";
   notice += ")";
   if (!bd.runner_up.empty())
     notice += "; runner-up " + bd.runner_up.substr(0, 12) + " keeps " +
               (bd.margin_lines >= 0 ? std::to_string(bd.margin_lines) + " lines fewer"
-                                    : std::to_string(-bd.margin_lines) + " lines more (the base is newer, within the "
-                                                                         "tie margin)");
+                                    : std::to_string(-bd.margin_lines) +
+                                          " lines more (the base is newer, within the "
+                                          "tie margin)");
   notice += "; confidence " + bd.confidence;
   if (!bd.confidence_reason.empty()) notice += ": " + bd.confidence_reason;
   return notice;
@@ -154,9 +153,8 @@ Status SearchBase(const git::PairRepo& repo, int limit, Analysis& a) {
   // The runner-up is within noise when it keeps about as many lines and, where those tell, holds about
   // as many the fork lacks.
   const int noise = Noise(scores.fork_lines);
-  bool runner_up_close =
-      runner_up && std::abs(bd.margin_lines) <= noise &&
-      (!extra_tells || std::abs(c[*runner_up].extra_lines - c[chosen].extra_lines) <= noise);
+  bool runner_up_close = runner_up && std::abs(bd.margin_lines) <= noise &&
+                         (!extra_tells || std::abs(c[*runner_up].extra_lines - c[chosen].extra_lines) <= noise);
   // Two commits the search cannot tell apart matter only when they differ: a tie with the commit before a
   // three-line README edit leaves the base as good as known.
   int apart = 0;
@@ -170,9 +168,10 @@ Status SearchBase(const git::PairRepo& repo, int limit, Analysis& a) {
   a.base_distance = bd;
   a.base_source = BaseSource::kSearched;
   a.notices.push_back(SearchNotice(a, bd));
-  base::Log(base::LogArea::kAnalyzer)->debug("base search fork={} base={} kept={} runner_up={} margin={} scanned={} newer={} confidence={}",
-                a.fork.sha.substr(0, 12), a.merge_base.substr(0, 12), bd.kept_lines, bd.runner_up.substr(0, 12),
-                bd.margin_lines, bd.commits_scanned, newer, bd.confidence);
+  base::Log(base::LogArea::kAnalyzer)
+      ->debug("base search fork={} base={} kept={} runner_up={} margin={} scanned={} newer={} confidence={}",
+              a.fork.sha.substr(0, 12), a.merge_base.substr(0, 12), bd.kept_lines, bd.runner_up.substr(0, 12),
+              bd.margin_lines, bd.commits_scanned, newer, bd.confidence);
   return Status::Ok();
 }
 

@@ -38,14 +38,31 @@ std::optional<std::string> Unquote(std::string_view s, size_t* consumed) {
     }
     if (++i >= s.size()) return std::nullopt;
     switch (char e = s[i]) {
-      case 'a': out.push_back('\a'); break;
-      case 'b': out.push_back('\b'); break;
-      case 'f': out.push_back('\f'); break;
-      case 'n': out.push_back('\n'); break;
-      case 'r': out.push_back('\r'); break;
-      case 't': out.push_back('\t'); break;
-      case 'v': out.push_back('\v'); break;
-      case '"': case '\\': out.push_back(e); break;
+      case 'a':
+        out.push_back('\a');
+        break;
+      case 'b':
+        out.push_back('\b');
+        break;
+      case 'f':
+        out.push_back('\f');
+        break;
+      case 'n':
+        out.push_back('\n');
+        break;
+      case 'r':
+        out.push_back('\r');
+        break;
+      case 't':
+        out.push_back('\t');
+        break;
+      case 'v':
+        out.push_back('\v');
+        break;
+      case '"':
+      case '\\':
+        out.push_back(e);
+        break;
       default: {
         if (e < '0' || e > '7') return std::nullopt;
         int value = 0;
@@ -59,7 +76,6 @@ std::optional<std::string> Unquote(std::string_view s, size_t* consumed) {
   }
   return std::nullopt;
 }
-
 
 Status CheckPath(const std::string& path, size_t line_no) {
   if (path.empty()) return LineError(line_no, "empty file path");

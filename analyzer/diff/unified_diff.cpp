@@ -245,7 +245,7 @@ void DiffParser::CountChange(char origin) {
 
 Status DiffParser::HunkLine(std::string_view line) {
   char origin = line.empty() || line == "\r" ? ' ' : line[0];  // an empty line is an empty context line
-  if (origin == '\\') return Status::Ok();                      // "\ No newline at end of file"
+  if (origin == '\\') return Status::Ok();                     // "\ No newline at end of file"
   bool fits = (origin == '+' && new_left_ > 0) || (origin == '-' && old_left_ > 0) ||
               (origin == ' ' && old_left_ > 0 && new_left_ > 0);
   if (!fits && (origin == '+' || origin == '-' || origin == ' '))

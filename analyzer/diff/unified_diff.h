@@ -12,7 +12,7 @@ namespace forkscope::analyzer {
 
 struct UnifiedDiffLimits {
   size_t max_files = 20000;
-  size_t max_lines_per_file = 20000;   // beyond: file marked truncated, hunks dropped
+  size_t max_lines_per_file = 20000;  // beyond: file marked truncated, hunks dropped
 };
 
 // InvalidArgument (with the 1-based input line) for malformed input: a hunk header that does not

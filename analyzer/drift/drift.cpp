@@ -6,11 +6,11 @@
 //    negative).
 // 2. Upstream commits touching patched files: upstream commits since the merge-base are walked oldest
 //    first (parents before children), each diffed against its parent (a commit that deletes a
-//    followed file and adds others is diffed again with rename detection, git's -M50%). Every file the fork changed is followed from its merge-base path (old_path for a
-//    fork rename; the fork's own path for files the fork added) through upstream renames, so a
-//    commit that edits the file under its new upstream name is still reported under the fork's
-//    path. A commit touches a fork file when it modifies, deletes, renames or (re-)adds it at the
-//    path upstream has it then. Merge commits bring no changes of their own. Listed newest first.
+//    followed file and adds others is diffed again with rename detection, git's -M50%). Every file the fork changed is
+//    followed from its merge-base path (old_path for a fork rename; the fork's own path for files the fork added)
+//    through upstream renames, so a commit that edits the file under its new upstream name is still reported under the
+//    fork's path. A commit touches a fork file when it modifies, deletes, renames or (re-)adds it at the path upstream
+//    has it then. Merge commits bring no changes of their own. Listed newest first.
 // 3. Predicted conflicts: libgit2's three-way merge of the trees (ancestor = merge-base, ours =
 //    upstream head, theirs = fork head; rename detection on, as git merge-tree does), no work tree.
 //    Each conflicted path is reported once under the fork's path (theirs; else the fork path of the
@@ -35,9 +35,8 @@
 // rounded to 0.01. A conflict is certain manual work, a touching commit likely work, a redundant hunk
 // a patch to drop; distance and age grow slowly (log, capped) so they only order otherwise equal forks.
 #include "analyzer/drift/drift.h"
-#include "base/text.h"
 #include "base/log.h"
-
+#include "base/text.h"
 
 #include <algorithm>
 #include <chrono>
@@ -58,10 +57,10 @@ double Round2(double x) { return std::round(x * 100.0) / 100.0; }
 
 // A fork-changed file followed through upstream's history.
 struct Tracked {
-  size_t file = 0;              // index into Analysis::files
-  std::string base_path;        // its path at the merge-base (the fork's path for files it added)
-  std::string upstream_path;    // where upstream has it now
-  bool present = false;         // upstream has a file at upstream_path now
+  size_t file = 0;            // index into Analysis::files
+  std::string base_path;      // its path at the merge-base (the fork's path for files it added)
+  std::string upstream_path;  // where upstream has it now
+  bool present = false;       // upstream has a file at upstream_path now
 };
 
 class PathTracker {
@@ -136,8 +135,8 @@ class PathTracker {
 Status WalkUpstream(const git::PairRepo& repo, const Analysis& analysis, const DriftOptions& options,
                     PathTracker& tracker, DriftReport& report) {
   // One commit more than the limit tells a cut walk from one that ended exactly at it.
-  FS_ASSIGN_OR_RETURN(auto commits, repo.CommitsOldestFirst(report.merge_base, report.upstream_sha,
-                                                            options.max_commits + 1));
+  FS_ASSIGN_OR_RETURN(auto commits,
+                      repo.CommitsOldestFirst(report.merge_base, report.upstream_sha, options.max_commits + 1));
   bool cut = static_cast<int>(commits.size()) > options.max_commits;
   if (cut) commits.resize(static_cast<size_t>(options.max_commits));
   report.upstream_commits_scanned = static_cast<int>(commits.size());
@@ -186,8 +185,8 @@ ConflictKind KindOf(const git::MergeConflictPaths& c) {
   const bool a = !c.ancestor_path.empty(), o = !c.our_path.empty(), t = !c.their_path.empty();
   const bool ours_moved = a && o && c.our_path != c.ancestor_path;
   const bool theirs_moved = a && t && c.their_path != c.ancestor_path;
-  if (a && o && t) return ours_moved && theirs_moved && c.our_path != c.their_path ? ConflictKind::kRename
-                                                                                   : ConflictKind::kContent;
+  if (a && o && t)
+    return ours_moved && theirs_moved && c.our_path != c.their_path ? ConflictKind::kRename : ConflictKind::kContent;
   if (a && (o || t)) return ours_moved || theirs_moved ? ConflictKind::kRename : ConflictKind::kModifyDelete;
   if (!a && o && t) return c.our_path == c.their_path ? ConflictKind::kAddAdd : ConflictKind::kRename;
   return ConflictKind::kRename;
@@ -210,7 +209,6 @@ Status PredictConflicts(const git::PairRepo& repo, const Analysis& analysis, con
   for (auto& [path, c] : by_path) report.predicted_conflicts.push_back(std::move(c));
   return Status::Ok();
 }
-
 
 bool ContainsRun(const std::vector<std::string_view>& text, const std::vector<std::string_view>& run) {
   return std::search(text.begin(), text.end(), run.begin(), run.end()) != text.end();
@@ -270,8 +268,8 @@ Status FillCounts(const git::PairRepo& repo, const Analysis& header, int64_t now
   report.behind = ab.second;
   FS_ASSIGN_OR_RETURN(git::CommitInfo base, repo.Commit(report.merge_base));
   report.merge_base_time = base.committer_time;
-  report.merge_base_age_days = Round2(std::max<double>(0, static_cast<double>(now - base.committer_time)) /
-                                      kSecondsPerDay);
+  report.merge_base_age_days =
+      Round2(std::max<double>(0, static_cast<double>(now - base.committer_time)) / kSecondsPerDay);
   return Status::Ok();
 }
 
@@ -314,9 +312,9 @@ Result<DriftReport> ComputeDrift(const ResolvedPair& pair, const Analysis& analy
     report.notices.push_back("base " + h.merge_base.substr(0, 12) + " was " + BaseSourceName(h.base_source) +
                              ", not a common ancestor: drift is measured from it (behind counts upstream's commits "
                              "since it)" +
-                             (report.base_confidence == "low" ? "; the search's confidence is low: " +
-                                                                    h.base_distance->confidence_reason
-                                                              : std::string()));
+                             (report.base_confidence == "low"
+                                  ? "; the search's confidence is low: " + h.base_distance->confidence_reason
+                                  : std::string()));
   FS_ASSIGN_OR_RETURN(auto repo, git::PairRepo::Open(pair.fork_mirror, pair.upstream_mirror, pair.refs));
   FS_RETURN_IF_ERROR(FillCounts(*repo, h, now, report));
   int64_t t0 = options.clock->MonotonicUs();
@@ -328,11 +326,12 @@ Result<DriftReport> ComputeDrift(const ResolvedPair& pair, const Analysis& analy
   FS_RETURN_IF_ERROR(FindRedundantHunks(*repo, analysis, tracker, options, report));
   int64_t t3 = options.clock->MonotonicUs();
   report.risk = DriftRisk(report);
-  base::Log(base::LogArea::kAnalyzer)->debug("drift fork={} behind={} walked={} touching={} conflicts={} redundant={} walk_us={} merge_us={} "
-                "redundant_us={}",
-                report.fork, report.behind, report.upstream_commits_scanned,
-                report.upstream_commits_touching_patched.size(), report.predicted_conflicts.size(),
-                report.redundant_hunks.size(), t1 - t0, t2 - t1, t3 - t2);
+  base::Log(base::LogArea::kAnalyzer)
+      ->debug(
+          "drift fork={} behind={} walked={} touching={} conflicts={} redundant={} walk_us={} merge_us={} "
+          "redundant_us={}",
+          report.fork, report.behind, report.upstream_commits_scanned, report.upstream_commits_touching_patched.size(),
+          report.predicted_conflicts.size(), report.redundant_hunks.size(), t1 - t0, t2 - t1, t3 - t2);
   return report;
 }
 

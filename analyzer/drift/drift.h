@@ -20,9 +20,9 @@ namespace forkscope::analyzer {
 struct UpstreamTouch {
   std::string sha;
   std::string subject;
-  int64_t date = 0;                    // author time, unix seconds
-  std::vector<std::string> paths;      // the fork-patched paths it touches
-  std::vector<Layer> layers;           // the layer of the fork's change at each path
+  int64_t date = 0;                // author time, unix seconds
+  std::vector<std::string> paths;  // the fork-patched paths it touches
+  std::vector<Layer> layers;       // the layer of the fork's change at each path
 };
 
 // A path where carrying the fork onto the current upstream head would conflict.
@@ -41,25 +41,25 @@ struct RedundantHunk {
 };
 
 struct DriftReport {
-  std::string fork;                    // the fork's name (registered name; the location for the CLI)
-  std::string fork_branch;             // migration branch compared
+  std::string fork;         // the fork's name (registered name; the location for the CLI)
+  std::string fork_branch;  // migration branch compared
   std::string upstream_branch;
   std::string fork_sha;
   std::string upstream_sha;
-  std::string merge_base;               // the base the analysis used, whatever its source
+  std::string merge_base;                         // the base the analysis used, whatever its source
   BaseSource base_source = BaseSource::kUnknown;  // as the analysis says
-  std::string base_confidence;          // a searched base's "high" | "low"; "" otherwise
+  std::string base_confidence;                    // a searched base's "high" | "low"; "" otherwise
   int ahead = 0;
   int behind = 0;
-  int64_t merge_base_time = 0;         // committer time of the merge-base, unix seconds
-  double merge_base_age_days = 0;      // now - merge_base_time, in days
+  int64_t merge_base_time = 0;     // committer time of the merge-base, unix seconds
+  double merge_base_age_days = 0;  // now - merge_base_time, in days
   std::vector<UpstreamTouch> upstream_commits_touching_patched;
   std::vector<PredictedConflict> predicted_conflicts;
   std::vector<RedundantHunk> redundant_hunks;
-  double risk = 0;                     // one number to sort forks by (documented in the .cpp)
+  double risk = 0;  // one number to sort forks by (documented in the .cpp)
   int64_t computed_at = 0;
-  int upstream_commits_scanned = 0;    // upstream commits since the merge-base that were walked
-  std::vector<std::string> notices;    // e.g. a walk cut short at DriftOptions::max_commits
+  int upstream_commits_scanned = 0;  // upstream commits since the merge-base that were walked
+  std::vector<std::string> notices;  // e.g. a walk cut short at DriftOptions::max_commits
 };
 
 // The scalar figures of a report: one row of a fork's drift history.
@@ -78,8 +78,8 @@ struct DriftOptions {
   // Upstream commits walked since the merge-base, oldest first; beyond it the touching-commit list
   // is incomplete (a notice says so). Each commit costs one tree diff.
   int max_commits = 10000;
-  int context_lines = 3;               // hunks are cut as the analysis cut them (git's default 3)
-  size_t max_text_bytes = 4 << 20;     // larger files are not searched for redundant hunks
+  int context_lines = 3;                      // hunks are cut as the analysis cut them (git's default 3)
+  size_t max_text_bytes = 4 << 20;            // larger files are not searched for redundant hunks
   base::Clock* clock = &base::SystemClock();  // times the phases for the debug log
 };
 
@@ -94,11 +94,11 @@ double DriftRisk(const DriftReport& report);
 
 // The risk's terms, each already weighted (they add up to DriftRisk before rounding), for explaining it.
 struct DriftRiskTerms {
-  double conflicts = 0;   // 10 per predicted conflict
-  double touching = 0;    // 3 per upstream commit touching a patched file
-  double redundant = 0;   // 1 per redundant hunk
-  double behind = 0;      // 2 * log2(1 + behind)
-  double age = 0;         // min(merge-base age in days, 365) / 30
+  double conflicts = 0;  // 10 per predicted conflict
+  double touching = 0;   // 3 per upstream commit touching a patched file
+  double redundant = 0;  // 1 per redundant hunk
+  double behind = 0;     // 2 * log2(1 + behind)
+  double age = 0;        // min(merge-base age in days, 365) / 30
 };
 DriftRiskTerms RiskTermsOf(const DriftReport& report);
 

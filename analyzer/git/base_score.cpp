@@ -152,7 +152,8 @@ class Scorer {
       BlobPtr blob(raw);
       auto size = static_cast<size_t>(git_blob_rawsize(blob.get()));
       if (size <= kMaxBlobBytes)
-        hashes = NormalizedLineHashes(std::string_view(static_cast<const char*>(git_blob_rawcontent(blob.get())), size));
+        hashes =
+            NormalizedLineHashes(std::string_view(static_cast<const char*>(git_blob_rawcontent(blob.get())), size));
     }
     return lines_.emplace(std::move(key), std::move(hashes)).first->second;
   }

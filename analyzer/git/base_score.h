@@ -34,8 +34,8 @@ struct BaseScore {
 };
 
 struct BaseScores {
-  int fork_files = 0;  // files of the fork head (text and binary)
-  int fork_lines = 0;  // their non-blank lines: what a candidate could keep at most
+  int fork_files = 0;                 // files of the fork head (text and binary)
+  int fork_lines = 0;                 // their non-blank lines: what a candidate could keep at most
   std::vector<BaseScore> candidates;  // in the order asked
 };
 

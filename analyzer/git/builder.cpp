@@ -47,8 +47,8 @@ Result<git_oid> WriteTree(git_repository* repo, const Files& files, const Gitlin
   }
   for (const auto& [dir, sub] : subdirs) {
     FS_ASSIGN_OR_RETURN(git_oid id, WriteTree(repo, sub.first, sub.second));
-    FS_RETURN_IF_ERROR(FromGit(git_treebuilder_insert(nullptr, tb.get(), dir.c_str(), &id, GIT_FILEMODE_TREE),
-                               "tree entry " + dir));
+    FS_RETURN_IF_ERROR(
+        FromGit(git_treebuilder_insert(nullptr, tb.get(), dir.c_str(), &id, GIT_FILEMODE_TREE), "tree entry " + dir));
   }
   git_oid out;
   FS_RETURN_IF_ERROR(FromGit(git_treebuilder_write(&out, tb.get()), "write tree"));
@@ -110,8 +110,8 @@ Result<std::unique_ptr<RepoBuilder>> RepoBuilder::InitBare(const std::string& pa
 Result<std::string> RepoBuilder::CommitTree(const std::string& branch, const Files& files, const std::string& message,
                                             int64_t time, const std::string& parent_branch, const Gitlinks& gitlinks) {
   git_repository* repo = impl_->repo.get();
-  FS_ASSIGN_OR_RETURN(git_oid commit_id,
-                      WriteCommit(repo, files, gitlinks, message, time, parent_branch.empty() ? branch : parent_branch));
+  FS_ASSIGN_OR_RETURN(git_oid commit_id, WriteCommit(repo, files, gitlinks, message, time,
+                                                     parent_branch.empty() ? branch : parent_branch));
   git_reference* out = nullptr;
   std::string ref = "refs/heads/" + branch;
   FS_RETURN_IF_ERROR(FromGit(git_reference_create(&out, repo, ref.c_str(), &commit_id, 1, message.c_str()), "ref"));

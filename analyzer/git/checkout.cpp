@@ -11,8 +11,8 @@
 
 #include "analyzer/git/checkout_internal.h"
 #include "analyzer/git/handles.h"
-#include "analyzer/model/transfer.h"
 #include "analyzer/git/repo_impl.h"
+#include "analyzer/model/transfer.h"
 
 namespace forkscope::analyzer::git {
 namespace fs = std::filesystem;
@@ -81,8 +81,8 @@ Status WriteBlob(git_repository* repo, const git_tree_entry* entry, const std::s
   git_oid_cpy(&opts.attr_commit_id, &commit);
   git_buf buf = GIT_BUF_INIT;
   int rc = git_blob_filter(&buf, blob.get(), rel.c_str(), &opts);
-  Status st = rc < 0 ? FromGit(rc, "filter " + rel)
-                     : WriteFile(full, buf.ptr, buf.size, mode == GIT_FILEMODE_BLOB_EXECUTABLE);
+  Status st =
+      rc < 0 ? FromGit(rc, "filter " + rel) : WriteFile(full, buf.ptr, buf.size, mode == GIT_FILEMODE_BLOB_EXECUTABLE);
   git_buf_dispose(&buf);
   return st;
 }

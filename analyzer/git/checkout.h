@@ -21,8 +21,8 @@ Result<std::string> ResolveRevision(const std::string& repo_path, const std::str
                                     const std::string& refs = "refs/");
 
 struct CheckoutOptions {
-  bool submodules = true;          // false: submodule directories are left empty
-  std::string data_dir;            // submodule mirrors live in <data_dir>/mirrors/ (required for submodules)
+  bool submodules = true;  // false: submodule directories are left empty
+  std::string data_dir;    // submodule mirrors live in <data_dir>/mirrors/ (required for submodules)
   // The superproject's URL, against which relative submodule URLs ("../cutlass.git") resolve; "" = the
   // repository's remote "origin" (a mirror's), else its own path.
   std::string superproject_url;
@@ -31,7 +31,7 @@ struct CheckoutOptions {
   bool allow_foreign_owner = false;  // libgit2 owner validation off for the mirrors
   // One line per step, for the job's checkout log: "submodule csrc/cutlass: fetching …", "… 40%".
   std::function<void(const std::string& line)> log;
-  int max_depth = 8;               // submodules of submodules, at most this deep
+  int max_depth = 8;  // submodules of submodules, at most this deep
 };
 
 // Writes the tree of commit sha (a full 40-hex id) into dest, which must not exist yet (it is

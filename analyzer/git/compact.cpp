@@ -113,7 +113,8 @@ Status InsertReachable(git_repository* repo, git_packbuilder* pb) {
     if (git_object_lookup(&obj_raw, repo, oid, GIT_OBJECT_ANY) != 0) {
       // A ref to an object this repository lacks (a broken ref): packing around it would drop nothing
       // the ref could give back, but say so.
-      base::Log(base::LogArea::kGit)->warn("compact: ref {} names a missing object {}", git_reference_name(ref.get()), OidHex(*oid));
+      base::Log(base::LogArea::kGit)
+          ->warn("compact: ref {} names a missing object {}", git_reference_name(ref.get()), OidHex(*oid));
       continue;
     }
     ObjectPtr obj(obj_raw);
@@ -179,9 +180,9 @@ class ProgressRelay {
 
 // What a consolidation rolls into one pack.
 struct Roll {
-  bool whole = true;                // every object the refs reach, from all the live packs
-  std::vector<fs::path> packs;      // the packs retired once the new one is written
-  std::vector<git_oid> objects;     // geometric: the objects of those packs the kept one lacks
+  bool whole = true;             // every object the refs reach, from all the live packs
+  std::vector<fs::path> packs;   // the packs retired once the new one is written
+  std::vector<git_oid> objects;  // geometric: the objects of those packs the kept one lacks
 };
 
 // All the live packs, unless the largest holds at least twice what the others hold that it lacks (a
@@ -220,8 +221,9 @@ Result<Roll> PlanRoll(const std::vector<fs::path>& live) {
     };
     const size_t before = geometric.objects.size();
     FS_RETURN_IF_ERROR(FromGit(git_odb_foreach(pack.get(), visit, &count), "list the objects of " + live[i].string()));
-    if (count.all > 0) adds += static_cast<double>(bytes[i]) * static_cast<double>(geometric.objects.size() - before) /
-                               static_cast<double>(count.all);
+    if (count.all > 0)
+      adds += static_cast<double>(bytes[i]) * static_cast<double>(geometric.objects.size() - before) /
+              static_cast<double>(count.all);
     geometric.packs.push_back(live[i]);
   }
   if (static_cast<double>(bytes[at]) >= 2 * adds) return geometric;
@@ -269,8 +271,8 @@ Result<CompactStats> CompactPacks(const std::string& repo_path, size_t pack_limi
   }
   fs::path fresh;  // none when the packs rolled up add nothing to the largest: they are only retired
   if (git_packbuilder_object_count(pb.get()) > 0) {
-    FS_RETURN_IF_ERROR(step(FromGit(
-        git_packbuilder_write(pb.get(), dir.c_str(), 0, ProgressRelay::Writing, &relay), "write the pack")));
+    FS_RETURN_IF_ERROR(step(
+        FromGit(git_packbuilder_write(pb.get(), dir.c_str(), 0, ProgressRelay::Writing, &relay), "write the pack")));
     fresh = dir / (std::string("pack-") + git_packbuilder_name(pb.get()));
   }
   stats.objects = git_packbuilder_object_count(pb.get());
@@ -286,8 +288,9 @@ Result<CompactStats> CompactPacks(const std::string& repo_path, size_t pack_limi
   }
   out.close();
   if (!out) return Unavailable("cannot write " + list.string());
-  base::Log(base::LogArea::kGit)->info("network packs consolidated path={} packs={} objects={} retired={} whole={}", repo_path,
-               stats.packs_before, stats.objects, stats.packs_retired, stats.whole);
+  base::Log(base::LogArea::kGit)
+      ->info("network packs consolidated path={} packs={} objects={} retired={} whole={}", repo_path,
+             stats.packs_before, stats.objects, stats.packs_retired, stats.whole);
   return stats;
 }
 

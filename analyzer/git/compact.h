@@ -27,11 +27,11 @@ inline constexpr size_t kNetworkPackLimit = 32;
 inline constexpr std::chrono::seconds kRetiredPackGrace{600};
 
 struct CompactStats {
-  size_t packs_before = 0;    // live packs (not .keep, not retired)
-  size_t packs_retired = 0;   // 0: the limit was not passed, no new pack
-  bool whole = false;         // every reachable object repacked (false: the largest pack kept as it is)
-  size_t objects = 0;         // objects in the new pack
-  size_t packs_removed = 0;   // retired packs removed now (their grace over)
+  size_t packs_before = 0;   // live packs (not .keep, not retired)
+  size_t packs_retired = 0;  // 0: the limit was not passed, no new pack
+  bool whole = false;        // every reachable object repacked (false: the largest pack kept as it is)
+  size_t objects = 0;        // objects in the new pack
+  size_t packs_removed = 0;  // retired packs removed now (their grace over)
 };
 
 // Removes the packs retired longer than grace ago; then, when the bare repository at repo_path has more

@@ -12,8 +12,8 @@
 #include "analyzer/git/credentials.h"
 #include "analyzer/git/fetch_internal.h"
 #include "analyzer/git/fetch_negotiate.h"
-#include "base/url.h"
 #include "base/log.h"
+#include "base/url.h"
 
 namespace forkscope::analyzer::git {
 namespace fs = std::filesystem;
@@ -21,8 +21,8 @@ namespace {
 
 struct CallbackPayload {
   const TransferOptions* options;
-  std::string url;  // redacted: what progress reports name
-  UrlAuth auth;     // the URL's credentials, given to git only when the server asks (credentials.h)
+  std::string url;          // redacted: what progress reports name
+  UrlAuth auth;             // the URL's credentials, given to git only when the server asks (credentials.h)
   Negotiation negotiation;  // what the fetch's negotiation did (fetch_negotiate.h)
 };
 
@@ -123,13 +123,13 @@ Status FetchRemote(git_repository* repo, const RemoteFetch& f, const TransferOpt
   std::vector<char*> specs;
   for (const auto& s : f.refspecs) specs.push_back(const_cast<char*>(s.c_str()));
   git_strarray arr{specs.data(), specs.size()};
-  FS_RETURN_IF_ERROR(FromGit(git_remote_fetch(remote.get(), &arr, &opts, "forkscope fetch"),
-                             "fetch " + payload.url));
+  FS_RETURN_IF_ERROR(FromGit(git_remote_fetch(remote.get(), &arr, &opts, "forkscope fetch"), "fetch " + payload.url));
   const git_indexer_progress* received = git_remote_stats(remote.get());
   if (payload.negotiation.ran)
-    base::Log(base::LogArea::kGit)->debug("fetch negotiated url={} rounds={} haves={} common={} ready={} received_objects={}", payload.url,
-                  payload.negotiation.rounds, payload.negotiation.haves, payload.negotiation.common,
-                  payload.negotiation.ready, received->received_objects);
+    base::Log(base::LogArea::kGit)
+        ->debug("fetch negotiated url={} rounds={} haves={} common={} ready={} received_objects={}", payload.url,
+                payload.negotiation.rounds, payload.negotiation.haves, payload.negotiation.common,
+                payload.negotiation.ready, received->received_objects);
   if (stats) {
     const git_indexer_progress* s = received;
     stats->fetched = true;
@@ -144,8 +144,10 @@ Status FetchRemote(git_repository* repo, const RemoteFetch& f, const TransferOpt
 
 std::string LocalGitDir(const std::string& location) {
   std::string path = location;
-  if (path.rfind("file://", 0) == 0) path = path.substr(7);
-  else if (path.find("://") != std::string::npos || path.empty() || path[0] != '/') return "";
+  if (path.rfind("file://", 0) == 0)
+    path = path.substr(7);
+  else if (path.find("://") != std::string::npos || path.empty() || path[0] != '/')
+    return "";
   std::error_code ec;
   if (fs::exists(fs::path(path) / ".git" / "objects", ec)) return (fs::path(path) / ".git").string();
   if (fs::exists(fs::path(path) / "objects", ec) && fs::exists(fs::path(path) / "HEAD", ec)) return path;

@@ -246,7 +246,8 @@ int Negotiate(Stream* s, const Request& req, std::string_view original) {
     round = std::min(round * 2, cap);
   }
   n->common = static_cast<int>(common.size());
-  base::Log(base::LogArea::kGit)->debug("fetch negotiation rounds={} haves={} common={} ready={}", n->rounds, n->haves, n->common, n->ready);
+  base::Log(base::LogArea::kGit)
+      ->debug("fetch negotiation rounds={} haves={} common={} ready={}", n->rounds, n->haves, n->common, n->ready);
   if (req.done) {  // libgit2 already said done: say it for it, then its reads take the server's answer
     std::string last;
     if (t->rpc) {
@@ -259,8 +260,8 @@ int Negotiate(Stream* s, const Request& req, std::string_view original) {
   }
   // The acknowledgements libgit2's round would have earned: it takes them as common (and, stateless,
   // sends them again with its "done"), then says done.
-  const char* status = std::string_view(req.wants).find("multi_ack_detailed") != std::string_view::npos ? " common"
-                                                                                                      : " continue";
+  const char* status =
+      std::string_view(req.wants).find("multi_ack_detailed") != std::string_view::npos ? " common" : " continue";
   for (const auto& c : common) s->pending += Pkt("ACK " + HexOf(c) + status + "\n");
   s->pending += Pkt("NAK\n");
   s->pending_at = 0;

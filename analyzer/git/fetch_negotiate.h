@@ -56,8 +56,8 @@ class HaveWalk {
     bool operator<(const Queued& o) const { return time != o.time ? time < o.time : order > o.order; }
   };
   uint32_t NodeFor(const git_oid& oid);
-  bool Parse(uint32_t n);                  // loads time and parents; false when no such commit is here
-  void Push(uint32_t n, uint8_t mark);     // git's rev_list_push
+  bool Parse(uint32_t n);               // loads time and parents; false when no such commit is here
+  void Push(uint32_t n, uint8_t mark);  // git's rev_list_push
   void MarkCommon(uint32_t n, bool ancestors_only, bool dont_parse);
 
   git_repository* repo_;
@@ -70,11 +70,11 @@ class HaveWalk {
 
 // What one fetch's negotiation did (for the log line and the tests).
 struct Negotiation {
-  bool ran = false;     // forkscope negotiated (false: libgit2's own request went through)
+  bool ran = false;  // forkscope negotiated (false: libgit2's own request went through)
   int rounds = 0;
-  int haves = 0;        // haves offered
-  int common = 0;       // of those, acknowledged
-  bool ready = false;   // the server said it had enough
+  int haves = 0;       // haves offered
+  int common = 0;      // of those, acknowledged
+  bool ready = false;  // the server said it had enough
 };
 
 // A git_remote_callbacks.transport factory: git:// and http(s):// URLs get libgit2's smart transport over

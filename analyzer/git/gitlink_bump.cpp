@@ -8,7 +8,8 @@ namespace forkscope::analyzer::git {
 
 std::string BumpBranchRef(const std::string& lib, const std::string& sha) {
   std::string name;
-  for (char c : lib) name += (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-') ? c : '-';
+  for (char c : lib)
+    name += (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-') ? c : '-';
   while (!name.empty() && name.front() == '.') name.erase(0, 1);
   return "refs/heads/forkscope/bump-" + name + "-" + sha.substr(0, 12);
 }
@@ -59,8 +60,8 @@ Result<GitlinkBumpResult> CommitGitlinkBump(const GitlinkBump& b) {
   FS_RETURN_IF_ERROR(FromGit(git_tree_lookup(&new_tree_raw, repo.get(), &new_tree_oid), "new tree"));
   TreePtr new_tree(new_tree_raw);
   git_signature* sig_raw = nullptr;
-  FS_RETURN_IF_ERROR(FromGit(git_signature_new(&sig_raw, b.author_name.c_str(), b.author_email.c_str(), b.time, 0),
-                             "signature"));
+  FS_RETURN_IF_ERROR(
+      FromGit(git_signature_new(&sig_raw, b.author_name.c_str(), b.author_email.c_str(), b.time, 0), "signature"));
   SignaturePtr sig(sig_raw);
   const git_commit* parents[] = {base.get()};
   git_oid commit_oid;
@@ -68,9 +69,9 @@ Result<GitlinkBumpResult> CommitGitlinkBump(const GitlinkBump& b) {
                                                b.message.c_str(), new_tree.get(), 1, parents),
                              "commit the bump"));
   git_reference* ref = nullptr;
-  FS_RETURN_IF_ERROR(FromGit(git_reference_create(&ref, repo.get(), b.out_ref.c_str(), &commit_oid, 1,
-                                                  ("forkscope: bump " + b.path).c_str()),
-                             "write " + b.out_ref));
+  FS_RETURN_IF_ERROR(FromGit(
+      git_reference_create(&ref, repo.get(), b.out_ref.c_str(), &commit_oid, 1, ("forkscope: bump " + b.path).c_str()),
+      "write " + b.out_ref));
   git_reference_free(ref);
   return GitlinkBumpResult{OidHex(commit_oid), OidHex(*git_commit_id(base.get())), old_sha};
 }

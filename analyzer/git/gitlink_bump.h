@@ -17,15 +17,15 @@ namespace forkscope::analyzer::git {
 std::string BumpBranchRef(const std::string& lib, const std::string& sha);
 
 struct GitlinkBump {
-  std::string repo;         // the integrator's bare mirror, holding base_rev
-  std::string base_rev;     // the integrator branch as a ref of repo ("refs/heads/develop") or a sha
-  std::string path;         // the submodule's path (a gitlink in base_rev's tree)
-  std::string new_sha;      // the commit to pin it to (need not be in repo)
-  std::string message;      // the commit message
+  std::string repo;      // the integrator's bare mirror, holding base_rev
+  std::string base_rev;  // the integrator branch as a ref of repo ("refs/heads/develop") or a sha
+  std::string path;      // the submodule's path (a gitlink in base_rev's tree)
+  std::string new_sha;   // the commit to pin it to (need not be in repo)
+  std::string message;   // the commit message
   std::string author_name = "forkscope";
   std::string author_email = "forkscope@localhost";
-  int64_t time = 0;         // author and committer time, unix seconds (the caller's clock)
-  std::string out_ref;      // the ref of repo written to hold the commit, e.g. "refs/forkscope/bumps/<lib>-<sha12>"
+  int64_t time = 0;     // author and committer time, unix seconds (the caller's clock)
+  std::string out_ref;  // the ref of repo written to hold the commit, e.g. "refs/forkscope/bumps/<lib>-<sha12>"
 };
 
 struct GitlinkBumpResult {

@@ -35,15 +35,22 @@ Status FromGit(int rc, const std::string& what) {
   std::string detail = e && e->message ? e->message : "unknown libgit2 error";
   std::string msg = what + ": " + detail;
   switch (rc) {
-    case GIT_ENOTFOUND: return NotFound(msg);
-    case GIT_EEXISTS: return AlreadyExists(msg);
-    case GIT_EINVALIDSPEC: return InvalidArgument(msg);
-    case GIT_EAMBIGUOUS: return InvalidArgument(msg);
-    case GIT_EUSER: return Cancelled(msg);
+    case GIT_ENOTFOUND:
+      return NotFound(msg);
+    case GIT_EEXISTS:
+      return AlreadyExists(msg);
+    case GIT_EINVALIDSPEC:
+      return InvalidArgument(msg);
+    case GIT_EAMBIGUOUS:
+      return InvalidArgument(msg);
+    case GIT_EUSER:
+      return Cancelled(msg);
     case GIT_EOWNER:
-      return FailedPrecondition(msg + " (the repository is owned by another user; re-run with "
-                                      "--allow-foreign-owner or list it in safe_directories)");
-    default: break;
+      return FailedPrecondition(msg +
+                                " (the repository is owned by another user; re-run with "
+                                "--allow-foreign-owner or list it in safe_directories)");
+    default:
+      break;
   }
   if (e && (e->klass == GIT_ERROR_NET || e->klass == GIT_ERROR_SSH || e->klass == GIT_ERROR_HTTP ||
             e->klass == GIT_ERROR_SSL))

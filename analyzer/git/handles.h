@@ -14,7 +14,9 @@ namespace forkscope::analyzer::git {
 
 template <typename T, void (*Free)(T*)>
 struct Deleter {
-  void operator()(T* p) const { if (p) Free(p); }
+  void operator()(T* p) const {
+    if (p) Free(p);
+  }
 };
 template <typename T, void (*Free)(T*)>
 using Handle = std::unique_ptr<T, Deleter<T, Free>>;

@@ -1,6 +1,5 @@
 #include "analyzer/git/network.h"
 
-
 #include <cctype>
 #include <filesystem>
 #include <system_error>
@@ -8,9 +7,9 @@
 #include "analyzer/git/compact.h"
 #include "analyzer/git/fetch_internal.h"
 #include "analyzer/git/handles.h"
+#include "base/log.h"
 #include "base/text.h"
 #include "base/url.h"
-#include "base/log.h"
 
 namespace forkscope::analyzer::git {
 namespace fs = std::filesystem;
@@ -65,7 +64,8 @@ Status FetchSide(git_repository* repo, const std::string& repo_path, const std::
                  FetchStats* stats) {
   const auto [url, userinfo] = base::SplitCredentials(location);
   if (!HasRefs(repo, prefix)) {
-    base::Log(base::LogArea::kGit)->info("network first fetch url={} refs={} path={}", RedactUrl(location), prefix, repo_path);
+    base::Log(base::LogArea::kGit)
+        ->info("network first fetch url={} refs={} path={}", RedactUrl(location), prefix, repo_path);
     if (const std::string src = LocalGitDir(url); !src.empty()) stats->linked_files = LinkObjectFiles(src, repo_path);
   }
   RemoteFetch f;
@@ -130,22 +130,26 @@ Result<NetworkSyncResult> SyncNetwork(const std::string& upstream_location, cons
   RepoLock lock(r.view.path);
   if (!lock.locked()) return Unavailable("cannot lock network " + r.view.path);
   FS_ASSIGN_OR_RETURN(RepoPtr repo, OpenOrInit(r.view.path, r.created));
-  if (r.created) base::Log(base::LogArea::kGit)->info("network created path={} upstream={}", r.view.path, RedactUrl(upstream_location));
+  if (r.created)
+    base::Log(base::LogArea::kGit)
+        ->info("network created path={} upstream={}", r.view.path, RedactUrl(upstream_location));
   // Upstream first: the fork's fetch then negotiates against upstream's objects.
   if (options.fetch || !HasRefs(repo.get(), r.view.refs.upstream + "heads/"))
-    FS_RETURN_IF_ERROR(FetchSide(repo.get(), r.view.path, upstream_location, r.view.refs.upstream, {}, options.mirror,
-                                 &r.upstream));
+    FS_RETURN_IF_ERROR(
+        FetchSide(repo.get(), r.view.path, upstream_location, r.view.refs.upstream, {}, options.mirror, &r.upstream));
   if (!fork_location.empty() && (options.fetch || !HasRefs(repo.get(), r.view.refs.fork + "heads/")))
     FS_RETURN_IF_ERROR(
         FetchSide(repo.get(), r.view.path, fork_location, r.view.refs.fork, {}, options.mirror, &r.fork));
-  base::Log(base::LogArea::kGit)->debug("network sync path={} fork={} upstream_objects={} fork_objects={}", r.view.path, r.view.refs.fork,
-                r.upstream.received_objects, r.fork.received_objects);
+  base::Log(base::LogArea::kGit)
+      ->debug("network sync path={} fork={} upstream_objects={} fork_objects={}", r.view.path, r.view.refs.fork,
+              r.upstream.received_objects, r.fork.received_objects);
   // Each fetch left a pack: past the limit they become one. A failure leaves the old packs, all valid;
   // a cancel (progress said stop, as it does for the fetches) ends the sync like a cancelled fetch.
   auto compact = CompactPacks(r.view.path, kNetworkPackLimit, kRetiredPackGrace, options.mirror.progress);
   if (compact.status().code() == StatusCode::kCancelled) return compact.status();
   if (!compact.ok())
-    base::Log(base::LogArea::kGit)->warn("network packs not consolidated path={} error={}", r.view.path, compact.status().message());
+    base::Log(base::LogArea::kGit)
+        ->warn("network packs not consolidated path={} error={}", r.view.path, compact.status().message());
   return r;
 }
 
@@ -211,8 +215,8 @@ Result<bool> MigrateMirrors(const std::string& data_dir, const std::string& upst
   FS_RETURN_IF_ERROR(FetchSide(repo.get(), v.path, old_fork, v.refs.fork,
                                {"+refs/forkscope/candidates/*:" + v.refs.fork + "candidates/*"}, quiet, &stats));
   // The old mirrors' HEADs name their default branches (a local fetch records the remote's HEAD too).
-  base::Log(base::LogArea::kGit)->info("mirrors migrated into network path={} fork={} linked_files={}", v.path, v.refs.fork,
-               stats.linked_files);
+  base::Log(base::LogArea::kGit)
+      ->info("mirrors migrated into network path={} fork={} linked_files={}", v.path, v.refs.fork, stats.linked_files);
   return true;
 }
 

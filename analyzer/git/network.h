@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/git/transfer.h"
 #include "analyzer/git/repo.h"
+#include "analyzer/git/transfer.h"
 #include "base/status.h"
 
 namespace forkscope::analyzer::git {
@@ -28,20 +28,20 @@ Result<std::string> ForkNamespace(const std::string& fork_name, const std::strin
 
 // A fork's place in a network.
 struct NetworkView {
-  std::string path;   // the network repository
-  RefSpaces refs;     // fork: "refs/forks/<ns>/", upstream: "refs/upstream/"
+  std::string path;  // the network repository
+  RefSpaces refs;    // fork: "refs/forks/<ns>/", upstream: "refs/upstream/"
 };
 Result<NetworkView> NetworkFor(const std::string& data_dir, const std::string& upstream_location,
                                const std::string& fork_name, const std::string& fork_location);
 
 struct NetworkSyncOptions {
-  TransferOptions mirror;   // data_dir, owner validation, progress (reports name the URL being fetched)
-  bool fetch = true;      // false: fetch only sides whose refs are missing
+  TransferOptions mirror;  // data_dir, owner validation, progress (reports name the URL being fetched)
+  bool fetch = true;       // false: fetch only sides whose refs are missing
 };
 
 struct NetworkSyncResult {
   NetworkView view;
-  bool created = false;   // the network repository was made now
+  bool created = false;  // the network repository was made now
   FetchStats upstream;
   FetchStats fork;
 };

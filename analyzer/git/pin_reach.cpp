@@ -122,7 +122,8 @@ Result<bool> WouldOrphanPin(const std::string& repo_path, const std::string& ref
   FS_ASSIGN_OR_RETURN(git_oid repl_oid, ParseSha(replacement));
   FS_ASSIGN_OR_RETURN(RepoPtr repo, Open(repo_path));
   if (!HasCommit(repo.get(), pin_oid)) return false;  // already gone: nothing a push can drop
-  if (!HasCommit(repo.get(), repl_oid)) return NotFound("replacement commit " + replacement + " is not in " + repo_path);
+  if (!HasCommit(repo.get(), repl_oid))
+    return NotFound("replacement commit " + replacement + " is not in " + repo_path);
   const std::string branch_ref = refs_prefix + "heads/" + branch;
   git_oid head;
   std::vector<git_oid> now;

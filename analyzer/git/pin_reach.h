@@ -12,12 +12,12 @@
 namespace forkscope::analyzer::git {
 
 struct PinReach {
-  bool present = false;            // the pinned commit's object is in the repository
-  std::string branch_head;         // the migration branch's head ("" when the branch is missing)
-  bool on_branch = false;          // the pin is the head or one of its ancestors
-  int behind = 0;                  // commits of the branch after the pin (on_branch only)
-  std::string other_ref;           // when not on the branch: a branch or tag of the fork holding it
-                                   // ("heads/x", "tags/y"); "" = none (orphaned)
+  bool present = false;                // the pinned commit's object is in the repository
+  std::string branch_head;             // the migration branch's head ("" when the branch is missing)
+  bool on_branch = false;              // the pin is the head or one of its ancestors
+  int behind = 0;                      // commits of the branch after the pin (on_branch only)
+  std::string other_ref;               // when not on the branch: a branch or tag of the fork holding it
+                                       // ("heads/x", "tags/y"); "" = none (orphaned)
   std::optional<int> upstream_behind;  // commits of upstream_ref the pin lacks (present pins only)
 };
 

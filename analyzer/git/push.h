@@ -23,9 +23,9 @@ std::string SyncBranchRef(const std::string& onto);
 Status CheckPublishRef(const std::string& dest_ref, const std::string& migration_branch);
 
 struct PushRequest {
-  std::string repo;              // the local repository holding source_ref (the fork's mirror)
-  std::string source_ref;        // a ref of repo ("refs/forkscope/candidates/<branch>/<onto-short12>")
-  std::string expected_sha;      // the commit source_ref must name (full sha); "" = whatever it names
+  std::string repo;          // the local repository holding source_ref (the fork's mirror)
+  std::string source_ref;    // a ref of repo ("refs/forkscope/candidates/<branch>/<onto-short12>")
+  std::string expected_sha;  // the commit source_ref must name (full sha); "" = whatever it names
   // The remote: a URL or a local path. An http(s) URL's userinfo goes to git as HTTP credentials when
   // the server asks (as a fetch's, analyzer/git/credentials.h) and never into a message.
   std::string url;

@@ -16,7 +16,7 @@ struct RemoteBranches {
 };
 
 struct ListBranchesOptions {
-  bool allow_foreign_owner = false;   // a local repository owned by another user (libgit2 refuses it)
+  bool allow_foreign_owner = false;  // a local repository owned by another user (libgit2 refuses it)
 };
 
 // Connects to location (an http(s)/ssh/git/file URL, credentials in an https URL used as a fetch uses

@@ -50,11 +50,16 @@ void RecordIfBetter(Scored* slots, const Scored& o) {
 
 class Matcher {
  public:
-  Matcher(const std::vector<RenameEntry>& sources, const std::vector<RenameEntry>& destinations,
-          RenameContent& content, const RenameOptions& options)
-      : sources_(sources), destinations_(destinations), content_(content), options_(options),
-        source_used_(sources.size(), false), destination_paired_(destinations.size(), false),
-        sizes_(sources.size() + destinations.size()), signatures_(sources.size() + destinations.size()) {}
+  Matcher(const std::vector<RenameEntry>& sources, const std::vector<RenameEntry>& destinations, RenameContent& content,
+          const RenameOptions& options)
+      : sources_(sources),
+        destinations_(destinations),
+        content_(content),
+        options_(options),
+        source_used_(sources.size(), false),
+        destination_paired_(destinations.size(), false),
+        sizes_(sources.size() + destinations.size()),
+        signatures_(sources.size() + destinations.size()) {}
 
   Result<RenameResult> Run();
 

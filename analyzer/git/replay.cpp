@@ -14,9 +14,9 @@
 #include <filesystem>
 #include <unordered_map>
 
-#include "analyzer/git/transfer.h"
-#include "analyzer/git/repo_impl.h"
 #include "analyzer/git/replay_internal.h"
+#include "analyzer/git/repo_impl.h"
+#include "analyzer/git/transfer.h"
 #include "base/log.h"
 
 namespace forkscope::analyzer::git {
@@ -100,13 +100,14 @@ CarryCommit EntryFor(git_commit* commit) {
   return {OidHex(*git_commit_id(commit)), summary ? summary : "", CarryCommitState::kNotReached, ""};
 }
 
-std::string SquashMessage(const std::vector<CarryCommit>& commits, const std::string& branch,
-                          const std::string& onto, const std::string& reimport_base) {
+std::string SquashMessage(const std::vector<CarryCommit>& commits, const std::string& branch, const std::string& onto,
+                          const std::string& reimport_base) {
   std::string msg = "Squash of " + std::to_string(commits.size()) + " commit" + (commits.size() == 1 ? "" : "s") +
                     " of " + branch + " onto " + onto.substr(0, 12) + "\n\n";
   if (!reimport_base.empty())
-    msg = "Carry of " + branch + " onto " + onto.substr(0, 12) + "\n\nThe fork shares no history with upstream: " +
-          "its changes since upstream " + reimport_base.substr(0, 12) +
+    msg = "Carry of " + branch + " onto " + onto.substr(0, 12) +
+          "\n\nThe fork shares no history with upstream: " + "its changes since upstream " +
+          reimport_base.substr(0, 12) +
           " (the commit it was imported from), as one commit of its tree on that base.\n\n";
   for (const auto& c : commits) msg += "* " + c.subject + " (" + c.fork_sha.substr(0, 12) + ")\n";
   return msg;
@@ -202,9 +203,9 @@ Result<git_oid> Replayer::WriteCommit(const git_signature* author, const char* e
                                       const git_oid& tree) {
   git_oid id;
   const git_oid* parents[] = {&current_commit_};
-  FS_RETURN_IF_ERROR(FromGit(git_commit_create_from_ids(&id, repo_, nullptr, author, committer_.get(), encoding,
-                                                        message, &tree, 1, parents),
-                             "write commit"));
+  FS_RETURN_IF_ERROR(FromGit(
+      git_commit_create_from_ids(&id, repo_, nullptr, author, committer_.get(), encoding, message, &tree, 1, parents),
+      "write commit"));
   return id;
 }
 
@@ -343,8 +344,8 @@ Status WriteCandidateRef(git_repository* repo, const std::string& name, const st
   git_oid oid;
   FS_RETURN_IF_ERROR(FromGit(git_oid_fromstr(&oid, sha.c_str()), "candidate id"));
   git_reference* raw = nullptr;
-  FS_RETURN_IF_ERROR(FromGit(git_reference_create(&raw, repo, name.c_str(), &oid, 1, "forkscope carry"),
-                             "write " + name));
+  FS_RETURN_IF_ERROR(
+      FromGit(git_reference_create(&raw, repo, name.c_str(), &oid, 1, "forkscope carry"), "write " + name));
   ReferencePtr ref(raw);
   return Status::Ok();
 }
@@ -375,11 +376,10 @@ Result<ReplayResult> PairRepo::Replay(const ReplayRequest& request) {
   Replayer replayer(repo, request, result);
   FS_RETURN_IF_ERROR(replayer.Start(onto, base));
   if (reimport) {
-    result.notices.push_back("the fork shares no history with upstream: its changes since base " +
-                             request.base.substr(0, 12) +
-                             " are carried as one commit of the fork's tree on that base (what `git rebase --onto " +
-                             request.onto.substr(0, 12) + " " + request.base.substr(0, 12) +
-                             "` makes of it), not commit by commit");
+    result.notices.push_back(
+        "the fork shares no history with upstream: its changes since base " + request.base.substr(0, 12) +
+        " are carried as one commit of the fork's tree on that base (what `git rebase --onto " +
+        request.onto.substr(0, 12) + " " + request.base.substr(0, 12) + "` makes of it), not commit by commit");
     FS_RETURN_IF_ERROR(replayer.Squash(order, head, request.base));
   } else if (request.strategy == CarryStrategy::kSquash) {
     FS_RETURN_IF_ERROR(replayer.Squash(order, head));
@@ -393,9 +393,9 @@ Result<ReplayResult> PairRepo::Replay(const ReplayRequest& request) {
   if (!lock.locked()) return Unavailable("cannot lock the fork mirror to write the candidate");
   FS_RETURN_IF_ERROR(LinkUpstreamObjects(repo, impl_->upstream.get()));
   // In a fork network the candidate lives in the fork's namespace: refs/forks/<name>/candidates/...
-  result.candidate_ref = impl_->refs.fork == "refs/" ? CandidateRefName(request.branch, request.onto)
-                                                      : impl_->refs.fork + "candidates/" + request.branch + "/" +
-                                                            request.onto.substr(0, 12);
+  result.candidate_ref = impl_->refs.fork == "refs/"
+                             ? CandidateRefName(request.branch, request.onto)
+                             : impl_->refs.fork + "candidates/" + request.branch + "/" + request.onto.substr(0, 12);
   FS_RETURN_IF_ERROR(WriteCandidateRef(repo, result.candidate_ref, result.candidate_sha));
   base::Log(base::LogArea::kGit)->debug("carry candidate ref={} sha={}", result.candidate_ref, result.candidate_sha);
   return result;

@@ -74,8 +74,8 @@ ConflictKind KindOf(const RawConflict& c) {
   const bool a = c.ancestor.present(), o = c.ours.present(), t = c.theirs.present();
   const bool ours_moved = a && o && c.ours.path != c.ancestor.path;
   const bool theirs_moved = a && t && c.theirs.path != c.ancestor.path;
-  if (a && o && t) return ours_moved && theirs_moved && c.ours.path != c.theirs.path ? ConflictKind::kRename
-                                                                                   : ConflictKind::kContent;
+  if (a && o && t)
+    return ours_moved && theirs_moved && c.ours.path != c.theirs.path ? ConflictKind::kRename : ConflictKind::kContent;
   if (a && (o || t)) return ours_moved || theirs_moved ? ConflictKind::kRename : ConflictKind::kModifyDelete;
   if (!a && o && t) return c.ours.path == c.theirs.path ? ConflictKind::kAddAdd : ConflictKind::kRename;
   return ConflictKind::kRename;  // a lone side of a rename conflict (e.g. rename/rename, one of its paths)
@@ -108,9 +108,9 @@ Result<std::vector<ConflictRegion>> OneSidedRegions(const std::string& base, con
   opts.context_lines = 0;
   opts.interhunk_lines = 0;
   git_patch* raw = nullptr;
-  FS_RETURN_IF_ERROR(FromGit(
-      git_patch_from_buffers(&raw, base.data(), base.size(), nullptr, side.data(), side.size(), nullptr, &opts),
-      "side diff"));
+  FS_RETURN_IF_ERROR(
+      FromGit(git_patch_from_buffers(&raw, base.data(), base.size(), nullptr, side.data(), side.size(), nullptr, &opts),
+              "side diff"));
   PatchPtr patch(raw);
   std::vector<ConflictRegion> out;
   for (size_t h = 0; patch && h < git_patch_num_hunks(patch.get()); ++h) {
@@ -121,8 +121,8 @@ Result<std::vector<ConflictRegion>> OneSidedRegions(const std::string& base, con
     FS_RETURN_IF_ERROR(ReadHunkLines(patch.get(), h, nlines, hunk));
     ConflictRegion r;
     r.base_start = gh->old_lines == 0 ? gh->old_start + 1 : gh->old_start;  // an insertion: before the next line
-    for (const auto& l : hunk.lines) (l.origin == '-' ? r.base_lines : upstream ? r.upstream_lines : r.fork_lines)
-        .push_back(l.text);
+    for (const auto& l : hunk.lines)
+      (l.origin == '-' ? r.base_lines : upstream ? r.upstream_lines : r.fork_lines).push_back(l.text);
     CapSide(r.base_lines, max_lines, r.truncated);
     CapSide(upstream ? r.upstream_lines : r.fork_lines, max_lines, r.truncated);
     out.push_back(std::move(r));
@@ -185,8 +185,8 @@ std::vector<std::pair<int, int>> Shifts(const std::string& base, const std::stri
   opts.context_lines = 0;
   opts.interhunk_lines = 0;
   git_patch* raw = nullptr;
-  if (git_patch_from_buffers(&raw, base.data(), base.size(), nullptr, rebuilt.data(), rebuilt.size(), nullptr,
-                             &opts) != 0)
+  if (git_patch_from_buffers(&raw, base.data(), base.size(), nullptr, rebuilt.data(), rebuilt.size(), nullptr, &opts) !=
+      0)
     return shifts;
   PatchPtr patch(raw);
   for (size_t h = 0; patch && h < git_patch_num_hunks(patch.get()); ++h) {
@@ -243,8 +243,8 @@ Status FillRegions(git_repository* repo, const RawConflict& raw, const ReplayReq
     c.regions = Diff3Regions(base, upstream, fork, request.max_region_lines);
   } else if (raw.ancestor.present() && (raw.ours.present() || raw.theirs.present())) {
     bool upstream_kept = raw.ours.present();
-    FS_ASSIGN_OR_RETURN(c.regions, OneSidedRegions(base, upstream_kept ? upstream : fork, upstream_kept,
-                                                   request.max_region_lines));
+    FS_ASSIGN_OR_RETURN(
+        c.regions, OneSidedRegions(base, upstream_kept ? upstream : fork, upstream_kept, request.max_region_lines));
   }
   return Status::Ok();
 }

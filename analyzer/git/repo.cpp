@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <filesystem>
 
-
 #include "analyzer/git/handles.h"
 #include "analyzer/git/repo_impl.h"
 #include "analyzer/git/tree_changes.h"
@@ -137,11 +136,16 @@ Result<DiffPtr> TreeDiff(git_repository* repo, const std::string& a, const std::
 
 FileStatus StatusOf(char status) {
   switch (status) {
-    case 'A': return FileStatus::kAdded;
-    case 'D': return FileStatus::kDeleted;
-    case 'R': return FileStatus::kRenamed;
-    case 'T': return FileStatus::kTypeChanged;
-    default: return FileStatus::kModified;
+    case 'A':
+      return FileStatus::kAdded;
+    case 'D':
+      return FileStatus::kDeleted;
+    case 'R':
+      return FileStatus::kRenamed;
+    case 'T':
+      return FileStatus::kTypeChanged;
+    default:
+      return FileStatus::kModified;
   }
 }
 
@@ -261,7 +265,7 @@ PairRepo::PairRepo(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 PairRepo::~PairRepo() = default;
 
 Result<std::unique_ptr<PairRepo>> PairRepo::Open(const std::string& fork_mirror, const std::string& upstream_mirror,
-                                                  const RefSpaces& refs) {
+                                                 const RefSpaces& refs) {
   GlobalInit();
   auto impl = std::make_unique<Impl>();
   impl->refs = refs;
@@ -277,16 +281,12 @@ Result<std::unique_ptr<PairRepo>> PairRepo::Open(const std::string& fork_mirror,
   return std::unique_ptr<PairRepo>(new PairRepo(std::move(impl)));
 }
 
-std::vector<std::string> PairRepo::ForkBranches() const {
-  return LocalBranches(impl_->fork.get(), impl_->refs.fork);
-}
+std::vector<std::string> PairRepo::ForkBranches() const { return LocalBranches(impl_->fork.get(), impl_->refs.fork); }
 std::vector<std::string> PairRepo::UpstreamBranches() const {
   return LocalBranches(impl_->upstream.get(), impl_->refs.upstream);
 }
 std::string PairRepo::ForkDefaultBranch() const { return HeadBranch(impl_->fork.get(), impl_->refs.fork); }
-std::string PairRepo::UpstreamDefaultBranch() const {
-  return HeadBranch(impl_->upstream.get(), impl_->refs.upstream);
-}
+std::string PairRepo::UpstreamDefaultBranch() const { return HeadBranch(impl_->upstream.get(), impl_->refs.upstream); }
 
 Result<std::string> PairRepo::ForkBranchSha(const std::string& branch) const {
   return BranchSha(impl_->fork.get(), impl_->refs.fork, branch, "fork");
@@ -377,8 +377,9 @@ Result<CommitInfo> PairRepo::OldestRoot(const std::string& head) const {
   return *oldest;
 }
 
-Result<std::vector<std::pair<CommitInfo, std::vector<std::string>>>> PairRepo::CommitsWithPaths(
-    const std::string& base, const std::string& head, int limit) const {
+Result<std::vector<std::pair<CommitInfo, std::vector<std::string>>>> PairRepo::CommitsWithPaths(const std::string& base,
+                                                                                                const std::string& head,
+                                                                                                int limit) const {
   FS_ASSIGN_OR_RETURN(git_oid ob, ParseOid(base));
   FS_ASSIGN_OR_RETURN(git_oid oh, ParseOid(head));
   git_revwalk* raw = nullptr;
@@ -426,8 +427,9 @@ Result<std::vector<DiffFile>> PairRepo::Diff(const std::string& base, const std:
   const RenameOptions renames{options.rename_threshold, options.rename_limit};
   FS_ASSIGN_OR_RETURN(TreeChanges tree, DiffTreesWithRenames(repo, old_tree.get(), new_tree.get(), renames));
   if (tree.inexact_renames_skipped)
-    base::Log(base::LogArea::kGit)->info("diff base={} head={} inexact rename detection skipped: more candidates than rename_limit={}",
-                 base, head, options.rename_limit);
+    base::Log(base::LogArea::kGit)
+        ->info("diff base={} head={} inexact rename detection skipped: more candidates than rename_limit={}", base,
+               head, options.rename_limit);
   std::vector<DiffFile> out;
   out.reserve(tree.changes.size());
   for (const TreeChange& change : tree.changes) {
@@ -468,7 +470,7 @@ int CollectMatchingBlob(const char* root, const git_tree_entry* entry, void* pay
   const git_oid* id = git_tree_entry_id(entry);
   const char* name = git_tree_entry_name(entry);
   bool by_id = f->all || std::binary_search(f->oids.begin(), f->oids.end(), *id,
-                                  [](const git_oid& a, const git_oid& b) { return git_oid_cmp(&a, &b) < 0; });
+                                            [](const git_oid& a, const git_oid& b) { return git_oid_cmp(&a, &b) < 0; });
   if (by_id || f->names->count(name)) f->out->emplace_back(std::string(root) + name, OidHex(*id));
   return 0;
 }

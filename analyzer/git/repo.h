@@ -26,9 +26,9 @@ struct CommitInfo {
 
 // One file change of a commit against its parent, renames detected ('R': old_path -> new_path).
 struct PathChange {
-  char status = 'M';        // 'A' added, 'D' deleted, 'M' modified, 'R' renamed, 'T' type change
-  std::string old_path;     // "" when added
-  std::string new_path;     // "" when deleted
+  char status = 'M';     // 'A' added, 'D' deleted, 'M' modified, 'R' renamed, 'T' type change
+  std::string old_path;  // "" when added
+  std::string new_path;  // "" when deleted
 };
 
 // A commit with the files it changed against its first parent; merges carry no changes (their
@@ -50,9 +50,9 @@ struct MergeConflictPaths {
 // A changed file as the diff produced it, with what the classifier and move detection need.
 struct DiffFile {
   FileChange change;
-  std::string old_oid;      // blob ids ("" when absent)
+  std::string old_oid;  // blob ids ("" when absent)
   std::string new_oid;
-  std::string old_text;     // full contents (text files under the size cap only)
+  std::string old_text;  // full contents (text files under the size cap only)
   std::string new_text;
 };
 
@@ -63,8 +63,8 @@ struct DiffOptions {
   // same-basename matching are <= rename_limit^2 (git's -l, diff.renameLimit default 1000).
   int rename_threshold = 50;
   size_t rename_limit = 1000;
-  size_t max_lines_per_file = 20000;   // larger files are marked truncated, hunks dropped
-  size_t max_text_bytes = 4 << 20;     // contents above this are not loaded for context
+  size_t max_lines_per_file = 20000;  // larger files are marked truncated, hunks dropped
+  size_t max_text_bytes = 4 << 20;    // contents above this are not loaded for context
   bool load_texts = true;
 };
 
@@ -113,11 +113,13 @@ class PairRepo {
   // The oldest root commit (one without parents) of head's history: a re-imported fork's import.
   Result<CommitInfo> OldestRoot(const std::string& head) const;
   // Commits reachable from head and not from base (newest first), with the paths each changed.
-  Result<std::vector<std::pair<CommitInfo, std::vector<std::string>>>> CommitsWithPaths(
-      const std::string& base, const std::string& head, int limit) const;
+  Result<std::vector<std::pair<CommitInfo, std::vector<std::string>>>> CommitsWithPaths(const std::string& base,
+                                                                                        const std::string& head,
+                                                                                        int limit) const;
 
   // Tree-to-tree diff base -> head with git's defaults, hunks and lines included.
-  Result<std::vector<DiffFile>> Diff(const std::string& base, const std::string& head, const DiffOptions& options) const;
+  Result<std::vector<DiffFile>> Diff(const std::string& base, const std::string& head,
+                                     const DiffOptions& options) const;
   // Number of differing files between two commits' trees (no content, no renames).
   Result<int> FilesDistance(const std::string& a, const std::string& b) const;
   // Files and changed lines between two commits' trees.
@@ -153,8 +155,7 @@ class PairRepo {
   // Blob id of path in a commit's tree; "" when the path is absent or not a file.
   Result<std::string> BlobAt(const std::string& commit, const std::string& path) const;
   // Hunks (with lines) of the diff between two blobs ("" = empty side), as the tree diff makes them.
-  Result<std::vector<Hunk>> BlobHunks(const std::string& old_oid, const std::string& new_oid,
-                                      int context_lines) const;
+  Result<std::vector<Hunk>> BlobHunks(const std::string& old_oid, const std::string& new_oid, int context_lines) const;
 
   // --- carry (replay.cpp) ---
   // Replays the fork's commits base..head onto request.onto in memory (see replay.h); writes the replayed

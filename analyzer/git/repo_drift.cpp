@@ -158,7 +158,6 @@ Hunk HunkFrom(const git_diff_hunk& h) {
   return hunk;
 }
 
-
 }  // namespace
 
 Result<std::vector<CommitChanges>> PairRepo::CommitsOldestFirst(const std::string& base, const std::string& head,

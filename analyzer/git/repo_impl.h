@@ -16,7 +16,7 @@ git_diff_options HunkDiffOptions(int context_lines);
 Status ReadHunkLines(git_patch* patch, size_t index, size_t count, Hunk& hunk);
 
 struct PairRepo::Impl {
-  RepoPtr fork;      // sees upstream objects through an alternate
+  RepoPtr fork;  // sees upstream objects through an alternate
   RepoPtr upstream;
   RefSpaces refs;
 };

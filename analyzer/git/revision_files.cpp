@@ -32,8 +32,7 @@ std::optional<std::string> RevisionFiles::Text(const std::string& commit, const 
   if (git_revparse_single(&raw_tree, impl_->repo.get(), (commit + "^{tree}").c_str()) < 0) return std::nullopt;
   ObjectPtr tree(raw_tree);
   git_tree_entry* raw_entry = nullptr;
-  if (git_tree_entry_bypath(&raw_entry, reinterpret_cast<git_tree*>(tree.get()), path.c_str()) < 0)
-    return std::nullopt;
+  if (git_tree_entry_bypath(&raw_entry, reinterpret_cast<git_tree*>(tree.get()), path.c_str()) < 0) return std::nullopt;
   std::unique_ptr<git_tree_entry, void (*)(git_tree_entry*)> entry(raw_entry, git_tree_entry_free);
   if (git_tree_entry_type(entry.get()) != GIT_OBJECT_BLOB) return std::nullopt;
   git_blob* raw_blob = nullptr;

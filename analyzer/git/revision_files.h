@@ -21,8 +21,7 @@ class RevisionFiles {
 
   // The text of path in commit (a full id or any revision); nullopt when the path is absent there, is
   // no file, holds a NUL byte (binary) or is larger than max_bytes.
-  std::optional<std::string> Text(const std::string& commit, const std::string& path,
-                                  size_t max_bytes = 1 << 20) const;
+  std::optional<std::string> Text(const std::string& commit, const std::string& path, size_t max_bytes = 1 << 20) const;
   // remote.origin.url as configured ("" when unset).
   std::string OriginUrl() const;
 

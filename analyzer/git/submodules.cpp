@@ -18,7 +18,6 @@ namespace fs = std::filesystem;
 namespace checkout_internal {
 namespace {
 
-
 // .gitmodules of the written tree: submodule path -> configured url ("" when the entry has none).
 Result<std::map<std::string, std::string>> ReadGitmodules(const std::string& dest) {
   std::map<std::string, std::string> urls;
@@ -133,8 +132,9 @@ Status CheckoutSubmodules(git_repository* repo, const std::string& repo_path, co
   if (options.data_dir.empty()) return InvalidArgument("submodules need a data directory for their mirrors");
   FS_ASSIGN_OR_RETURN(auto urls, ReadGitmodules(dest));
   const std::string base = BaseUrl(repo, repo_path, options);
-  Log(options, std::to_string(gitlinks.size()) + " submodule(s) in " +
-                   (level.prefix.empty() ? std::string("the work tree") : level.prefix.substr(0, level.prefix.size() - 1)));
+  Log(options,
+      std::to_string(gitlinks.size()) + " submodule(s) in " +
+          (level.prefix.empty() ? std::string("the work tree") : level.prefix.substr(0, level.prefix.size() - 1)));
   for (const Gitlink& link : gitlinks) {
     auto it = urls.find(link.path);
     FS_RETURN_IF_ERROR(CheckoutOne(link, it == urls.end() ? "" : it->second, base, dest, options, level));

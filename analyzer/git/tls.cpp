@@ -32,8 +32,8 @@ struct mbedtls_ssl_config;
 namespace forkscope::analyzer::git {
 namespace {
 
-std::atomic<bool> deferring{false};          // inside git_libgit2_init()
-std::string deferred_bundle;                 // written during the deferral only, read after it
+std::atomic<bool> deferring{false};           // inside git_libgit2_init()
+std::string deferred_bundle;                  // written during the deferral only, read after it
 std::atomic<bool> explicit_locations{false};  // someone set certificate locations after init
 std::atomic<bool> bundle_loaded{false};
 std::once_flag load_once;
@@ -51,7 +51,8 @@ void LoadDeferredBundle() {
   loading_deferred = false;
   if (rc < 0) {
     const git_error* e = git_error_last();
-    base::Log(base::LogArea::kGit)->warn("tls ca_bundle={} error=\"{}\"", deferred_bundle, e && e->message ? e->message : "unknown");
+    base::Log(base::LogArea::kGit)
+        ->warn("tls ca_bundle={} error=\"{}\"", deferred_bundle, e && e->message ? e->message : "unknown");
     return;
   }
   bundle_loaded = true;
@@ -75,7 +76,7 @@ bool TrustStoreLoaded() { return bundle_loaded.load(); }
 namespace fsgit = forkscope::analyzer::git;
 
 extern "C" __attribute__((visibility("default"))) int mbedtls_x509_crt_parse_file(mbedtls_x509_crt* chain,
-                                                                                 const char* path) {
+                                                                                  const char* path) {
   using Fn = int (*)(mbedtls_x509_crt*, const char*);
   static const Fn real = fsgit::Next<Fn>("mbedtls_x509_crt_parse_file");
   // Only the first parse of init is the default bundle; anything else (a directory's files) is real.
@@ -88,7 +89,7 @@ extern "C" __attribute__((visibility("default"))) int mbedtls_x509_crt_parse_fil
 }
 
 extern "C" __attribute__((visibility("default"))) int mbedtls_ssl_setup(mbedtls_ssl_context* ssl,
-                                                                       const mbedtls_ssl_config* conf) {
+                                                                        const mbedtls_ssl_config* conf) {
   using Fn = int (*)(mbedtls_ssl_context*, const mbedtls_ssl_config*);
   static const Fn real = fsgit::Next<Fn>("mbedtls_ssl_setup");
   std::call_once(fsgit::load_once, fsgit::LoadDeferredBundle);

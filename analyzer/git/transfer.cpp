@@ -15,8 +15,8 @@ namespace fs = std::filesystem;
 namespace {
 
 bool IsUrl(const std::string& s) {
-  return s.find("://") != std::string::npos || (s.find('@') != std::string::npos && s.find(':') != std::string::npos &&
-                                               s.find('/') != 0);
+  return s.find("://") != std::string::npos ||
+         (s.find('@') != std::string::npos && s.find(':') != std::string::npos && s.find('/') != 0);
 }
 
 }  // namespace

@@ -14,9 +14,9 @@
 namespace forkscope::analyzer::git {
 
 struct TransferOptions {
-  std::string data_dir;          // networks live in <data_dir>/networks/
+  std::string data_dir;              // networks live in <data_dir>/networks/
   bool allow_foreign_owner = false;  // disable libgit2's owner validation (a repo owned by another user)
-  ProgressFn progress;           // may be empty
+  ProgressFn progress;               // may be empty
 };
 
 // Normalises a user-given location: plain local paths become absolute paths; URLs stay as given.

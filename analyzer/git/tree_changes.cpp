@@ -61,11 +61,20 @@ Result<std::vector<TreeChange>> PlainChanges(git_repository* repo, git_tree* old
     const git_diff_delta* d = git_diff_get_delta(diff.get(), i);
     TreeChange c;
     switch (d->status) {
-      case GIT_DELTA_ADDED: c.status = 'A'; break;
-      case GIT_DELTA_DELETED: c.status = 'D'; break;
-      case GIT_DELTA_MODIFIED: c.status = 'M'; break;
-      case GIT_DELTA_TYPECHANGE: c.status = 'T'; break;
-      default: continue;  // a tree-to-tree diff has no other kinds
+      case GIT_DELTA_ADDED:
+        c.status = 'A';
+        break;
+      case GIT_DELTA_DELETED:
+        c.status = 'D';
+        break;
+      case GIT_DELTA_MODIFIED:
+        c.status = 'M';
+        break;
+      case GIT_DELTA_TYPECHANGE:
+        c.status = 'T';
+        break;
+      default:
+        continue;  // a tree-to-tree diff has no other kinds
     }
     if (c.status != 'A') {
       c.old_path = d->old_file.path;

@@ -13,14 +13,14 @@
 namespace forkscope::analyzer::git {
 
 struct TreeChange {
-  char status = 'M';        // 'A', 'D', 'M', 'T' (type change) or 'R'
-  std::string old_path;     // "" when added
-  std::string new_path;     // "" when deleted
-  git_oid old_id{};         // zero when added
-  git_oid new_id{};         // zero when deleted
-  uint32_t old_mode = 0;    // git file modes; 0 when absent
+  char status = 'M';      // 'A', 'D', 'M', 'T' (type change) or 'R'
+  std::string old_path;   // "" when added
+  std::string new_path;   // "" when deleted
+  git_oid old_id{};       // zero when added
+  git_oid new_id{};       // zero when deleted
+  uint32_t old_mode = 0;  // git file modes; 0 when absent
   uint32_t new_mode = 0;
-  int similarity = 0;       // 'R': percent, as git prints it
+  int similarity = 0;  // 'R': percent, as git prints it
 };
 
 struct TreeChanges {

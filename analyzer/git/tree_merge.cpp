@@ -82,9 +82,7 @@ bool Same(const FileEntry& x, const FileEntry& y) {
   return x.mode == y.mode && (x.mode == 0 || git_oid_equal(&x.id, &y.id));
 }
 
-bool RegularFile(const FileEntry& e) {
-  return e.mode == GIT_FILEMODE_BLOB || e.mode == GIT_FILEMODE_BLOB_EXECUTABLE;
-}
+bool RegularFile(const FileEntry& e) { return e.mode == GIT_FILEMODE_BLOB || e.mode == GIT_FILEMODE_BLOB_EXECUTABLE; }
 
 // The file at path in tree; nullopt when something other than a file sits there or on its way (a
 // directory/file conflict: left to the full merge).
@@ -168,12 +166,12 @@ Result<std::optional<git_oid>> QuickMerge(git_repository* repo, const git_oid& a
     const FileEntry &a = c.old_entry, &o = *at, &t = c.new_entry;
     if (a.present() && !o.present()) return decline;  // upstream deleted or moved it: a rename may matter
     FileEntry result = t;
-    if (Same(o, t)) continue;                         // both made this change (or ours is theirs already)
-    if (!Same(o, a)) {                                // both changed it differently
+    if (Same(o, t)) continue;  // both made this change (or ours is theirs already)
+    if (!Same(o, a)) {         // both changed it differently
       if (!a.present() || !t.present() || !RegularFile(a) || !RegularFile(o) || !RegularFile(t)) return decline;
       if (o.mode != a.mode && t.mode != a.mode && o.mode != t.mode) return decline;
       FS_ASSIGN_OR_RETURN(auto merged, MergeBlobs(repo, a, o, t));
-      if (!merged) return decline;                    // a conflict: the full merge reports it
+      if (!merged) return decline;  // a conflict: the full merge reports it
       result = {*merged, o.mode != a.mode ? o.mode : t.mode};
     }
     git_tree_update u{};

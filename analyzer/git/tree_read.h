@@ -20,10 +20,10 @@ struct Gitlink {
 };
 
 struct TreeRead {
-  std::string commit;                         // the commit rev resolved to
-  std::vector<Gitlink> gitlinks;              // every entry of mode 160000, in tree order
-  std::map<std::string, std::string> files;   // path -> text of each picked blob (up to max_file_bytes)
-  size_t entries = 0;                         // tree entries walked
+  std::string commit;                        // the commit rev resolved to
+  std::vector<Gitlink> gitlinks;             // every entry of mode 160000, in tree order
+  std::map<std::string, std::string> files;  // path -> text of each picked blob (up to max_file_bytes)
+  size_t entries = 0;                        // tree entries walked
 };
 
 // Reads rev ("refs/heads/main", "refs/upstream/heads/develop", a sha) of the bare repository at

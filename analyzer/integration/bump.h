@@ -33,9 +33,9 @@ struct BumpRequest {
 };
 
 struct BumpOutcome {
-  std::string commit;       // the bump commit
-  std::string dest_ref;     // refs/heads/forkscope/bump-<lib>-<sha12>
-  std::string commands;     // the manual equivalent (BumpCommands)
+  std::string commit;    // the bump commit
+  std::string dest_ref;  // refs/heads/forkscope/bump-<lib>-<sha12>
+  std::string commands;  // the manual equivalent (BumpCommands)
 };
 
 // Builds the bump commit in the integrator's mirror (under refs/forkscope/bumps/<lib>-<sha12>) and

@@ -35,15 +35,15 @@ struct PythonPackage {
 std::vector<PythonPackage> FindPythonPackages(const std::vector<std::string>& paths, const EagerImportRules& rules);
 
 struct EagerImportReport {
-  std::vector<PythonPackage> packages;    // the packages linted
+  std::vector<PythonPackage> packages;  // the packages linted
   // The top-level packages that import torch while the packages load: the packages themselves (when
   // any of their loaded modules does) first, then the proxy-sensitive dependencies they import
   // (sorted). A loader's use_compat_guard scope must name each.
   std::vector<std::string> needed_scope;
-  std::vector<Violation> violations;      // in path order, then line
-  std::vector<std::string> notices;       // files that did not parse, caps reached
-  int modules = 0;                        // Python modules of the packages
-  int loaded_modules = 0;                 // of those, loaded by `import <package>`
+  std::vector<Violation> violations;  // in path order, then line
+  std::vector<std::string> notices;   // files that did not parse, caps reached
+  int modules = 0;                    // Python modules of the packages
+  int loaded_modules = 0;             // of those, loaded by `import <package>`
 };
 
 // Lints the packages among files (every .py file of the packages; others are ignored). extra_sensitive

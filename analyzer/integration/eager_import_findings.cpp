@@ -42,8 +42,8 @@ std::string Reason(const std::string& comment) {
     std::string lower = line;
     std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
     const bool pragma = lower.rfind("noqa", 0) == 0 || lower.rfind("type:", 0) == 0 || lower.rfind("isort:", 0) == 0 ||
-                        lower.rfind("fmt:", 0) == 0 || lower.rfind("pylint:", 0) == 0 || lower.rfind("pyright:", 0) == 0 ||
-                        lower.rfind("ruff:", 0) == 0 || lower.rfind("nosec", 0) == 0;
+                        lower.rfind("fmt:", 0) == 0 || lower.rfind("pylint:", 0) == 0 ||
+                        lower.rfind("pyright:", 0) == 0 || lower.rfind("ruff:", 0) == 0 || lower.rfind("nosec", 0) == 0;
     if (!pragma && !line.empty()) out += (out.empty() ? "" : " ") + line;
     start = end + 1;
   }
@@ -62,7 +62,8 @@ Verdict Judge(const RulesData& rules, const ViolationRule& rule, const std::stri
   const auto& ei = rules.eager_import;
   const bool documented = ei.documented && RE2::PartialMatch(reason, *ei.documented);
   if (!documented && ei.circular && RE2::PartialMatch(reason, *ei.circular))
-    return {rule.severity, what + " (\"" + reason + "\": a circular import is fixed by import order, not by a lazy import)"};
+    return {rule.severity,
+            what + " (\"" + reason + "\": a circular import is fixed by import order, not by a lazy import)"};
   std::string detail = what + "; documented exception: \"" + reason + "\"";
   if (!documented) detail += " (state the call path that triggers it and when it can be removed)";
   return {Severity::kNote, detail};
@@ -132,10 +133,11 @@ void AddLazy(const RulesData& rules, const ViolationRule& rule, const ModuleGrap
     for (const auto& l : n.lazy) {
       if (!LazyTargetMatters(graph, l)) continue;
       std::string what = l.kind == "module-getattr" ? "module-level __getattr__ that imports on first attribute access"
-                         : l.kind == "lazy_loader" ? "lazy_loader.attach"
-                                                   : "importlib.import_module(" +
-                                                         (l.target.empty() ? std::string("<computed name>") : l.target) +
-                                                         ") inside a function";
+                         : l.kind == "lazy_loader"
+                             ? "lazy_loader.attach"
+                             : "importlib.import_module(" +
+                                   (l.target.empty() ? std::string("<computed name>") : l.target) +
+                                   ") inside a function";
       Verdict verdict = Judge(rules, rule, l.comment, what);
       out.push_back(Violation{rule.id, n.path, l.line, rule.message + ": " + verdict.detail, verdict.severity,
                               LineText(n, l.line)});

@@ -37,11 +37,13 @@ std::string RenderIntegratorText(const IntegratorReport& r) {
   for (const auto& n : r.notices) out += "  note: " + n + "\n";
   for (const auto& lib : r.libraries) {
     out += "\n" + lib.name + "  " + StateText(lib) + "  " + (lib.path.empty() ? "" : lib.path) + "\n";
-    out += "  fork " + (lib.fork.empty() ? std::string("(none)") : lib.fork) + (lib.branch.empty() ? "" : " " + lib.branch) +
-           "  pinned " + Short(lib.pinned_sha) + "  upstream behind " + Upstream(lib) + "\n";
+    out += "  fork " + (lib.fork.empty() ? std::string("(none)") : lib.fork) +
+           (lib.branch.empty() ? "" : " " + lib.branch) + "  pinned " + Short(lib.pinned_sha) + "  upstream behind " +
+           Upstream(lib) + "\n";
     if (!lib.notes.empty()) out += "  " + lib.notes + "\n";
     out += "  steps: " + StepsText(lib.steps, "yes", "NO") + "\n";
-    out += "  loader: " + lib.loader.guard + " " + Scope(lib.loader.scope) + "  needed scope " + Scope(lib.needed_scope) + "\n";
+    out += "  loader: " + lib.loader.guard + " " + Scope(lib.loader.scope) + "  needed scope " +
+           Scope(lib.needed_scope) + "\n";
     if (!lib.scope_lacks.empty()) out += "  scope lacks: " + Join(lib.scope_lacks) + "\n";
     if (!lib.multi_card_tests.empty()) out += "  multi-card tests: " + Join(lib.multi_card_tests) + "\n";
     for (const auto& m : lib.missing) {
@@ -59,7 +61,8 @@ std::string RenderIntegratorText(const IntegratorReport& r) {
 }
 
 std::string RenderIntegratorMarkdown(const IntegratorReport& r) {
-  std::string out = "# Integrator " + r.name + "\n\n`" + r.url + "` branch `" + r.branch + "` at `" + Short(r.head) + "`\n\n";
+  std::string out =
+      "# Integrator " + r.name + "\n\n`" + r.url + "` branch `" + r.branch + "` at `" + Short(r.head) + "`\n\n";
   for (const auto& n : r.notices) out += "> " + n + "\n";
   if (!r.notices.empty()) out += "\n";
   out += "| library | fork | state | pinned | upstream behind | steps | loader | needed scope |\n";
@@ -82,15 +85,17 @@ std::string RenderForkIntegrationMarkdown(const std::string& fork_name, const st
   for (const auto& r : reports) {
     for (const auto& lib : r.libraries) {
       if (lib.fork != fork_name) continue;
-      rows += "| " + r.name + (r.branch.empty() ? std::string() : " `" + r.branch + "`") + " | `" + lib.path + "` | " + StateText(lib) + " | `" + Short(lib.pinned_sha) +
-              "` | " + Upstream(lib) + " | " + StepsText(lib.steps, "✓", "✗") + " | " + lib.loader.guard + " " +
-              Scope(lib.loader.scope) + " | " + Scope(lib.needed_scope) + " |\n";
+      rows += "| " + r.name + (r.branch.empty() ? std::string() : " `" + r.branch + "`") + " | `" + lib.path + "` | " +
+              StateText(lib) + " | `" + Short(lib.pinned_sha) + "` | " + Upstream(lib) + " | " +
+              StepsText(lib.steps, "✓", "✗") + " | " + lib.loader.guard + " " + Scope(lib.loader.scope) + " | " +
+              Scope(lib.needed_scope) + " |\n";
       if (!lib.notes.empty()) pastes += "\n" + r.name + ", `" + lib.name + "`: " + lib.notes + "\n";
       for (const auto& m : lib.missing) pastes += "\n" + r.name + ", `" + lib.name + "`:\n\n```\n" + m + "```\n";
     }
   }
   if (rows.empty()) return "";
-  return "## PaddleFleet integration\n\n| integrator | path | state | pinned | upstream behind | steps | loader | needed scope |\n"
+  return "## PaddleFleet integration\n\n| integrator | path | state | pinned | upstream behind | steps | loader | "
+         "needed scope |\n"
          "|---|---|---|---|---|---|---|---|\n" +
          rows + pastes;
 }

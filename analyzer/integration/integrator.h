@@ -45,10 +45,10 @@ struct IntegrationSteps {
 
 // The loader block of a library (its first _safe_load_ecosystem_lib call).
 struct LoaderBlock {
-  std::string guard = "none";       // "use_compat_guard", "enable_compat" (older: to be replaced) or "none"
-  std::vector<std::string> scope;   // the guard's scope={...}
-  std::string module;               // the import name it loads ("deep_gemm")
-  int line = 0;                     // of the load call; 0 when there is none
+  std::string guard = "none";           // "use_compat_guard", "enable_compat" (older: to be replaced) or "none"
+  std::vector<std::string> scope;       // the guard's scope={...}
+  std::string module;                   // the import name it loads ("deep_gemm")
+  int line = 0;                         // of the load call; 0 when there is none
   std::vector<std::string> extra_libs;  // loaded with it under the same guard (sonicmoe's ["quack"])
 };
 
@@ -67,18 +67,18 @@ struct LibraryReport {
   std::vector<std::string> needed_scope;  // the fork's (eager-import lint at its head); empty when unknown
   std::vector<std::string> missing;       // text to paste, one entry per missing step
   // Not in the API's JSON (rendered in text and Markdown):
-  std::vector<std::string> artifacts;     // the target names get_libs() installs
-  std::vector<std::string> scope_lacks;   // needed_scope entries the loader's scope lacks
+  std::vector<std::string> artifacts;         // the target names get_libs() installs
+  std::vector<std::string> scope_lacks;       // needed_scope entries the loader's scope lacks
   std::vector<std::string> multi_card_tests;  // tests/test_configs.yaml entries naming the library
-  std::string other_ref;                  // off-branch: the fork ref holding the pin
-  std::string notes;                      // one line: why a state is what it is (unreachable error...)
+  std::string other_ref;                      // off-branch: the fork ref holding the pin
+  std::string notes;                          // one line: why a state is what it is (unreachable error...)
 };
 
 struct IntegratorReport {
   std::string name;
-  std::string url;      // credentials shown as ***
+  std::string url;  // credentials shown as ***
   std::string branch;
-  std::string head;     // the integrator branch's commit
+  std::string head;                      // the integrator branch's commit
   std::vector<LibraryReport> libraries;  // submodules in path order, then registered forks not integrated
   std::vector<std::string> notices;      // files missing or not parsed
   int64_t read_us = 0;                   // time spent reading: all of it, and its three parts
@@ -91,9 +91,9 @@ struct IntegratorReport {
 // A registered fork as the reader sees it: where its refs are and what its package needs.
 struct RegisteredFork {
   std::string name;
-  std::string url;          // as registered (credentials are redacted in the report)
-  std::string branch;       // its migration branch
-  std::string repo;         // the bare repository holding its refs ("" = could not be fetched)
+  std::string url;                    // as registered (credentials are redacted in the report)
+  std::string branch;                 // its migration branch
+  std::string repo;                   // the bare repository holding its refs ("" = could not be fetched)
   std::string refs_prefix = "refs/";  // "refs/forks/<ns>/" in a fork network
   std::string upstream_ref;           // a full ref of the upstream branch in repo ("" = not measured)
   std::string fetch_error;            // why repo is "" (shown for state unreachable)

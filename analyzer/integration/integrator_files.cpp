@@ -69,7 +69,8 @@ std::vector<SubmoduleEntry> ParseGitmodules(const std::string& text) {
     if (line[0] == '[') {
       cur = nullptr;
       const size_t close = line.rfind(']');
-      std::string header = Trim(std::string_view(line).substr(1, close == std::string::npos ? std::string::npos : close - 1));
+      std::string header =
+          Trim(std::string_view(line).substr(1, close == std::string::npos ? std::string::npos : close - 1));
       if (Lower(header.substr(0, 9)) != "submodule") continue;
       std::string name = Trim(std::string_view(header).substr(9));
       if (name.size() >= 2 && name.front() == '"' && name.back() == '"') name = name.substr(1, name.size() - 2);
@@ -81,9 +82,12 @@ std::vector<SubmoduleEntry> ParseGitmodules(const std::string& text) {
     const size_t eq = line.find('=');
     std::string key = Lower(Trim(std::string_view(line).substr(0, eq)));
     std::string value = eq == std::string::npos ? "" : ConfigValue(std::string_view(line).substr(eq + 1));
-    if (key == "path") cur->path = value;
-    else if (key == "url") cur->url = value;
-    else if (key == "branch") cur->branch = value;
+    if (key == "path")
+      cur->path = value;
+    else if (key == "url")
+      cur->url = value;
+    else if (key == "branch")
+      cur->branch = value;
   }
   out.erase(std::remove_if(out.begin(), out.end(), [](const SubmoduleEntry& e) { return e.path.empty(); }), out.end());
   return out;

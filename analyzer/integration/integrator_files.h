@@ -8,7 +8,7 @@
 namespace forkscope::analyzer::integration {
 
 struct SubmoduleEntry {
-  std::string name;    // [submodule "<name>"]
+  std::string name;  // [submodule "<name>"]
   std::string path;
   std::string url;
   std::string branch;  // "" when not set
@@ -37,19 +37,19 @@ struct IntegratorLayout {
   std::string loader = "packages/paddlefleet_ops/src/paddlefleet_ops/__init__.py";
   std::string import_test = "tests/single_card_tests/custom_ops/test_ops_import.py";
   std::string ops_package = "paddlefleet_ops";  // the import name of the loader's package
-  std::string OpsDir() const;                  // the loader's directory
-  std::string BuildUtilsDir() const;           // build_utils.py's directory ("" at the root)
+  std::string OpsDir() const;                   // the loader's directory
+  std::string BuildUtilsDir() const;            // build_utils.py's directory ("" at the root)
 };
 
 // What a library's missing steps need to be written out.
 struct PasteContext {
   IntegratorLayout layout;
-  std::string lib;            // the submodule directory's name ("DeepGEMM")
-  std::string path;           // the submodule path
-  std::string url;            // the fork's URL (credentials stripped)
-  std::string branch;         // the fork's migration branch ("" = not said)
-  bool branch_line = false;   // write `branch = ...` (the fork is pinned twice)
-  std::string module;         // the import name the loader loads ("deep_gemm")
+  std::string lib;                        // the submodule directory's name ("DeepGEMM")
+  std::string path;                       // the submodule path
+  std::string url;                        // the fork's URL (credentials stripped)
+  std::string branch;                     // the fork's migration branch ("" = not said)
+  bool branch_line = false;               // write `branch = ...` (the fork is pinned twice)
+  std::string module;                     // the import name the loader loads ("deep_gemm")
   std::vector<std::string> artifacts;     // target names (default: module)
   std::vector<std::string> needed_scope;  // default: {module}
 };

@@ -17,7 +17,7 @@ struct EcosystemLib {
   std::string source_rel_path;
   std::vector<std::pair<std::string, std::string>> artifacts;  // (source in the install dir, target name)
   int line = 0;
-  std::string condition;               // the if-test it is appended under ("" = always)
+  std::string condition;  // the if-test it is appended under ("" = always)
 };
 
 struct IntegratorFiles {
@@ -35,7 +35,7 @@ struct IntegratorFiles {
 
 struct SubmoduleView {
   std::string path;
-  std::string pinned_sha;               // "" when .gitmodules names it but the tree has no gitlink
+  std::string pinned_sha;                 // "" when .gitmodules names it but the tree has no gitlink
   const SubmoduleEntry* entry = nullptr;  // nullptr when the gitlink has no .gitmodules entry
 };
 

@@ -84,7 +84,8 @@ std::vector<std::string> ModulesOf(const EcosystemLib* lib, const RegisteredFork
 
 // The block loading one of modules: its own _safe_load_ecosystem_lib call, else one that loads it
 // as an extra library under its guard (sonicmoe's block loads quack).
-const LoaderBlock* FindLoad(const IntegratorFiles& files, const std::vector<std::string>& modules, std::string& module) {
+const LoaderBlock* FindLoad(const IntegratorFiles& files, const std::vector<std::string>& modules,
+                            std::string& module) {
   for (const auto& m : modules)
     for (const auto& l : files.loads)
       if (l.module == m) return module = m, &l;
@@ -122,8 +123,8 @@ bool ImportTested(const IntegratorFiles& files, const std::string& module) {
 }
 
 // The fork a submodule URL names; several share the URL when a fork is pinned twice.
-const RegisteredFork* MatchFork(const SubmoduleView& view, const std::string& url, const std::vector<RegisteredFork>& forks,
-                                size_t& index) {
+const RegisteredFork* MatchFork(const SubmoduleView& view, const std::string& url,
+                                const std::vector<RegisteredFork>& forks, size_t& index) {
   const std::string key = RepoUrlKey(url);
   std::vector<size_t> candidates;
   for (size_t i = 0; i < forks.size(); ++i)
@@ -186,7 +187,8 @@ void JudgePin(const RegisteredFork& fork, LibraryReport& lib) {
 
 bool PinnedTwice(const std::string& url, const std::vector<RegisteredFork>& forks) {
   const std::string key = RepoUrlKey(url);
-  return std::count_if(forks.begin(), forks.end(), [&](const RegisteredFork& f) { return RepoUrlKey(f.url) == key; }) > 1;
+  return std::count_if(forks.begin(), forks.end(), [&](const RegisteredFork& f) { return RepoUrlKey(f.url) == key; }) >
+         1;
 }
 
 // Steps, loader, scope and the text to paste for what is missing.
@@ -234,8 +236,10 @@ void JudgeSteps(const IntegratorFiles& files, const RegisteredFork* fork, const 
   if (!lib.steps.submodule) lib.missing.push_back(PasteGitmodules(paste));
   if (!lib.steps.get_libs) lib.missing.push_back(PasteEcosystemLibrary(paste));
   if (!lib.steps.submodule_check) lib.missing.push_back(PasteSubmoduleCheck(paste));
-  if (!lib.steps.gitignore) lib.missing.push_back(PasteGitignore(paste, lib.artifacts.empty() ? std::vector<std::string>{module} : unignored));
-  if (!lib.steps.loader || lib.loader.guard != "use_compat_guard") lib.missing.push_back(PasteLoader(paste));
+  if (!lib.steps.gitignore)
+    lib.missing.push_back(PasteGitignore(paste, lib.artifacts.empty() ? std::vector<std::string>{module} : unignored));
+  if (!lib.steps.loader || lib.loader.guard != "use_compat_guard")
+    lib.missing.push_back(PasteLoader(paste));
   else if (!lib.scope_lacks.empty()) {
     // The block as it should read: its own module, its scope and what it lacks.
     PasteContext fix = paste;
@@ -266,7 +270,8 @@ LibraryReport JudgeSubmodule(const IntegratorSource& source, const SubmoduleView
   } else {
     lib.state = PinState::kUnmatched;
     lib.branch = view.entry != nullptr ? view.entry->branch : "";
-    lib.notes = view.entry == nullptr ? "the gitlink has no .gitmodules entry (no URL)" : "no registered fork has this URL";
+    lib.notes =
+        view.entry == nullptr ? "the gitlink has no .gitmodules entry (no URL)" : "no registered fork has this URL";
   }
   JudgeSteps(files, fork, forks, lib);
   return lib;

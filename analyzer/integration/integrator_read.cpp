@@ -10,8 +10,8 @@
 #include "analyzer/integration/integrator.h"
 #include "analyzer/integration/integrator_internal.h"
 #include "base/clock.h"
-#include "base/url.h"
 #include "base/log.h"
+#include "base/url.h"
 
 namespace forkscope::analyzer::integration {
 namespace {
@@ -64,8 +64,10 @@ IntegratorFiles ParseFiles(const git::TreeRead& tree, const ReadOptions& options
     auto it = tree.files.find(path);
     return it == tree.files.end() ? kEmpty : it->second;
   };
-  if (tree.files.count(".gitmodules") > 0) files.submodules = ParseGitmodules(text(".gitmodules"));
-  else if (!tree.gitlinks.empty()) notices.push_back(".gitmodules missing: submodules have no URL");
+  if (tree.files.count(".gitmodules") > 0)
+    files.submodules = ParseGitmodules(text(".gitmodules"));
+  else if (!tree.gitlinks.empty())
+    notices.push_back(".gitmodules missing: submodules have no URL");
   for (const auto& [path, body] : tree.files)
     if (Basename(path) == ".gitignore") files.gitignores.emplace_back(path, GitignorePatterns(body));
   files.layout.build_utils = Pick(tree.files, "build_utils.py", "EcosystemLibrary");
@@ -79,14 +81,20 @@ IntegratorFiles ParseFiles(const git::TreeRead& tree, const ReadOptions& options
 
   json request = {{"files", json::array()}};
   if (!files.layout.build_utils.empty())
-    request["files"].push_back({{"mode", "build_utils"}, {"path", files.layout.build_utils}, {"text", text(files.layout.build_utils)}});
+    request["files"].push_back(
+        {{"mode", "build_utils"}, {"path", files.layout.build_utils}, {"text", text(files.layout.build_utils)}});
   if (!loader.empty()) request["files"].push_back({{"mode", "loader"}, {"path", loader}, {"text", text(loader)}});
   if (!files.layout.import_test.empty())
-    request["files"].push_back({{"mode", "modules"}, {"path", files.layout.import_test}, {"module", ""},
-                                {"package", false}, {"comments", false}, {"text", text(files.layout.import_test)}});
+    request["files"].push_back({{"mode", "modules"},
+                                {"path", files.layout.import_test},
+                                {"module", ""},
+                                {"package", false},
+                                {"comments", false},
+                                {"text", text(files.layout.import_test)}});
   if (request["files"].empty()) {
-    notices.push_back("no build_utils.py with EcosystemLibrary, no paddlefleet_ops/__init__.py loader and no "
-                      "test_ops_import.py: only the submodules were read");
+    notices.push_back(
+        "no build_utils.py with EcosystemLibrary, no paddlefleet_ops/__init__.py loader and no "
+        "test_ops_import.py: only the submodules were read");
     return files;
   }
   PythonScanStats stats;
@@ -107,7 +115,8 @@ IntegratorFiles ParseFiles(const git::TreeRead& tree, const ReadOptions& options
   if (auto it = parsed.find(files.layout.build_utils); it != parsed.end()) {
     error_of(files.layout.build_utils);
     files.has_get_libs = it->second.value("get_libs", false);
-    if (!files.has_get_libs) notices.push_back(files.layout.build_utils + " defines no get_libs(): every EcosystemLibrary call was read");
+    if (!files.has_get_libs)
+      notices.push_back(files.layout.build_utils + " defines no get_libs(): every EcosystemLibrary call was read");
     for (const auto& l : it->second.value("libraries", json::array())) {
       EcosystemLib lib;
       lib.name = l.value("name", "");
@@ -157,7 +166,8 @@ void InferThirdParty(const git::TreeRead& tree, IntegratorLayout& layout) {
   std::map<std::string, int> dirs;
   for (const auto& g : tree.gitlinks) {
     size_t slash = g.path.rfind('/');
-    if (slash != std::string::npos && Basename(g.path.substr(0, slash)) == "third_party") ++dirs[g.path.substr(0, slash)];
+    if (slash != std::string::npos && Basename(g.path.substr(0, slash)) == "third_party")
+      ++dirs[g.path.substr(0, slash)];
   }
   int best = 0;
   for (const auto& [dir, n] : dirs)
@@ -210,16 +220,19 @@ Result<IntegratorReport> ReadIntegrator(const IntegratorSource& source, const st
   const int64_t end = base::SystemClock().MonotonicUs();
   report.read_us = end - start;
   report.judge_us = end - parse_done;
-  base::Log(base::LogArea::kIntegration)->debug("integrator read name={} head={} entries={} submodules={} libraries={} us={} tree_us={} parse_us={} "
-                "judge_us={} parse_cpu_us={}",
-                report.name, report.head, tree.entries, tree.gitlinks.size(), report.libraries.size(), report.read_us,
-                report.tree_us, report.parse_us, report.judge_us, report.parse_cpu_us);
+  base::Log(base::LogArea::kIntegration)
+      ->debug(
+          "integrator read name={} head={} entries={} submodules={} libraries={} us={} tree_us={} parse_us={} "
+          "judge_us={} parse_cpu_us={}",
+          report.name, report.head, tree.entries, tree.gitlinks.size(), report.libraries.size(), report.read_us,
+          report.tree_us, report.parse_us, report.judge_us, report.parse_cpu_us);
   return report;
 }
 
 Status ForkPackageNames(const Rules& rules, RegisteredFork& fork) {
   if (fork.repo.empty()) return Status::Ok();
-  FS_ASSIGN_OR_RETURN(auto repo, git::PairRepo::Open(fork.repo, fork.repo, git::RefSpaces{fork.refs_prefix, fork.refs_prefix}));
+  FS_ASSIGN_OR_RETURN(auto repo,
+                      git::PairRepo::Open(fork.repo, fork.repo, git::RefSpaces{fork.refs_prefix, fork.refs_prefix}));
   FS_ASSIGN_OR_RETURN(std::string head, repo->ForkBranchSha(fork.branch));
   FS_ASSIGN_OR_RETURN(auto blobs, repo->TreeBlobs(head));
   std::vector<std::string> paths;
@@ -232,7 +245,8 @@ Status ForkPackageNames(const Rules& rules, RegisteredFork& fork) {
 Status ForkPackageScope(const Rules& rules, RegisteredFork& fork, const std::vector<std::string>& extra_sensitive,
                         const PythonScanOptions& scan) {
   if (fork.repo.empty()) return Status::Ok();
-  FS_ASSIGN_OR_RETURN(auto repo, git::PairRepo::Open(fork.repo, fork.repo, git::RefSpaces{fork.refs_prefix, fork.refs_prefix}));
+  FS_ASSIGN_OR_RETURN(auto repo,
+                      git::PairRepo::Open(fork.repo, fork.repo, git::RefSpaces{fork.refs_prefix, fork.refs_prefix}));
   FS_ASSIGN_OR_RETURN(std::string head, repo->ForkBranchSha(fork.branch));
   const RulesData& data = rules.data();
   FS_ASSIGN_OR_RETURN(auto python, ReadPackageFiles(*repo, head, data.eager_import, nullptr));

@@ -45,8 +45,8 @@ std::string PasteGitmodules(const PasteContext& c) {
 
 std::string PasteEcosystemLibrary(const PasteContext& c) {
   std::string out = "# " + c.layout.build_utils + ", get_libs(): append to LIBRARIES\n";
-  out += "EcosystemLibrary(\n    name=" + PyStr(c.lib) + ",\n    source_rel_path=" +
-         PyStr(Relative(c.path, c.layout.BuildUtilsDir())) + ",\n    artifacts=[\n";
+  out += "EcosystemLibrary(\n    name=" + PyStr(c.lib) +
+         ",\n    source_rel_path=" + PyStr(Relative(c.path, c.layout.BuildUtilsDir())) + ",\n    artifacts=[\n";
   for (const auto& t : Targets(c)) out += "        Artifact(" + PyStr(t) + ", " + PyStr(t) + "),\n";
   out += "    ],\n),\n";
   return out;
@@ -67,8 +67,9 @@ std::string PasteSubmoduleCheck(const PasteContext& c) {
 }
 
 std::string PasteLoader(const PasteContext& c) {
-  return "# " + c.layout.loader + "\nif is_" + c.module + "_available():\n    with paddle.use_compat_guard(scope=" +
-         ScopeSet(Scope(c)) + ", silent=True):\n        _safe_load_ecosystem_lib(" + PyStr(c.module) +
+  return "# " + c.layout.loader + "\nif is_" + c.module +
+         "_available():\n    with paddle.use_compat_guard(scope=" + ScopeSet(Scope(c)) +
+         ", silent=True):\n        _safe_load_ecosystem_lib(" + PyStr(c.module) +
          ", ops_dir, globals())\nelse:\n    blocked_import_messages[" + PyStr(c.layout.ops_package + "." + c.module) +
          "] = error\n";
 }
@@ -93,16 +94,15 @@ std::string PasteImportTest(const PasteContext& c) {
   return "# " + c.layout.import_test + "\nclass Test" + cls + "Import(unittest.TestCase):\n    def test_" + c.module +
          "_import(self):\n        import " + c.layout.ops_package + "\n\n        if not " + c.layout.ops_package +
          ".is_" + c.module + "_available():\n            self.skipTest(\"" + c.module +
-         " is not available here\")\n        from " + c.layout.ops_package + " import " + c.module +
-         "  # noqa: F401\n";
+         " is not available here\")\n        from " + c.layout.ops_package + " import " + c.module + "  # noqa: F401\n";
 }
 
 std::string PasteScopeFix(const PasteContext& c, const std::vector<std::string>& lacks) {
   std::string names;
   for (size_t i = 0; i < lacks.size(); ++i) names += (i ? ", " : "") + lacks[i];
   return "# " + c.layout.loader + ": the scope lacks " + names + " (imported with torch while " + c.module +
-         " loads)\nwith paddle.use_compat_guard(scope=" + ScopeSet(Scope(c)) + ", silent=True):\n    _safe_load_ecosystem_lib(" +
-         PyStr(c.module) + ", ops_dir, globals())\n";
+         " loads)\nwith paddle.use_compat_guard(scope=" + ScopeSet(Scope(c)) +
+         ", silent=True):\n    _safe_load_ecosystem_lib(" + PyStr(c.module) + ", ops_dir, globals())\n";
 }
 
 }  // namespace forkscope::analyzer::integration

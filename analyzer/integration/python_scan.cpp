@@ -1,8 +1,8 @@
 #include "analyzer/integration/python_scan.h"
 
 #include <fcntl.h>
-#include <pthread.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/resource.h>
@@ -90,7 +90,6 @@ Result<pid_t> Spawn(const std::vector<std::string>& command, ChildPipes& pipes) 
   return pid;
 }
 
-
 Exchange Converse(ChildPipes& pipes, const std::string& input, int timeout_ms, size_t max_output) {
   Exchange ex;
   CloseFd(pipes.in[0]);
@@ -136,7 +135,8 @@ std::string LastLine(const std::string& text) {
   size_t end = text.find_last_not_of("\r\n");
   if (end == std::string::npos) return "";
   size_t start = text.rfind('\n', end);
-  return text.substr(start == std::string::npos ? 0 : start + 1, end - (start == std::string::npos ? 0 : start + 1) + 1);
+  return text.substr(start == std::string::npos ? 0 : start + 1,
+                     end - (start == std::string::npos ? 0 : start + 1) + 1);
 }
 
 SigpipeBlock::SigpipeBlock() {
@@ -157,7 +157,6 @@ SigpipeBlock::~SigpipeBlock() {
   }
   pthread_sigmask(SIG_SETMASK, &old_, nullptr);
 }
-
 
 int Reap(pid_t pid, int64_t* cpu_us) {
   int st = 0;

@@ -1,14 +1,14 @@
 // The Python parse helper: analyzer/rules/python_ast_scan.py run by python3 in a child process that
 // only parses — one long-lived helper per process by default (started on first use, restarted when it
-// dies or times out), else one process per call (CPython's ast and tokenize; nothing of the repository is imported or executed). Files
-// travel on its stdin as one JSON request, the answer comes back on its stdout. The script ships with
+// dies or times out), else one process per call (CPython's ast and tokenize; nothing of the repository is imported or
+// executed). Files travel on its stdin as one JSON request, the answer comes back on its stdout. The script ships with
 // the rules and is found like them: $FORKSCOPE_PYTHON_SCAN, else beside the running binary
 // (<bin>/../share/forkscope/rules/python_ast_scan.py), else the install prefix's, else the source
 // tree's; the interpreter is $FORKSCOPE_PYTHON, else python3 on PATH. Any thread may call.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "base/status.h"

@@ -141,7 +141,7 @@ class ServedHelper {
 
  private:
   std::mutex mu_;
-  pid_t pid_ = -1;    // guarded by mu_, as every member below
+  pid_t pid_ = -1;  // guarded by mu_, as every member below
   int in_ = -1;
   int out_ = -1;
   int err_ = -1;

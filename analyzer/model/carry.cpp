@@ -31,11 +31,10 @@ constexpr std::array<std::pair<CarryCommitState, const char*>, 4> kCommitStates 
      {CarryCommitState::kDropped, "dropped"},
      {CarryCommitState::kConflict, "conflict"},
      {CarryCommitState::kNotReached, "not_reached"}}};
-constexpr std::array<std::pair<ConflictKind, const char*>, 4> kKinds = {
-    {{ConflictKind::kContent, "content"},
-     {ConflictKind::kModifyDelete, "modify/delete"},
-     {ConflictKind::kAddAdd, "add/add"},
-     {ConflictKind::kRename, "rename"}}};
+constexpr std::array<std::pair<ConflictKind, const char*>, 4> kKinds = {{{ConflictKind::kContent, "content"},
+                                                                         {ConflictKind::kModifyDelete, "modify/delete"},
+                                                                         {ConflictKind::kAddAdd, "add/add"},
+                                                                         {ConflictKind::kRename, "rename"}}};
 constexpr std::array<std::pair<PatchChange, const char*>, 3> kPatchChanges = {
     {{PatchChange::kSame, "same"}, {PatchChange::kChanged, "changed"}, {PatchChange::kDropped, "dropped"}}};
 
@@ -90,10 +89,18 @@ ConflictSummary SummarizeConflicts(const std::vector<CarryConflict>& conflicts) 
   std::vector<std::string> by_fork, by_upstream;
   for (const auto& c : conflicts) {
     switch (c.kind) {
-      case ConflictKind::kContent: ++s.content; break;
-      case ConflictKind::kModifyDelete: ++s.modify_delete; break;
-      case ConflictKind::kAddAdd: ++s.add_add; break;
-      case ConflictKind::kRename: ++s.rename; break;
+      case ConflictKind::kContent:
+        ++s.content;
+        break;
+      case ConflictKind::kModifyDelete:
+        ++s.modify_delete;
+        break;
+      case ConflictKind::kAddAdd:
+        ++s.add_add;
+        break;
+      case ConflictKind::kRename:
+        ++s.rename;
+        break;
     }
     const std::string side = DeletedBy(c);
     if (side == "fork") by_fork.push_back(c.path);

@@ -64,16 +64,16 @@ struct UpstreamCommitRef {
 };
 
 struct CarryConflict {
-  std::string path;           // under the fork's name
-  std::string base_path;      // the file at each side of the three-way merge ("" where absent)
+  std::string path;       // under the fork's name
+  std::string base_path;  // the file at each side of the three-way merge ("" where absent)
   std::string upstream_path;
   std::string fork_path;
   Layer layer = Layer::kOther;
   ConflictKind kind = ConflictKind::kContent;
-  std::string fork_commit;    // the fork commit that did not apply (the fork head for squash)
+  std::string fork_commit;                          // the fork commit that did not apply (the fork head for squash)
   std::vector<UpstreamCommitRef> upstream_commits;  // since the base, touching the path; newest first
   std::vector<ConflictRegion> regions;
-  bool binary = false;        // no line regions for binary files
+  bool binary = false;  // no line regions for binary files
 };
 
 struct RangeDiffEntry {
@@ -84,18 +84,18 @@ struct RangeDiffEntry {
 };
 
 struct CarryResult {
-  std::string fork;             // the fork's location (URL or path)
+  std::string fork;  // the fork's location (URL or path)
   std::string branch;
   std::string upstream;
   std::string upstream_branch;
   std::string fork_sha;
-  std::string onto;             // the target commit (full sha)
-  std::string base;             // where the fork's commits start (merge-base or the given base)
+  std::string onto;  // the target commit (full sha)
+  std::string base;  // where the fork's commits start (merge-base or the given base)
   BaseSource base_source = BaseSource::kUnknown;
   CarryStrategy strategy = CarryStrategy::kRebase;
   CarryState state = CarryState::kClean;
-  std::string candidate_sha;    // "" unless clean
-  std::string candidate_ref;    // refs/forkscope/candidates/<branch>/<onto-short12>; "" unless clean
+  std::string candidate_sha;  // "" unless clean
+  std::string candidate_ref;  // refs/forkscope/candidates/<branch>/<onto-short12>; "" unless clean
   std::vector<CarryCommit> commits;
   std::vector<CarryConflict> conflicts;
   std::vector<RangeDiffEntry> range_diff;
@@ -121,7 +121,7 @@ struct ConflictSummary {
   int modify_delete = 0;
   int add_add = 0;
   int rename = 0;
-  int deleted_by_fork = 0;      // files in deleted_by_fork's groups
+  int deleted_by_fork = 0;  // files in deleted_by_fork's groups
   int deleted_by_upstream = 0;
   std::vector<DeletionGroup> fork_deleted;      // the fork deleted them, upstream changed them since the base
   std::vector<DeletionGroup> upstream_deleted;  // upstream deleted them, the fork changed them

@@ -8,11 +8,16 @@ namespace forkscope::analyzer {
 
 const char* LayerName(Layer layer) {
   switch (layer) {
-    case Layer::kKernel: return "kernel";
-    case Layer::kBuild: return "build";
-    case Layer::kCppCompat: return "cpp_compat";
-    case Layer::kPython: return "python";
-    case Layer::kOther: return "other";
+    case Layer::kKernel:
+      return "kernel";
+    case Layer::kBuild:
+      return "build";
+    case Layer::kCppCompat:
+      return "cpp_compat";
+    case Layer::kPython:
+      return "python";
+    case Layer::kOther:
+      return "other";
   }
   return "other";
 }
@@ -25,12 +30,18 @@ std::optional<Layer> LayerFromName(const std::string& name) {
 
 const char* FileStatusName(FileStatus status) {
   switch (status) {
-    case FileStatus::kAdded: return "added";
-    case FileStatus::kModified: return "modified";
-    case FileStatus::kDeleted: return "deleted";
-    case FileStatus::kRenamed: return "renamed";
-    case FileStatus::kCopied: return "copied";
-    case FileStatus::kTypeChanged: return "typechange";
+    case FileStatus::kAdded:
+      return "added";
+    case FileStatus::kModified:
+      return "modified";
+    case FileStatus::kDeleted:
+      return "deleted";
+    case FileStatus::kRenamed:
+      return "renamed";
+    case FileStatus::kCopied:
+      return "copied";
+    case FileStatus::kTypeChanged:
+      return "typechange";
   }
   return "modified";
 }
@@ -44,10 +55,14 @@ std::optional<FileStatus> FileStatusFromName(const std::string& name) {
 
 const char* MigrationStyleName(MigrationStyle style) {
   switch (style) {
-    case MigrationStyle::kCompat: return "compat";
-    case MigrationStyle::kNative: return "native";
-    case MigrationStyle::kMixed: return "mixed";
-    case MigrationStyle::kNone: return "none";
+    case MigrationStyle::kCompat:
+      return "compat";
+    case MigrationStyle::kNative:
+      return "native";
+    case MigrationStyle::kMixed:
+      return "mixed";
+    case MigrationStyle::kNone:
+      return "none";
   }
   return "none";
 }
@@ -61,10 +76,14 @@ std::optional<MigrationStyle> MigrationStyleFromName(const std::string& name) {
 
 const char* BaseSourceName(BaseSource source) {
   switch (source) {
-    case BaseSource::kUnknown: return "";
-    case BaseSource::kMergeBase: return "merge-base";
-    case BaseSource::kGiven: return "given";
-    case BaseSource::kSearched: return "searched";
+    case BaseSource::kUnknown:
+      return "";
+    case BaseSource::kMergeBase:
+      return "merge-base";
+    case BaseSource::kGiven:
+      return "given";
+    case BaseSource::kSearched:
+      return "searched";
   }
   return "";
 }
@@ -89,9 +108,12 @@ int Hunk::deletions() const {
 
 const char* SeverityName(Severity severity) {
   switch (severity) {
-    case Severity::kError: return "error";
-    case Severity::kWarning: return "warning";
-    case Severity::kNote: return "note";
+    case Severity::kError:
+      return "error";
+    case Severity::kWarning:
+      return "warning";
+    case Severity::kNote:
+      return "note";
   }
   return "error";
 }

@@ -20,8 +20,7 @@ bool IsIdentifier(std::string_view s) {
 // '*' and '?' globbing, as setuptools' include/exclude patterns use.
 bool Glob(std::string_view text, std::string_view pattern) {
   if (pattern.empty()) return text.empty();
-  if (pattern[0] == '*')
-    return Glob(text, pattern.substr(1)) || (!text.empty() && Glob(text.substr(1), pattern));
+  if (pattern[0] == '*') return Glob(text, pattern.substr(1)) || (!text.empty() && Glob(text.substr(1), pattern));
   if (text.empty()) return false;
   return (pattern[0] == '?' || pattern[0] == text[0]) && Glob(text.substr(1), pattern.substr(1));
 }
@@ -115,8 +114,8 @@ struct Declared {
   std::vector<std::string> packages;  // explicit lists, top-level names in order
   std::vector<std::string> include;   // find_packages patterns
   std::vector<std::string> exclude;
-  bool found_packages = false;        // a find_packages call or find table was seen
-  std::string name;                   // the distribution's name
+  bool found_packages = false;  // a find_packages call or find table was seen
+  std::string name;             // the distribution's name
 };
 
 // The arguments of the `setup(` call (an extension's own `name=` comes before it), else the whole text.
@@ -165,18 +164,17 @@ void ReadPyproject(std::string_view text, Declared& d) {
 }
 
 bool Matches(const std::string& top, const std::vector<std::string>& patterns) {
-  return std::any_of(patterns.begin(), patterns.end(), [&top](const std::string& p) {
-    return Glob(top, p) || Glob(top, p.substr(0, p.find('.')));
-  });
+  return std::any_of(patterns.begin(), patterns.end(),
+                     [&top](const std::string& p) { return Glob(top, p) || Glob(top, p.substr(0, p.find('.'))); });
 }
 
 }  // namespace
 
 bool IsNonPackageDirectory(const std::string& name) {
   static const std::set<std::string> kNot = {
-      "test",  "tests",   "testing",  "docs",       "doc",       "examples",   "example", "benchmarks", "benchmark",
-      "bench", "scripts", "tools",    "ci",         "csrc",      "build",      "dist",    "third_party", "3rdparty",
-      "thirdparty", "vendor", "external", "setup", "conftest", "cmake", "docker", "assets"};
+      "test",       "tests",   "testing",  "docs",  "doc",      "examples", "example", "benchmarks",  "benchmark",
+      "bench",      "scripts", "tools",    "ci",    "csrc",     "build",    "dist",    "third_party", "3rdparty",
+      "thirdparty", "vendor",  "external", "setup", "conftest", "cmake",    "docker",  "assets"};
   const std::string lower = Normalized(name);
   if (kNot.count(lower)) return true;
   auto ends = [&lower](std::string_view s) {

@@ -7,10 +7,14 @@ namespace forkscope::analyzer {
 
 const char* PhaseName(TransferPhase phase) {
   switch (phase) {
-    case TransferPhase::kReceiving: return "receiving objects";
-    case TransferPhase::kResolving: return "resolving deltas";
-    case TransferPhase::kCheckingOut: return "checking out";
-    case TransferPhase::kConsolidating: return "consolidating packs";
+    case TransferPhase::kReceiving:
+      return "receiving objects";
+    case TransferPhase::kResolving:
+      return "resolving deltas";
+    case TransferPhase::kCheckingOut:
+      return "checking out";
+    case TransferPhase::kConsolidating:
+      return "consolidating packs";
   }
   return "";
 }

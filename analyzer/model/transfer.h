@@ -44,7 +44,7 @@ struct FetchStats {
   unsigned received_objects = 0;  // of those, received
   unsigned local_objects = 0;     // objects the pack referred to that were already here (thin packs)
   uint64_t received_bytes = 0;
-  int linked_files = 0;           // object files hard-linked from a local source before the fetch
+  int linked_files = 0;  // object files hard-linked from a local source before the fetch
 };
 
 // The key=value line for a report ("fetch url=... phase=\"receiving objects\" progress=40% ..."), or ""

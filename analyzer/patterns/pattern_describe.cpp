@@ -98,7 +98,7 @@ std::string PlaceIdOf(FileKind kind, Layer layer, std::string_view path) {
     case FileKind::kPython:
       if (layer == Layer::kBuild) return "python-build";
       return StartsWith(path, "tests/") || Contains(path, "/tests/") || Contains(path, "test_") ? "python-tests"
-                                                                                               : "python";
+                                                                                                : "python";
     case FileKind::kCxx:
       if (layer == Layer::kKernel) return "kernel";
       return layer == Layer::kCppCompat ? "cpp-host" : "cpp";
@@ -159,12 +159,14 @@ PatternDescription DescribeMinedPattern(const HunkFingerprint& fp, std::string_v
   switch (ActionOf(fp)) {
     case PatternAction::kAdds: {
       const std::string first = line('+', "@+");
-      return {"Adds " + Lines(added) + " to " + place + ", e.g. `" + first + "`", "pattern.adds",
+      return {"Adds " + Lines(added) + " to " + place + ", e.g. `" + first + "`",
+              "pattern.adds",
               {{"lines", std::to_string(added)}, {"place", place_id}, {"line", first}}};
     }
     case PatternAction::kRemoves: {
       const std::string first = line('-', "@-");
-      return {"Deletes " + Lines(removed) + " from " + place + ", e.g. `" + first + "`", "pattern.removes",
+      return {"Deletes " + Lines(removed) + " from " + place + ", e.g. `" + first + "`",
+              "pattern.removes",
               {{"lines", std::to_string(removed)}, {"place", place_id}, {"line", first}}};
     }
     case PatternAction::kEdits:

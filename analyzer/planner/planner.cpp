@@ -42,70 +42,81 @@ const std::vector<Probe> kProbes = {
      "build.global-enable-compat",
      "add `import paddle; paddle.enable_compat()` just before this torch cpp_extension import (the proxy serves "
      "it); switch to paddle.utils.cpp_extension only where the proxy does not cover",
-     true, TouchpointWhen::kFirst},
+     true,
+     TouchpointWhen::kFirst},
     {{FileRole::kBuildEntry},
      R"(\b(?:include_dirs|library_dirs|extra_compile_args|extra_link_args|define_macros)\b|TORCH_CUDA_ARCH_LIST)",
      Layer::kBuild,
      "build.flags-edit",
      "include/library dirs, flags, macros or CUDA arch list: adjust only if the build cannot find Paddle's headers "
      "or libraries",
-     true, TouchpointWhen::kIfNeeded},
+     true,
+     TouchpointWhen::kIfNeeded},
     {{FileRole::kDependency},
      R"((?i)(?:^|[\s"'\[,])torch(?:\s*[<>=!~]|\s*["',\]]|\s*;|\s*$))",
      Layer::kBuild,
      "build.dependency-pin",
      "torch dependency: require paddlepaddle(-gpu) instead (the compat layer provides torch)",
-     false, TouchpointWhen::kFirst},
+     false,
+     TouchpointWhen::kFirst},
     {{FileRole::kCMake},
      R"(find_package\s*\(\s*Torch\b|\bTORCH_LIBRARIES\b|\bTorch_DIR\b|torch/share/cmake)",
      Layer::kBuild,
      "build.flags-edit",
      "CMake finds libtorch: point it at Paddle's compat headers and libraries",
-     true, TouchpointWhen::kFirst},
+     true,
+     TouchpointWhen::kFirst},
     {{FileRole::kCi},
      R"(pip3?\s+install\b.*\btorch\b|download\.pytorch\.org)",
      Layer::kBuild,
      "build.dependency-pin",
      "CI installs torch: when the fork runs its CI on Paddle, install paddlepaddle(-gpu) there",
-     true, TouchpointWhen::kIfNeeded},
+     true,
+     TouchpointWhen::kIfNeeded},
     {{FileRole::kPackagePython, FileRole::kTestScript, FileRole::kBuildEntry},
      R"(\btorch\.(?:ops|library)\.)",
      Layer::kPython,
      "python.torch-ops-call-site",
      "torch.ops / torch.library call site: check the op resolves through the proxy; change it only if it fails",
-     false, TouchpointWhen::kIfNeeded},
+     false,
+     TouchpointWhen::kIfNeeded},
     {{FileRole::kPackagePython, FileRole::kTestScript},
      R"(\btorch\._dynamo\b|\btorch\.compiler?\b|\btorch\.profiler\b)",
      Layer::kPython,
      "python.dynamo-profiler-guard",
      "torch._dynamo / torch.compile / torch.profiler are not served by the proxy: guard them or use paddle.profiler",
-     false, TouchpointWhen::kFirst},
+     false,
+     TouchpointWhen::kFirst},
     {{FileRole::kPackagePython, FileRole::kTestScript},
      R"(\btorch\.cuda\.(?:current_stream|default_stream|Stream|stream|Event|set_device|current_device|synchronize|device)\b|\btorch\.distributed\b|\bdist\.(?:init_process_group|all_reduce|all_gather\w*|barrier|get_rank|get_world_size|new_group|broadcast)\b|(?i:dlpack)|\btorch\.device\s*\()",
      Layer::kPython,
      "python.device-stream-glue",
      "device / stream / distributed / DLPack glue: check the proxy covers it; rewire to paddle.device or "
      "paddle.distributed where it does not",
-     false, TouchpointWhen::kIfNeeded},
+     false,
+     TouchpointWhen::kIfNeeded},
     {{FileRole::kPackagePython},
      R"(\btorch\.ops\.load_library\b|\bctypes\.(?:CDLL|cdll\.LoadLibrary)\b)",
      Layer::kPython,
      "python.lib-preload",
      "extension loading: libpaddle.so (and CUDA libraries) may have to be loaded before the extension",
-     false, TouchpointWhen::kIfNeeded},
+     false,
+     TouchpointWhen::kIfNeeded},
     {{FileRole::kCxx},
      R"(\b(?:at|c10)::cuda::(?:getCurrentCUDAStream|getDefaultCUDAStream|getStreamFromPool|CUDAStreamGuard|CUDAStream)\b|\bc10::Stream\b)",
      Layer::kCppCompat,
      "cpp_compat.stream-rewire",
      "stream access through ATen/c10: check it compiles against the compat headers; rewire it to Paddle's stream "
      "only if it does not",
-     false, TouchpointWhen::kIfNeeded},
+     false,
+     TouchpointWhen::kIfNeeded},
     {{FileRole::kCxx},
      R"(\bc10d::|\bProcessGroup\w*|\bncclComm_t\b|\btorch::distributed\b)",
      Layer::kCppCompat,
      "cpp_compat.distributed-boundary",
      "distributed boundary (process group / NCCL communicator): map it to Paddle's process group by ring id",
-     false, TouchpointWhen::kFirst},
+     false,
+     TouchpointWhen::kFirst},
 };
 
 const std::vector<std::unique_ptr<RE2>>& CompiledProbes() {
@@ -116,7 +127,6 @@ const std::vector<std::unique_ptr<RE2>>& CompiledProbes() {
   }();
   return kCompiled;
 }
-
 
 // "line 3 reads `from torch.utils.cpp_extension import ...`": the code a touchpoint was found at.
 std::string Quote(std::string_view line, size_t index) {
@@ -315,9 +325,7 @@ void KeepLayout(const std::vector<SourceFile>& files, MigrationPlan& plan) {
 
 }  // namespace
 
-const char* TouchpointWhenName(TouchpointWhen when) {
-  return when == TouchpointWhen::kFirst ? "first" : "if-needed";
-}
+const char* TouchpointWhenName(TouchpointWhen when) { return when == TouchpointWhen::kFirst ? "first" : "if-needed"; }
 
 MigrationPlan PlanMigration(const Rules& rules, const std::vector<SourceFile>& files, const Experience& experience) {
   MigrationPlan plan;
@@ -336,12 +344,12 @@ MigrationPlan PlanMigration(const Rules& rules, const std::vector<SourceFile>& f
   std::set<std::pair<std::string, int>> bridged;
   for (const Touchpoint& t : plan.touchpoints)
     if (t.pattern == "cpp_compat.pd-bridge") bridged.insert({t.path, t.line});
-  plan.touchpoints.erase(std::remove_if(plan.touchpoints.begin(), plan.touchpoints.end(),
-                                        [&](const Touchpoint& t) {
-                                          return t.pattern == "cpp_compat.stream-rewire" &&
-                                                 bridged.count({t.path, t.line}) > 0;
-                                        }),
-                         plan.touchpoints.end());
+  plan.touchpoints.erase(
+      std::remove_if(plan.touchpoints.begin(), plan.touchpoints.end(),
+                     [&](const Touchpoint& t) {
+                       return t.pattern == "cpp_compat.stream-rewire" && bridged.count({t.path, t.line}) > 0;
+                     }),
+      plan.touchpoints.end());
   plan.validation = planner::InferValidation(files, plan.package);
   planner::RankSimilarForks(experience, plan);
   if (plan.touchpoints.empty())

@@ -2,11 +2,11 @@
 // its files) and produces the guide's four outputs — the migration plan (touchpoints: build files,
 // entry and test scripts, torch.ops/library/_dynamo/profiler call sites, device/stream/distributed/
 // DLPack glue, C++ stream access and APIs others had to bridge, each with file, line, layer, reason and
-// pattern, whether it is changed first or only if needed, and why), the minimal change boundary (kernels, schemas, registrations, layout to keep), the
-// validation path (build, import and smoke commands inferred from the repository, also as a job recipe)
-// and the compat-gap strategy (C++ APIs used here that migrated forks bridged, with those forks). The
-// one or two most similar migrated forks are ranked and their pattern occurrences cited as worked
-// examples. Pure: what migrated forks did comes in as values (storage builds them); thread-safe.
+// pattern, whether it is changed first or only if needed, and why), the minimal change boundary (kernels, schemas,
+// registrations, layout to keep), the validation path (build, import and smoke commands inferred from the repository,
+// also as a job recipe) and the compat-gap strategy (C++ APIs used here that migrated forks bridged, with those forks).
+// The one or two most similar migrated forks are ranked and their pattern occurrences cited as worked examples. Pure:
+// what migrated forks did comes in as values (storage builds them); thread-safe.
 #pragma once
 
 #include <array>
@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/model/model.h"
 #include "analyzer/classify/rules.h"
+#include "analyzer/model/model.h"
 
 namespace forkscope::analyzer {
 
@@ -80,7 +80,7 @@ struct Touchpoint {
   std::string pattern;                  // the named pattern the change usually takes; "" when none
   std::vector<WorkedExample> examples;  // the same pattern in the most similar forks (line >= 1)
   TouchpointWhen when = TouchpointWhen::kFirst;
-  std::string why;                      // the evidence: the line that matched, what migrated forks did
+  std::string why;  // the evidence: the line that matched, what migrated forks did
 };
 
 struct KeepItem {

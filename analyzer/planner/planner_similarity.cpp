@@ -51,7 +51,8 @@ std::array<int, 5> PlanProfile(const MigrationPlan& plan) {
   std::array<int, 5> out{};
   std::set<std::pair<Layer, std::string>> files;
   for (const auto& t : plan.touchpoints)
-    if (t.when == TouchpointWhen::kFirst && files.insert({t.layer, t.path}).second) out[static_cast<size_t>(t.layer)] += 1;
+    if (t.when == TouchpointWhen::kFirst && files.insert({t.layer, t.path}).second)
+      out[static_cast<size_t>(t.layer)] += 1;
   return out;
 }
 

@@ -107,8 +107,8 @@ Status ReadLists(const json& doc, CarryResult& r) {
     CarryCommit c;
     FS_RETURN_IF_ERROR(Read(e, "fork_sha", c.fork_sha));
     FS_RETURN_IF_ERROR(Read(e, "subject", c.subject));
-    FS_RETURN_IF_ERROR(ReadEnum(e, "state", &CarryCommitStateFromName, c.state,
-                                "applied, dropped, conflict or not_reached"));
+    FS_RETURN_IF_ERROR(
+        ReadEnum(e, "state", &CarryCommitStateFromName, c.state, "applied, dropped, conflict or not_reached"));
     FS_RETURN_IF_ERROR(Read(e, "candidate_sha", c.candidate_sha, true));
     r.commits.push_back(std::move(c));
   }

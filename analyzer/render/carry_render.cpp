@@ -11,8 +11,8 @@ namespace {
 std::string Short(const std::string& sha) { return sha.substr(0, 7); }
 
 std::string Count(const CarryResult& r, CarryCommitState state) {
-  return std::to_string(std::count_if(r.commits.begin(), r.commits.end(),
-                                      [state](const CarryCommit& c) { return c.state == state; }));
+  return std::to_string(
+      std::count_if(r.commits.begin(), r.commits.end(), [state](const CarryCommit& c) { return c.state == state; }));
 }
 
 std::string CommitCounts(const CarryResult& r) {
@@ -23,9 +23,12 @@ std::string CommitCounts(const CarryResult& r) {
 
 const char* PatchMark(PatchChange p) {
   switch (p) {
-    case PatchChange::kSame: return "=";
-    case PatchChange::kChanged: return "!";
-    case PatchChange::kDropped: return "-";
+    case PatchChange::kSame:
+      return "=";
+    case PatchChange::kChanged:
+      return "!";
+    case PatchChange::kDropped:
+      return "-";
   }
   return "?";
 }
@@ -42,9 +45,12 @@ std::string StopCommit(const CarryResult& r) {
 
 std::string StateLine(const CarryResult& r) {
   switch (r.state) {
-    case CarryState::kClean: return "clean: candidate " + r.candidate_sha + "\n  ref " + r.candidate_ref;
-    case CarryState::kConflict: return "conflict: stopped at fork commit " + StopCommit(r);
-    case CarryState::kUpToDate: return "up to date: the fork already sits on the target";
+    case CarryState::kClean:
+      return "clean: candidate " + r.candidate_sha + "\n  ref " + r.candidate_ref;
+    case CarryState::kConflict:
+      return "conflict: stopped at fork commit " + StopCommit(r);
+    case CarryState::kUpToDate:
+      return "up to date: the fork already sits on the target";
   }
   return "";
 }
@@ -53,9 +59,12 @@ std::string StateLine(const CarryResult& r) {
 std::string Cell(const std::string& text) {
   std::string out;
   for (char c : text) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n' || c == '\r') out += ' ';
-    else out += c;
+    if (c == '|')
+      out += "\\|";
+    else if (c == '\n' || c == '\r')
+      out += ' ';
+    else
+      out += c;
   }
   return out;
 }
@@ -137,8 +146,8 @@ std::string DeletionSummary(const ConflictSummary& s, const CarryRenderOptions& 
 
 void TextRegion(const ConflictRegion& g, const CarryRenderOptions& o, std::string& out) {
   out += "    region at base line " + std::to_string(g.base_start) + (g.truncated ? " (cut)" : "") + "\n";
-  for (const auto& [name, lines] : {std::pair{"base", &g.base_lines}, std::pair{"upstream", &g.upstream_lines},
-                                    std::pair{"fork", &g.fork_lines}}) {
+  for (const auto& [name, lines] :
+       {std::pair{"base", &g.base_lines}, std::pair{"upstream", &g.upstream_lines}, std::pair{"fork", &g.fork_lines}}) {
     out += std::string("      ") + name + ":\n";
     bool cut = false;
     for (const auto& l : SideLines(*lines, o, cut)) out += "        | " + l + "\n";
@@ -169,10 +178,10 @@ void TextCommits(const CarryResult& r, const CarryRenderOptions& o, std::string&
 
 void MarkdownRegion(const ConflictRegion& g, const CarryRenderOptions& o, std::string& out) {
   std::string fence = Fence(g);
-  out += "\nRegion at base line " + std::to_string(g.base_start) + (g.truncated ? " (cut at the line cap)" : "") +
-         ":\n\n";
-  for (const auto& [name, lines] : {std::pair{"Base", &g.base_lines}, std::pair{"Upstream", &g.upstream_lines},
-                                    std::pair{"Fork", &g.fork_lines}}) {
+  out +=
+      "\nRegion at base line " + std::to_string(g.base_start) + (g.truncated ? " (cut at the line cap)" : "") + ":\n\n";
+  for (const auto& [name, lines] :
+       {std::pair{"Base", &g.base_lines}, std::pair{"Upstream", &g.upstream_lines}, std::pair{"Fork", &g.fork_lines}}) {
     out += std::string("*") + name + "*\n\n" + fence + "\n";
     bool cut = false;
     for (const auto& l : SideLines(*lines, o, cut)) out += l + "\n";

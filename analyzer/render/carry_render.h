@@ -12,12 +12,12 @@
 namespace forkscope::analyzer {
 
 struct CarryRenderOptions {
-  bool full = false;                 // every conflict, commit and region line (the CLI's --full)
-  size_t max_conflicts = 10;         // conflicts shown with their regions (modify/delete ones are grouped)
-  size_t max_region_lines = 12;      // lines per side of a region
-  size_t max_commits = 30;           // rows of the commit list and of the range-diff
-  size_t max_group_paths = 5;        // paths named per directory group of deletions
-  size_t max_groups = 10;            // directory groups listed per side (the largest)
+  bool full = false;             // every conflict, commit and region line (the CLI's --full)
+  size_t max_conflicts = 10;     // conflicts shown with their regions (modify/delete ones are grouped)
+  size_t max_region_lines = 12;  // lines per side of a region
+  size_t max_commits = 30;       // rows of the commit list and of the range-diff
+  size_t max_group_paths = 5;    // paths named per directory group of deletions
+  size_t max_groups = 10;        // directory groups listed per side (the largest)
 };
 
 std::string RenderCarryText(const CarryResult& result, const CarryRenderOptions& options = {});

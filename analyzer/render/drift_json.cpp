@@ -19,7 +19,10 @@ using nlohmann::json;
 json TouchToJson(const UpstreamTouch& t) {
   json layers = json::array();
   for (Layer l : t.layers) layers.push_back(LayerName(l));
-  return json{{"sha", t.sha}, {"subject", t.subject}, {"date", FormatUtcSeconds(t.date)}, {"paths", t.paths},
+  return json{{"sha", t.sha},
+              {"subject", t.subject},
+              {"date", FormatUtcSeconds(t.date)},
+              {"paths", t.paths},
               {"layers", layers}};
 }
 
@@ -144,7 +147,9 @@ nlohmann::json DriftToJson(const DriftReport& r) {
   for (const auto& t : r.upstream_commits_touching_patched) touches.push_back(TouchToJson(t));
   auto nullable = [](const std::string& s) { return s.empty() ? json(nullptr) : json(s); };
   for (const auto& c : r.predicted_conflicts)
-    conflicts.push_back({{"path", c.path}, {"layer", LayerName(c.layer)}, {"kind", ConflictKindName(c.kind)},
+    conflicts.push_back({{"path", c.path},
+                         {"layer", LayerName(c.layer)},
+                         {"kind", ConflictKindName(c.kind)},
                          {"deleted_by", nullable(c.deleted_by)}});
   const DriftRiskTerms terms = RiskTermsOf(r);
   auto round2 = [](double x) { return std::round(x * 100.0) / 100.0; };
@@ -167,11 +172,12 @@ nlohmann::json DriftToJson(const DriftReport& r) {
               {"predicted_conflicts", conflicts},
               {"redundant_hunks", redundant},
               {"risk", r.risk},
-              {"risk_terms", {{"conflicts", round2(terms.conflicts)},
-                              {"touching", round2(terms.touching)},
-                              {"redundant", round2(terms.redundant)},
-                              {"behind", round2(terms.behind)},
-                              {"age", round2(terms.age)}}},
+              {"risk_terms",
+               {{"conflicts", round2(terms.conflicts)},
+                {"touching", round2(terms.touching)},
+                {"redundant", round2(terms.redundant)},
+                {"behind", round2(terms.behind)},
+                {"age", round2(terms.age)}}},
               {"computed_at", FormatUtcSeconds(r.computed_at)},
               {"notices", r.notices}};
 }

@@ -24,9 +24,12 @@ std::string JoinPaths(const UpstreamTouch& t, const char* open, const char* clos
 std::string Cell(const std::string& text) {
   std::string out;
   for (char c : text) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n' || c == '\r') out += ' ';
-    else out += c;
+    if (c == '|')
+      out += "\\|";
+    else if (c == '\n' || c == '\r')
+      out += ' ';
+    else
+      out += c;
   }
   return out;
 }
@@ -68,7 +71,8 @@ std::string BaseOrigin(const DriftReport& r) {
 std::string RiskTerms(const DriftReport& r) {
   const DriftRiskTerms t = RiskTermsOf(r);
   return OneDecimal(t.conflicts) + " for " +
-         Count(r.predicted_conflicts.size(), "predicted conflict", "predicted conflicts") + " (10 each) + " + OneDecimal(t.touching) + " for " +
+         Count(r.predicted_conflicts.size(), "predicted conflict", "predicted conflicts") + " (10 each) + " +
+         OneDecimal(t.touching) + " for " +
          Count(r.upstream_commits_touching_patched.size(), "upstream commit", "upstream commits") +
          " touching patched files (3 each) + " + OneDecimal(t.redundant) + " for " +
          Count(r.redundant_hunks.size(), "redundant hunk", "redundant hunks") + " (1 each) + " + OneDecimal(t.behind) +
@@ -92,8 +96,8 @@ std::string RenderDriftText(const DriftReport& r) {
          " (upstream commits since the " + BaseWord(r) + ")\n";
   out += "  " + BaseWord(r) + " " + Short(r.merge_base) + " of " + Date(r.merge_base_time) + ": " + AgeText(r) + "\n";
   out += "  risk " + OneDecimal(r.risk) + " (" + kRiskMeaning + ")\n    = " + RiskTerms(r) + "\n";
-  out += "upstream commits touching patched files: " + std::to_string(r.upstream_commits_touching_patched.size()) +
-         "\n";
+  out +=
+      "upstream commits touching patched files: " + std::to_string(r.upstream_commits_touching_patched.size()) + "\n";
   for (const auto& t : r.upstream_commits_touching_patched)
     out += "  " + Short(t.sha) + " " + Date(t.date) + " " + t.subject + "\n    " + JoinPaths(t, "", "") + "\n";
   out += "predicted conflicts: " + std::to_string(r.predicted_conflicts.size()) + "\n";
@@ -114,8 +118,8 @@ std::string RenderDriftMarkdown(const DriftReport& r) {
   out += "| Ahead / behind | " + std::to_string(r.ahead) + " ahead, " + std::to_string(r.behind) +
          " behind (upstream commits since the " + BaseWord(r) + ") |\n";
   out += std::string("| ") + (BaseWord(r) == "merge-base" ? "Merge-base" : "Base") + " | `" + Short(r.merge_base) +
-         "` of " + Date(r.merge_base_time) + ": " + AgeText(r) +
-         (BaseOrigin(r).empty() ? "" : "; " + BaseOrigin(r)) + " |\n";
+         "` of " + Date(r.merge_base_time) + ": " + AgeText(r) + (BaseOrigin(r).empty() ? "" : "; " + BaseOrigin(r)) +
+         " |\n";
   out += "| Risk | **" + OneDecimal(r.risk) + "** (" + kRiskMeaning + ") = " + RiskTerms(r) + " |\n\n";
   out += "## Upstream commits touching patched files (" + std::to_string(r.upstream_commits_touching_patched.size()) +
          ")\n\n";

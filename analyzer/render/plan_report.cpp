@@ -1,8 +1,8 @@
 // Renderers of a MigrationPlan: JSON (docs/planner.md), Markdown, and the validation path as a job
 // recipe in TOML.
 #include <cmath>
-#include <nlohmann/json.hpp>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "analyzer/planner/planner.h"
@@ -57,14 +57,16 @@ void MarkdownTouchpoints(const MigrationPlan& plan, std::ostringstream& md) {
   md << "## 1. Migration plan: where the first round of changes goes\n\n";
   std::vector<const Touchpoint*> first, if_needed;
   for (const auto& t : plan.touchpoints) (t.when == TouchpointWhen::kFirst ? first : if_needed).push_back(&t);
-  if (first.empty()) md << "No first-round touchpoint found.\n\n";
-  else md << "| layer | file:line | pattern | what to do | why | worked example |\n|---|---|---|---|---|---|\n";
+  if (first.empty())
+    md << "No first-round touchpoint found.\n\n";
+  else
+    md << "| layer | file:line | pattern | what to do | why | worked example |\n|---|---|---|---|---|---|\n";
   for (const Touchpoint* t : first) {
     std::string example;
     for (const auto& e : t->examples) example += (example.empty() ? "" : "; ") + Example(e);
     md << "| " << LayerName(t->layer) << " | " << Code(t->path + ":" + std::to_string(t->line)) << " | "
-       << (t->pattern.empty() ? "" : Code(t->pattern)) << " | " << Escape(t->reason) << " | " << Escape(t->why)
-       << " | " << Escape(example) << " |\n";
+       << (t->pattern.empty() ? "" : Code(t->pattern)) << " | " << Escape(t->reason) << " | " << Escape(t->why) << " | "
+       << Escape(example) << " |\n";
   }
   if (!first.empty()) md << "\n";
   if (if_needed.empty()) return;
@@ -82,8 +84,7 @@ void MarkdownTouchpoints(const MigrationPlan& plan, std::ostringstream& md) {
     md << "- " << Code(t.path) << " line" << (items.size() > 1 ? "s " : " ");
     for (size_t i = 0; i < items.size() && i < kLinesListed; ++i) md << (i ? ", " : "") << items[i]->line;
     if (items.size() > kLinesListed) md << " and " << items.size() - kLinesListed << " more";
-    md << " (" << LayerName(t.layer) << (t.pattern.empty() ? "" : ", " + Code(t.pattern)) << "): " << t.reason
-       << "\n";
+    md << " (" << LayerName(t.layer) << (t.pattern.empty() ? "" : ", " + Code(t.pattern)) << "): " << t.reason << "\n";
   }
   md << "\n";
 }
@@ -161,10 +162,8 @@ json PlanToJson(const MigrationPlan& plan) {
     json& counts = t.when == TouchpointWhen::kFirst ? first : if_needed;
     counts[LayerName(t.layer)] = counts[LayerName(t.layer)].get<int>() + 1;
   }
-  doc["summary"] = {{"touchpoints", first},
-                    {"if_needed", if_needed},
-                    {"keep", plan.keep.size()},
-                    {"compat_gaps", plan.gaps.size()}};
+  doc["summary"] = {
+      {"touchpoints", first}, {"if_needed", if_needed}, {"keep", plan.keep.size()}, {"compat_gaps", plan.gaps.size()}};
   json& touchpoints = doc["touchpoints"] = json::array();
   for (const auto& t : plan.touchpoints)
     touchpoints.push_back({{"path", t.path},

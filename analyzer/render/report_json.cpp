@@ -129,8 +129,8 @@ json SummaryToJson(const Analysis& analysis) {
   json layers = json::object();
   for (Layer layer : kAllLayers) {
     const LayerSummary& s = SummaryOf(analysis, layer);
-    layers[LayerName(layer)] = {{"files", s.files}, {"hunks", s.hunks}, {"additions", s.additions},
-                                {"deletions", s.deletions}};
+    layers[LayerName(layer)] = {
+        {"files", s.files}, {"hunks", s.hunks}, {"additions", s.additions}, {"deletions", s.deletions}};
   }
   const Totals t = ComputeTotals(analysis);
   json j = json::object();
@@ -161,8 +161,11 @@ json CompatGapToJson(const CompatGap& gap) {
 json StyleEvidenceToJson(const StyleEvidence& e) {
   json strongest = json::array();
   for (const StyleSignal& s : e.strongest)
-    strongest.push_back({{"style", MigrationStyleName(s.style)}, {"signal", Str(s.signal)}, {"path", Str(s.path)},
-                         {"line", s.line}, {"weight", s.weight}});
+    strongest.push_back({{"style", MigrationStyleName(s.style)},
+                         {"signal", Str(s.signal)},
+                         {"path", Str(s.path)},
+                         {"line", s.line},
+                         {"weight", s.weight}});
   json j = json::object();
   j["compat"] = {{"hunks", e.compat_hunks}, {"lines", e.compat_lines}};
   j["native"] = {{"hunks", e.native_hunks}, {"lines", e.native_lines}};
@@ -174,8 +177,8 @@ json StyleEvidenceToJson(const StyleEvidence& e) {
 void FindingsToJson(const Analysis& analysis, json& doc) {
   json& patterns = doc["patterns"] = json::array();
   for (const PatternCount& p : analysis.patterns)
-    patterns.push_back({{"id", Str(p.id)}, {"layer", LayerName(p.layer)}, {"description", Str(p.description)},
-                        {"count", p.count}});
+    patterns.push_back(
+        {{"id", Str(p.id)}, {"layer", LayerName(p.layer)}, {"description", Str(p.description)}, {"count", p.count}});
   json& violations = doc["violations"] = json::array();
   for (const Violation& v : analysis.violations) {
     // The message as a code (the rule) and its parameters: docs/openapi.yaml, MessageCode.
@@ -196,8 +199,12 @@ void FindingsToJson(const Analysis& analysis, json& doc) {
   for (const CompatGap& g : analysis.compat_gaps) gaps.push_back(CompatGapToJson(g));
   json& moves = doc["moves"] = json::array();
   for (const TreeMove& m : analysis.moves)
-    moves.push_back({{"kind", Str(m.kind)}, {"from", Str(m.from)}, {"to", Str(m.to)}, {"files", m.files},
-                     {"verbatim", m.verbatim}, {"adapted", m.adapted}});
+    moves.push_back({{"kind", Str(m.kind)},
+                     {"from", Str(m.from)},
+                     {"to", Str(m.to)},
+                     {"files", m.files},
+                     {"verbatim", m.verbatim},
+                     {"adapted", m.adapted}});
 }
 
 }  // namespace

@@ -100,8 +100,7 @@ Status ReadLayer(const json& obj, const std::string& where, const std::string& k
   return Status::Ok();
 }
 
-Status ReadTyped(const json& obj, const std::string& where, const std::string& key, bool want_array,
-                 const json*& out) {
+Status ReadTyped(const json& obj, const std::string& where, const std::string& key, bool want_array, const json*& out) {
   FS_RETURN_IF_ERROR(Find(obj, where, key, out));
   if (want_array && !out->is_array()) return IllTyped(KeyPath(where, key), "an array");
   if (!want_array && !out->is_object()) return IllTyped(KeyPath(where, key), "an object");
@@ -349,10 +348,16 @@ Status ReadFindings(const json& doc, Analysis& a) {
   FS_RETURN_IF_ERROR(ForEachObject(doc, "", "compat_gaps", [&](const json& o, const std::string& at) {
     CompatGap& g = a.compat_gaps.emplace_back();
     FS_RETURN_IF_ERROR(ReadInt(o, at, "line", g.line));
-    const std::pair<const char*, std::string*> fields[] = {
-        {"path", &g.path},     {"api", &g.api},       {"bridge", &g.bridge},
-        {"scope", &g.scope},   {"removal", &g.removal}, {"issue", &g.issue}, {"reproduction", &g.reproduction},
-        {"origin", &g.origin}, {"forwarded", &g.forwarded}, {"applied_upstream", &g.applied_upstream}};
+    const std::pair<const char*, std::string*> fields[] = {{"path", &g.path},
+                                                           {"api", &g.api},
+                                                           {"bridge", &g.bridge},
+                                                           {"scope", &g.scope},
+                                                           {"removal", &g.removal},
+                                                           {"issue", &g.issue},
+                                                           {"reproduction", &g.reproduction},
+                                                           {"origin", &g.origin},
+                                                           {"forwarded", &g.forwarded},
+                                                           {"applied_upstream", &g.applied_upstream}};
     for (const auto& [key, field] : fields) FS_RETURN_IF_ERROR(ReadNullableString(o, at, key, *field));
     return Status::Ok();
   }));

@@ -26,11 +26,16 @@ namespace {
 
 const char* LayerMeaning(Layer layer) {
   switch (layer) {
-    case Layer::kKernel: return "framework-independent kernels and algorithms";
-    case Layer::kBuild: return "build and packaging";
-    case Layer::kCppCompat: return "C++ compat API and operator registration";
-    case Layer::kPython: return "Python wrappers, runtime glue and tests";
-    case Layer::kOther: return "docs, licences, assets, editor config";
+    case Layer::kKernel:
+      return "framework-independent kernels and algorithms";
+    case Layer::kBuild:
+      return "build and packaging";
+    case Layer::kCppCompat:
+      return "C++ compat API and operator registration";
+    case Layer::kPython:
+      return "Python wrappers, runtime glue and tests";
+    case Layer::kOther:
+      return "docs, licences, assets, editor config";
   }
   return "";
 }
@@ -76,9 +81,12 @@ std::string RepoName(const std::string& url) {
 std::string Cell(std::string_view text) {
   std::string out;
   for (char c : text) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n' || c == '\r') out += ' ';
-    else out += c;
+    if (c == '|')
+      out += "\\|";
+    else if (c == '\n' || c == '\r')
+      out += ' ';
+    else
+      out += c;
   }
   return out;
 }
@@ -91,9 +99,7 @@ std::string Code(std::string_view text) {
 
 std::string OrDash(const std::string& s) { return s.empty() ? "—" : s; }
 
-std::string Plural(int n, const char* one, const char* many) {
-  return std::to_string(n) + " " + (n == 1 ? one : many);
-}
+std::string Plural(int n, const char* one, const char* many) { return std::to_string(n) + " " + (n == 1 ? one : many); }
 
 std::string FileName(const std::string& path) {
   const size_t slash = path.rfind('/');
@@ -139,12 +145,15 @@ std::optional<std::string> GuessPackage(const Analysis& a) {
     const std::string top(path.substr(0, slash));
     if (!IsIdentifier(top) || IsNonPackageDirectory(top)) continue;
     auto it = std::find_if(counts.begin(), counts.end(), [&](const auto& c) { return c.first == top; });
-    if (it == counts.end()) counts.emplace_back(top, 1);
-    else ++it->second;
+    if (it == counts.end())
+      counts.emplace_back(top, 1);
+    else
+      ++it->second;
   }
   if (counts.empty()) return std::nullopt;
   return std::max_element(counts.begin(), counts.end(),
-                          [](const auto& x, const auto& y) { return x.second < y.second; })->first;
+                          [](const auto& x, const auto& y) { return x.second < y.second; })
+      ->first;
 }
 
 // The build command of the validation path, from the build files the fork changed.
@@ -154,8 +163,9 @@ std::string BuildStep(const Analysis& a) {
   for (const FileChange& f : a.files) {
     if (f.status == FileStatus::kDeleted) continue;
     if (f.path == "setup.py")
-      return std::string("`pip install -e . --no-build-isolation` (or `python setup.py build_ext --inplace`); "
-                         "`setup.py` changed, and a build that ") +
+      return std::string(
+                 "`pip install -e . --no-build-isolation` (or `python setup.py build_ext --inplace`); "
+                 "`setup.py` changed, and a build that ") +
              (a.style == MigrationStyle::kCompat ? "calls `paddle.enable_compat()`" : "imports `paddle`") +
              " needs Paddle in the build environment, hence no build isolation";
     if (FileName(f.path) == "setup_ops.py") setup_ops = true;
@@ -166,8 +176,8 @@ std::string BuildStep(const Analysis& a) {
   if (setup_ops) return "`python setup_ops.py install` (Paddle custom-op build script)";
   if (pyproject) return "`pip install -e . --no-build-isolation` (`pyproject.toml` changed)";
   if (!nested_setup.empty())
-    return "`cd " + nested_setup.substr(0, nested_setup.size() - 9) +
-           " && pip install -e . --no-build-isolation` (`" + nested_setup + "` changed)";
+    return "`cd " + nested_setup.substr(0, nested_setup.size() - 9) + " && pip install -e . --no-build-isolation` (`" +
+           nested_setup + "` changed)";
   if (cmake) return "`cmake -S . -B build && cmake --build build` (`CMakeLists.txt` changed)";
   return "build the package the way upstream documents it, in an environment with Paddle installed "
          "(for a Python package: `pip install -e . --no-build-isolation`)";
@@ -226,10 +236,10 @@ std::string BaseDescription(const Analysis& a) {
   if (a.base_source == BaseSource::kSearched && a.base_distance) {
     const BaseDistance& d = *a.base_distance;
     s += "; keeps " + std::to_string(d.kept_lines) + " of the fork's " + Plural(d.fork_lines, "line", "lines");
-    if (d.equivalent_commits > 0)
-      s += " (as do " + Plural(d.equivalent_commits, "other commit", "other commits") + ")";
+    if (d.equivalent_commits > 0) s += " (as do " + Plural(d.equivalent_commits, "other commit", "other commits") + ")";
     if (!d.runner_up.empty())
-      s += "; runner-up " + Code(ShortSha(d.runner_up)) + " keeps " + Plural(d.margin_lines, "line", "lines") + " fewer";
+      s +=
+          "; runner-up " + Code(ShortSha(d.runner_up)) + " keeps " + Plural(d.margin_lines, "line", "lines") + " fewer";
     if (!d.confidence.empty())
       s += "; confidence **" + d.confidence + "**" + (d.confidence_reason.empty() ? "" : ": " + d.confidence_reason);
   }
@@ -238,10 +248,14 @@ std::string BaseDescription(const Analysis& a) {
 
 std::string StyleDescription(MigrationStyle style) {
   switch (style) {
-    case MigrationStyle::kCompat: return "compat (Paddle's torch compatibility layer)";
-    case MigrationStyle::kNative: return "native (ported to Paddle's own custom-op API)";
-    case MigrationStyle::kMixed: return "mixed (compat layer and Paddle's own API, both with substantial weight)";
-    case MigrationStyle::kNone: return "none (no Paddle migration found)";
+    case MigrationStyle::kCompat:
+      return "compat (Paddle's torch compatibility layer)";
+    case MigrationStyle::kNative:
+      return "native (ported to Paddle's own custom-op API)";
+    case MigrationStyle::kMixed:
+      return "mixed (compat layer and Paddle's own API, both with substantial weight)";
+    case MigrationStyle::kNone:
+      return "none (no Paddle migration found)";
   }
   return "none";
 }
@@ -276,8 +290,8 @@ void RenderHeader(const Analysis& a, const std::string& fork_name, std::ostrings
 }
 
 std::string FilePathCell(const FileChange& f) {
-  std::string s = IsRenameOrCopy(f.status) && !f.old_path.empty() ? Code(f.old_path) + " → " + Code(f.path)
-                                                                  : Code(f.path);
+  std::string s =
+      IsRenameOrCopy(f.status) && !f.old_path.empty() ? Code(f.old_path) + " → " + Code(f.path) : Code(f.path);
   if (!f.moved_from.empty()) s += " (moved from " + Code(f.moved_from) + ")";
   if (!f.copied_from.empty()) s += " (copied from " + Code(f.copied_from) + ")";
   if (f.truncated) s += " (diff truncated)";
@@ -336,11 +350,13 @@ void RenderSummary(const Analysis& a, std::ostringstream& md) {
   const Totals totals = ComputeTotals(a);
   int by_severity[3] = {0, 0, 0};
   for (const Violation& v : a.violations) ++by_severity[static_cast<int>(v.severity)];
-  const auto no_removal = std::count_if(a.compat_gaps.begin(), a.compat_gaps.end(),
-                                        [](const CompatGap& g) { return g.removal.empty(); });
+  const auto no_removal =
+      std::count_if(a.compat_gaps.begin(), a.compat_gaps.end(), [](const CompatGap& g) { return g.removal.empty(); });
   md << "## Summary\n\n"
      << Plural(totals.files, "file", "files") << " changed (+" << totals.additions << " / −" << totals.deletions
-     << "); " << Plural(static_cast<int>(a.violations.size()), "minimal-modification violation", "minimal-modification violations")
+     << "); "
+     << Plural(static_cast<int>(a.violations.size()), "minimal-modification violation",
+               "minimal-modification violations")
      << " (" << Plural(by_severity[0], "error", "errors") << ", " << Plural(by_severity[1], "warning", "warnings")
      << ", " << Plural(by_severity[2], "note", "notes") << "); "
      << Plural(static_cast<int>(a.compat_gaps.size()), "compat-gap workaround", "compat-gap workarounds");
@@ -357,8 +373,10 @@ void RenderSummary(const Analysis& a, std::ostringstream& md) {
 
 void RenderPatterns(const Analysis& a, std::ostringstream& md) {
   md << "## Patterns\n\n";
-  if (a.patterns.empty()) md << "None.\n\n";
-  else md << "| Pattern | Layer | Count | Description |\n|---|---|---:|---|\n";
+  if (a.patterns.empty())
+    md << "None.\n\n";
+  else
+    md << "| Pattern | Layer | Count | Description |\n|---|---|---:|---|\n";
   for (const PatternCount& p : a.patterns)
     md << "| " << Cell(Code(p.id)) << " | " << LayerName(p.layer) << " | " << p.count << " | " << Cell(p.description)
        << " |\n";
@@ -367,8 +385,10 @@ void RenderPatterns(const Analysis& a, std::ostringstream& md) {
 
 void RenderViolations(const Analysis& a, std::ostringstream& md) {
   md << "## Minimal-modification violations\n\n";
-  if (a.violations.empty()) md << "None.\n\n";
-  else md << "| Rule | Where | Message | Severity |\n|---|---|---|---|\n";
+  if (a.violations.empty())
+    md << "None.\n\n";
+  else
+    md << "| Rule | Where | Message | Severity |\n|---|---|---|---|\n";
   for (const Violation& v : a.violations)
     md << "| " << Cell(Code(v.rule)) << " | " << Cell(Code(v.line > 0 ? v.path + ":" + std::to_string(v.line) : v.path))
        << " | " << Cell(v.message) << " | " << SeverityName(v.severity) << " |\n";
@@ -381,8 +401,8 @@ void RenderCompatGaps(const Analysis& a, std::ostringstream& md) {
     md << "None.\n\n";
     return;
   }
-  const auto missing = std::count_if(a.compat_gaps.begin(), a.compat_gaps.end(),
-                                     [](const CompatGap& g) { return g.removal.empty(); });
+  const auto missing =
+      std::count_if(a.compat_gaps.begin(), a.compat_gaps.end(), [](const CompatGap& g) { return g.removal.empty(); });
   md << "Every workaround should state what it covers, when it can be deleted, and whether a Paddle issue "
         "is needed";
   if (missing > 0) md << "; " << missing << " of " << a.compat_gaps.size() << " lack a removal condition";

@@ -57,8 +57,8 @@ std::string RenderTextSummary(const Analysis& a) {
   std::ostringstream out;
   out << "fork " << OrQuestion(a.fork.branch) << "@" << OrQuestion(ShortSha(a.fork.sha)) << " vs upstream "
       << OrQuestion(a.upstream.branch) << "@" << OrQuestion(ShortSha(a.upstream.sha)) << "\n"
-      << "merge-base " << OrQuestion(ShortSha(a.merge_base)) << " (" << OrQuestion(BaseSourceName(a.base_source)) << "), "
-      << a.ahead << " ahead, " << a.behind << " behind, style " << MigrationStyleName(a.style)
+      << "merge-base " << OrQuestion(ShortSha(a.merge_base)) << " (" << OrQuestion(BaseSourceName(a.base_source))
+      << "), " << a.ahead << " ahead, " << a.behind << " behind, style " << MigrationStyleName(a.style)
       << (a.style == MigrationStyle::kNone ? " (no Paddle migration found)" : "") << ", "
       << (a.cached ? "cached" : "fresh") << "\n";
   if (a.base_source == BaseSource::kSearched && a.base_distance) {
@@ -87,11 +87,13 @@ std::string RenderTextSummary(const Analysis& a) {
   for (const PatternCount& p : a.patterns) patterns.emplace_back(p.id, p.count);
   for (const Violation& v : a.violations) {
     auto it = std::find_if(rules.begin(), rules.end(), [&](const auto& r) { return r.first == v.rule; });
-    if (it == rules.end()) rules.emplace_back(v.rule, 1);
-    else ++it->second;
+    if (it == rules.end())
+      rules.emplace_back(v.rule, 1);
+    else
+      ++it->second;
   }
-  const auto no_removal = std::count_if(a.compat_gaps.begin(), a.compat_gaps.end(),
-                                        [](const CompatGap& g) { return g.removal.empty(); });
+  const auto no_removal =
+      std::count_if(a.compat_gaps.begin(), a.compat_gaps.end(), [](const CompatGap& g) { return g.removal.empty(); });
   out << "patterns: " << CountList(patterns, 5) << "\n"
       << "violations: " << CountList(rules, 10) << "\n"
       << "compat gaps: " << a.compat_gaps.size();

@@ -113,10 +113,11 @@ Message CompatGapMessage(const CompatGap& gap) {
   m += gap.bridge.empty() ? "; no bridge named" : "; bridged with " + gap.bridge;
   m += gap.removal.empty() ? "; no removal condition stated" : "; remove when " + gap.removal;
   if (!gap.issue.empty()) m += " (" + gap.issue + ")";
-  Message message{m + ".", "gap",
-                  "Compat gap: '{0}' is missing in Paddle; bridge: '{1}'; removal condition: '{2}'",
-                  {api, gap.bridge.empty() ? "none named" : gap.bridge,
-                   gap.removal.empty() ? "none stated" : gap.removal}};
+  Message message{
+      m + ".",
+      "gap",
+      "Compat gap: '{0}' is missing in Paddle; bridge: '{1}'; removal condition: '{2}'",
+      {api, gap.bridge.empty() ? "none named" : gap.bridge, gap.removal.empty() ? "none stated" : gap.removal}};
   if (!gap.issue.empty()) {
     message.kind = "gap-issue";
     message.format += "; Paddle issue: '{3}'";
@@ -168,12 +169,13 @@ class RuleTable {
 json MakeResult(RuleTable& rules, QuotedLines& quoted, const std::string& rule, const char* level,
                 const std::string& path, int line, const std::string& snippet, const Message& message) {
   const int index = rules.IndexOf(rule, message.text, level);
-  return {{"ruleId", rule},
-          {"ruleIndex", index},
-          {"level", level},
-          {"message", {{"text", message.text}, {"id", rules.MessageId(index, message)}, {"arguments", message.arguments}}},
-          {"locations", json::array({{{"physicalLocation", quoted.PhysicalLocation(path, line, snippet)}}})},
-          {"partialFingerprints", {{"forkscope/v1", Fingerprint({rule, path, message.text})}}}};
+  return {
+      {"ruleId", rule},
+      {"ruleIndex", index},
+      {"level", level},
+      {"message", {{"text", message.text}, {"id", rules.MessageId(index, message)}, {"arguments", message.arguments}}},
+      {"locations", json::array({{{"physicalLocation", quoted.PhysicalLocation(path, line, snippet)}}})},
+      {"partialFingerprints", {{"forkscope/v1", Fingerprint({rule, path, message.text})}}}};
 }
 
 // A violation at its rule's severity, with the baseline's fingerprint, a grouped finding's files as
@@ -190,10 +192,10 @@ json ViolationResult(RuleTable& rules, QuotedLines& quoted, const Violation& v, 
   if (!v.files.empty()) {
     json related = json::array();
     for (size_t i = 0; i < v.files.size(); ++i)
-      related.push_back({{"id", static_cast<int>(i)},
-                         {"physicalLocation", quoted.PhysicalLocation(v.files[i], 0)},
-                         {"message", {{"text", "One of the " + std::to_string(v.files.size()) + " files under " +
-                                                   v.path + "."}}}});
+      related.push_back(
+          {{"id", static_cast<int>(i)},
+           {"physicalLocation", quoted.PhysicalLocation(v.files[i], 0)},
+           {"message", {{"text", "One of the " + std::to_string(v.files.size()) + " files under " + v.path + "."}}}});
     result["relatedLocations"] = std::move(related);
   }
   if (!baselined) return result;
@@ -216,8 +218,8 @@ void AddProvenance(const Analysis& analysis, const SarifSource& source, json* ru
   if (!analysis.merge_base.empty()) props["mergeBase"] = analysis.merge_base;
   if (!analysis.rules_version.empty()) props["rulesVersion"] = analysis.rules_version;
   (*run)["properties"] = std::move(props);
-  const std::string repository = sarif_internal::RepositoryUri(
-      source.repository_uri.empty() ? fork.url : source.repository_uri);
+  const std::string repository =
+      sarif_internal::RepositoryUri(source.repository_uri.empty() ? fork.url : source.repository_uri);
   if (!repository.empty()) {
     json vcs = {{"repositoryUri", repository}, {"revisionId", fork.sha}, {"mappedTo", {{"uriBaseId", "%SRCROOT%"}}}};
     if (!fork.branch.empty() && fork.branch != "HEAD") vcs["branch"] = fork.branch;
@@ -245,8 +247,7 @@ json RenderSarif(const Analysis& analysis, const std::vector<bool>& baselined, c
     results.push_back(ViolationResult(rules, quoted, analysis.violations[i], state));
   }
   for (const CompatGap& gap : analysis.compat_gaps)
-    results.push_back(
-        MakeResult(rules, quoted, kCompatGapRule, "note", gap.path, gap.line, "", CompatGapMessage(gap)));
+    results.push_back(MakeResult(rules, quoted, kCompatGapRule, "note", gap.path, gap.line, "", CompatGapMessage(gap)));
 
   json driver = {{"name", "forkscope"},
                  {"informationUri", "https://github.com/PFCCLab/forkscope"},

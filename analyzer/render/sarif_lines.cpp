@@ -60,8 +60,10 @@ json QuotedLines::PhysicalLocation(const std::string& path, int line, const std:
   const auto& lines = LinesOf(path);
   json region = {{"startLine", at}};
   auto it = lines.find(at);
-  if (it != lines.end()) region["snippet"] = {{"text", it->second}};
-  else if (!known.empty() && line >= 1) region["snippet"] = {{"text", known}};
+  if (it != lines.end())
+    region["snippet"] = {{"text", it->second}};
+  else if (!known.empty() && line >= 1)
+    region["snippet"] = {{"text", known}};
   json location = {{"artifactLocation", {{"uri", PathToUri(path)}, {"uriBaseId", "%SRCROOT%"}}},
                    {"region", std::move(region)}};
   // The context: the known lines next to the region, without gaps, when there is more than the line.

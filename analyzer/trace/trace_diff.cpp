@@ -40,11 +40,16 @@ Result<TensorTrace> ParseTensor(const json& j, const std::string& where) {
     values.reserve(v.size());
     for (const auto& x : v) {
       // NaN and infinities have no JSON number: writers use null / strings "nan", "inf", "-inf".
-      if (x.is_number()) values.push_back(x.get<double>());
-      else if (x.is_null() || x == "nan" || x == "NaN") values.push_back(std::nan(""));
-      else if (x == "inf" || x == "Infinity") values.push_back(INFINITY);
-      else if (x == "-inf" || x == "-Infinity") values.push_back(-INFINITY);
-      else return InvalidArgument(where + ".values must be an array of numbers");
+      if (x.is_number())
+        values.push_back(x.get<double>());
+      else if (x.is_null() || x == "nan" || x == "NaN")
+        values.push_back(std::nan(""));
+      else if (x == "inf" || x == "Infinity")
+        values.push_back(INFINITY);
+      else if (x == "-inf" || x == "-Infinity")
+        values.push_back(-INFINITY);
+      else
+        return InvalidArgument(where + ".values must be an array of numbers");
     }
     t.values = std::move(values);
   }
@@ -69,7 +74,8 @@ Result<std::vector<TensorTrace>> ParseTensors(const json& rec, const char* key, 
 
 Result<std::optional<double>> ParseTol(const json& rec, const char* key) {
   if (!rec.contains(key)) return std::optional<double>();
-  if (!rec[key].is_number() || rec[key].get<double>() < 0) return InvalidArgument(std::string(key) + " must be a number >= 0");
+  if (!rec[key].is_number() || rec[key].get<double>() < 0)
+    return InvalidArgument(std::string(key) + " must be a number >= 0");
   return std::optional<double>(rec[key].get<double>());
 }
 
@@ -132,8 +138,7 @@ std::optional<Divergence> CompareMeta(size_t i, const TraceRecord& r, const Trac
                                       const TensorTrace& mt, const std::string& what) {
   if (rt.shape != mt.shape)
     return Make(i, DivergenceKind::kShape, &r, &m, what + " shape differs", ShapeText(rt.shape), ShapeText(mt.shape));
-  if (rt.dtype != mt.dtype)
-    return Make(i, DivergenceKind::kDtype, &r, &m, what + " dtype differs", rt.dtype, mt.dtype);
+  if (rt.dtype != mt.dtype) return Make(i, DivergenceKind::kDtype, &r, &m, what + " dtype differs", rt.dtype, mt.dtype);
   return std::nullopt;
 }
 
@@ -142,8 +147,8 @@ std::optional<Divergence> CompareValues(size_t i, const TraceRecord& r, const Tr
   std::string tol = " (atol " + NumberText(atol) + ", rtol " + NumberText(rtol) + ")";
   if (rt.values && mt.values) {
     if (rt.values->size() != mt.values->size())
-      return Make(i, DivergenceKind::kShape, &r, &m, what + " element count differs",
-                  std::to_string(rt.values->size()), std::to_string(mt.values->size()));
+      return Make(i, DivergenceKind::kShape, &r, &m, what + " element count differs", std::to_string(rt.values->size()),
+                  std::to_string(mt.values->size()));
     for (size_t k = 0; k < rt.values->size(); ++k) {
       double rv = (*rt.values)[k], mv = (*mt.values)[k];
       if (!Close(mv, rv, atol, rtol))
@@ -157,7 +162,8 @@ std::optional<Divergence> CompareValues(size_t i, const TraceRecord& r, const Tr
     bool same = (rc.is_number() && mc.is_number()) ? Close(mc.get<double>(), rc.get<double>(), atol, rtol) : rc == mc;
     if (!same)
       return Make(i, DivergenceKind::kChecksum, &r, &m, what + " checksum differs" + (rc.is_number() ? tol : ""),
-                  rc.is_string() ? rc.get<std::string>() : rc.dump(), mc.is_string() ? mc.get<std::string>() : mc.dump());
+                  rc.is_string() ? rc.get<std::string>() : rc.dump(),
+                  mc.is_string() ? mc.get<std::string>() : mc.dump());
   } else if (rt.values || rt.checksum || mt.values || mt.checksum) {
     auto form = [](const TensorTrace& t) { return t.values ? "values" : t.checksum ? "checksum" : "nothing"; };
     return Make(i, DivergenceKind::kValue, &r, &m, what + " recorded differently", form(rt), form(mt));
@@ -189,13 +195,20 @@ std::optional<Divergence> CompareRecord(size_t i, const TraceRecord& r, const Tr
 
 const char* DivergenceKindName(DivergenceKind kind) {
   switch (kind) {
-    case DivergenceKind::kOp: return "op";
-    case DivergenceKind::kMissingCall: return "missing_call";
-    case DivergenceKind::kExtraCall: return "extra_call";
-    case DivergenceKind::kShape: return "shape";
-    case DivergenceKind::kDtype: return "dtype";
-    case DivergenceKind::kValue: return "value";
-    case DivergenceKind::kChecksum: return "checksum";
+    case DivergenceKind::kOp:
+      return "op";
+    case DivergenceKind::kMissingCall:
+      return "missing_call";
+    case DivergenceKind::kExtraCall:
+      return "extra_call";
+    case DivergenceKind::kShape:
+      return "shape";
+    case DivergenceKind::kDtype:
+      return "dtype";
+    case DivergenceKind::kValue:
+      return "value";
+    case DivergenceKind::kChecksum:
+      return "checksum";
   }
   return "op";
 }
@@ -244,8 +257,8 @@ TraceDiffResult DiffTraces(const std::vector<TraceRecord>& reference, const std:
     if (r.op != m.op) {
       // One call more or less shows as the next record lining up again.
       if (i + 1 < migrated.size() && migrated[i + 1].op == r.op)
-        result.divergence = Make(i, DivergenceKind::kExtraCall, nullptr, &m, "the migrated run makes an extra call",
-                                 "(none)", m.op);
+        result.divergence =
+            Make(i, DivergenceKind::kExtraCall, nullptr, &m, "the migrated run makes an extra call", "(none)", m.op);
       else if (i + 1 < reference.size() && reference[i + 1].op == m.op)
         result.divergence = Make(i, DivergenceKind::kMissingCall, &r, nullptr,
                                  "the migrated run does not make this call", r.op, "(none)");
@@ -287,7 +300,8 @@ void AttachLayer(Divergence& d, const Analysis* analysis, const Rules* rules, st
   if (d.file.empty()) return;
   if (analysis) {
     for (const auto& f : analysis->files) {
-      bool suffix = d.file.size() > f.path.size() && d.file.compare(d.file.size() - f.path.size(), f.path.size(), f.path) == 0 &&
+      bool suffix = d.file.size() > f.path.size() &&
+                    d.file.compare(d.file.size() - f.path.size(), f.path.size(), f.path) == 0 &&
                     d.file[d.file.size() - f.path.size() - 1] == '/';
       if (f.path == d.file || suffix) {
         d.file = f.path;
@@ -327,8 +341,8 @@ json TraceDiffToJson(const TraceDiffResult& r) {
 }
 
 std::string RenderTraceDiffText(const TraceDiffResult& r) {
-  std::string counts = std::to_string(r.reference_records) + " reference / " + std::to_string(r.migrated_records) +
-                       " migrated records";
+  std::string counts =
+      std::to_string(r.reference_records) + " reference / " + std::to_string(r.migrated_records) + " migrated records";
   if (!r.divergence) return "traces match: " + counts + "\n";
   const Divergence& d = *r.divergence;
   std::string out = "first divergence at record " + std::to_string(d.index) + " (" + DivergenceKindName(d.kind) +
@@ -337,7 +351,8 @@ std::string RenderTraceDiffText(const TraceDiffResult& r) {
   out += "  migrated site:  " + (d.migrated_site.empty() ? "(none)" : d.migrated_site) + "\n";
   if (d.layer)
     out += "  file " + d.file + ": layer " + LayerName(*d.layer) +
-           (d.layer_source == "analysis" ? " (changed by the migration)" : " (by path; not changed by the migration)") + "\n";
+           (d.layer_source == "analysis" ? " (changed by the migration)" : " (by path; not changed by the migration)") +
+           "\n";
   out += "  " + d.detail + ": reference " + d.reference + ", migrated " + d.migrated + "\n";
   out += "  " + std::to_string(r.compared) + " records matched before it; " + counts + "\n";
   return out;

@@ -20,21 +20,21 @@
 #include <string_view>
 #include <vector>
 
-#include "analyzer/model/model.h"
 #include "analyzer/classify/rules.h"
+#include "analyzer/model/model.h"
 #include "base/status.h"
 
 namespace forkscope::analyzer {
 
 struct TensorTrace {
   std::optional<std::vector<int64_t>> shape;
-  std::string dtype;                       // "" when not recorded
+  std::string dtype;  // "" when not recorded
   std::optional<std::vector<double>> values;
   std::optional<nlohmann::json> checksum;  // a string (exact) or a number (within tolerance)
 };
 
 struct TraceRecord {
-  int line = 0;                            // 1-based line in its file
+  int line = 0;  // 1-based line in its file
   std::string site;
   std::string op;
   std::vector<TensorTrace> inputs;
@@ -53,24 +53,24 @@ enum class DivergenceKind { kOp, kMissingCall, kExtraCall, kShape, kDtype, kValu
 const char* DivergenceKindName(DivergenceKind kind);  // "op", "missing_call", "extra_call", ...
 
 struct Divergence {
-  size_t index = 0;             // 0-based record index where the traces part
+  size_t index = 0;  // 0-based record index where the traces part
   DivergenceKind kind = DivergenceKind::kOp;
-  std::string op;               // the reference's op (the migrated one for an extra call)
-  std::string reference_site;   // "" when the reference has no record there
-  std::string migrated_site;    // "" when the migrated trace has no record there
-  std::string detail;           // what differs, one line
-  std::string reference;        // the two values (shape, dtype, element, checksum, op) as text
+  std::string op;              // the reference's op (the migrated one for an extra call)
+  std::string reference_site;  // "" when the reference has no record there
+  std::string migrated_site;   // "" when the migrated trace has no record there
+  std::string detail;          // what differs, one line
+  std::string reference;       // the two values (shape, dtype, element, checksum, op) as text
   std::string migrated;
   // Filled by AttachLayer: the file of the site and the layer it belongs to.
   std::string file;
   std::optional<Layer> layer;
-  std::string layer_source;     // "analysis" (a file the migration changed) or "path" (path rules)
+  std::string layer_source;  // "analysis" (a file the migration changed) or "path" (path rules)
 };
 
 struct TraceDiffResult {
   size_t reference_records = 0;
   size_t migrated_records = 0;
-  size_t compared = 0;          // records that matched before the divergence (all, when identical)
+  size_t compared = 0;  // records that matched before the divergence (all, when identical)
   std::optional<Divergence> divergence;
   bool identical() const { return !divergence.has_value(); }
 };

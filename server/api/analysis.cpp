@@ -1,11 +1,11 @@
 #include "analyzer/integration/integration_render.h"
 #include "analyzer/render/report.h"
 #include "base/text.h"
-#include "server/codec/integration_json.h"
-#include "storage/integrator_store.h"
 #include "server/api/routes.h"
+#include "server/codec/integration_json.h"
 #include "server/codec/json_codec.h"
 #include "server/http/http_server.h"
+#include "storage/integrator_store.h"
 
 namespace forkscope::server {
 namespace {
@@ -98,8 +98,8 @@ void ListFiles(ServerContext& ctx, const httplib::Request& req, httplib::Respons
     FS_ASSIGN_OR_RETURN(auto files, store.ListFiles(*id, filter));
     analyzer::Analysis view;
     view.files = std::move(files);
-    return std::make_shared<const std::string>(json{{"files", analyzer::AnalysisToJson(view)["files"]}}.dump(
-        -1, ' ', false, json::error_handler_t::replace));
+    return std::make_shared<const std::string>(
+        json{{"files", analyzer::AnalysisToJson(view)["files"]}}.dump(-1, ' ', false, json::error_handler_t::replace));
   });
   if (!body.ok()) return SendError(res, body.status());
   res.set_header("ETag", etag);

@@ -32,7 +32,8 @@ Result<GateOptions> ParseGateOptions(const httplib::Request& req) {
   if (!fail_on) return InvalidArgument("fail_on must be error, warning or note");
   o.fail_on = *fail_on;
   for (const char* name : {"format", "fail_on"})
-    if (req.has_param(name)) o.query += (o.query.empty() ? "?" : "&") + std::string(name) + "=" + req.get_param_value(name);
+    if (req.has_param(name))
+      o.query += (o.query.empty() ? "?" : "&") + std::string(name) + "=" + req.get_param_value(name);
   return o;
 }
 
@@ -103,8 +104,7 @@ void Check(ServerContext& ctx, const httplib::Request& req, httplib::Response& r
 
 // The finished check's analysis, as the old synchronous answer showed it: read from the store, shown with
 // the fork's URLs, with the compat-gap annotations stored since counted.
-Result<analyzer::Analysis> CheckedAnalysis(ServerContext& ctx, const storage::TaskRecord& task,
-                                           storage::Store& store) {
+Result<analyzer::Analysis> CheckedAnalysis(ServerContext& ctx, const storage::TaskRecord& task, storage::Store& store) {
   if (!task.analysis_id)
     return NotFound("the analysis of check task '" + task.id + "' is no longer stored; POST /api/v1/check again");
   // With the hunks' lines: SARIF quotes them (its snippets and context regions).
@@ -131,8 +131,8 @@ void GetCheckResult(ServerContext& ctx, const httplib::Request& req, httplib::Re
     return SendError(res, InvalidArgument("task '" + id + "' is a " + storage::TaskKindName(task->kind) +
                                           " task, not a check: it has no verdict (GET /api/v1/tasks/" + id + ")"));
   if (task->state == storage::TaskState::kFailed || task->state == storage::TaskState::kCancelled)
-    return SendError(res, FailedPrecondition("check task '" + id + "' " + storage::TaskStateName(task->state) + ": " +
-                                             task->error));
+    return SendError(
+        res, FailedPrecondition("check task '" + id + "' " + storage::TaskStateName(task->state) + ": " + task->error));
   if (task->state != storage::TaskState::kSucceeded) {
     res.set_header("Retry-After", "1");
     return SendJson(res, 202, TaskToJson(*task));

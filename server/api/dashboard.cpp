@@ -2,8 +2,8 @@
 
 #include <memory>
 
-#include "server/http/http_server.h"
 #include "server/codec/json_codec.h"
+#include "server/http/http_server.h"
 #include "server/http/static_files.h"
 
 namespace forkscope::server {
@@ -33,10 +33,9 @@ void ServeAsset(const StaticFiles& files, const httplib::Request& req, httplib::
 void InstallDashboardRoutes(Router& router) {
   // The assets are public (they hold no data); the pages ask for a token when the API needs one.
   auto files = std::make_shared<StaticFiles>(router.context().config.http.web_dir);
-  router.Add("GET", kAssetPattern, std::nullopt,
-             [files](const httplib::Request& req, httplib::Response& res, storage::Store&) {
-               ServeAsset(*files, req, res);
-             });
+  router.Add(
+      "GET", kAssetPattern, std::nullopt,
+      [files](const httplib::Request& req, httplib::Response& res, storage::Store&) { ServeAsset(*files, req, res); });
 }
 
 }  // namespace forkscope::server

@@ -37,7 +37,8 @@ void ListDrift(const httplib::Request& req, httplib::Response& res, storage::Sto
 
 void ForkDrift(const httplib::Request& req, httplib::Response& res, storage::Store& store) {
   std::string format = req.has_param("format") ? req.get_param_value("format") : "json";
-  if (format != "json" && format != "markdown") return SendError(res, InvalidArgument("format must be json or markdown"));
+  if (format != "json" && format != "markdown")
+    return SendError(res, InvalidArgument("format must be json or markdown"));
   auto history = HistoryParam(req);
   if (!history.ok()) return SendError(res, history.status());
   auto fork = store.GetFork(req.matches[1]);
@@ -45,8 +46,7 @@ void ForkDrift(const httplib::Request& req, httplib::Response& res, storage::Sto
   storage::DriftStore drift(store.db());
   auto latest = drift.Latest(fork->id);
   if (!latest.ok()) return SendError(res, latest.status());
-  if (!*latest)
-    return SendError(res, NotFound("fork '" + fork->name + "' has no drift report yet; POST its /sync"));
+  if (!*latest) return SendError(res, NotFound("fork '" + fork->name + "' has no drift report yet; POST its /sync"));
   if (format == "markdown")
     return res.set_content(analyzer::RenderDriftMarkdown(**latest), "text/markdown; charset=utf-8");
   json out = analyzer::DriftToJson(**latest);

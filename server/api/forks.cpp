@@ -1,8 +1,8 @@
 #include "server/api/routes.h"
 
-
 #include <algorithm>
 
+#include "base/log.h"
 #include "server/codec/health_json.h"
 #include "server/codec/json_codec.h"
 #include "server/config/config.h"
@@ -10,7 +10,6 @@
 #include "server/services/sync_service.h"
 #include "server/tasks/task_runtime.h"
 #include "storage/alert_store.h"
-#include "base/log.h"
 
 namespace forkscope::server {
 namespace {
@@ -81,7 +80,9 @@ void CreateFork(ServerContext& ctx, const httplib::Request& req, httplib::Respon
   // Its first sync starts now (no waiting for the scheduler).
   if (ctx.sync) {
     auto task = ctx.sync->EnqueueSync(*created);
-    if (!task.ok()) base::Log(base::LogArea::kHttp)->warn("first sync not queued fork={} error={}", created->name, task.status().message());
+    if (!task.ok())
+      base::Log(base::LogArea::kHttp)
+          ->warn("first sync not queued fork={} error={}", created->name, task.status().message());
   }
 }
 
@@ -104,9 +105,10 @@ void PatchFork(ServerContext& ctx, const httplib::Request& req, httplib::Respons
   Status st = ForkFromJson(patch, true, *fork);
   if (st.ok() && PublishesTo(ctx.config, fork->name) && !SamePublishSource(before, *fork) &&
       TokenScopeOf(ctx.config, req) != TokenScope::kAdmin)
-    return SendJson(res, 403, ErrorJson("permission_denied",
-                                        "fork '" + fork->name + "' pushes its ready candidates to push_url: changing "
-                                        "its URLs or branches needs an 'admin' token"));
+    return SendJson(res, 403,
+                    ErrorJson("permission_denied", "fork '" + fork->name +
+                                                       "' pushes its ready candidates to push_url: changing "
+                                                       "its URLs or branches needs an 'admin' token"));
   if (st.ok()) st = CheckUrls(ctx, *fork);
   if (!st.ok()) return SendError(res, st);
   auto updated = store.UpdateFork(*fork);

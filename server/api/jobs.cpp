@@ -3,12 +3,12 @@
 
 #include <fstream>
 
-#include "server/jobs/executors/capped_log.h"
-#include "server/http/http_server.h"
 #include "server/codec/job_json.h"
+#include "server/http/http_server.h"
+#include "server/http/router.h"
+#include "server/jobs/executors/capped_log.h"
 #include "server/jobs/job_runner.h"
 #include "server/jobs/job_service.h"
-#include "server/http/router.h"
 
 namespace forkscope::server {
 
@@ -91,8 +91,8 @@ Result<json> LogChunk(const storage::JobRecord& job, const httplib::Request& req
   }
   size_t next = std::min(size, offset) + data.size();
   bool eof = storage::IsFinished(source.state) && next >= size;
-  return json{{"stage", source.name}, {"offset", offset}, {"next_offset", next}, {"data", SanitizeUtf8(data)},
-              {"eof", eof}, {"state", storage::JobStateName(source.state)}};
+  return json{{"stage", source.name},       {"offset", offset}, {"next_offset", next},
+              {"data", SanitizeUtf8(data)}, {"eof", eof},       {"state", storage::JobStateName(source.state)}};
 }
 
 Result<storage::JobRecord> LoadJob(storage::Store& store, const std::string& id) {
@@ -148,7 +148,8 @@ void InstallJobRoutes(Router& router) {
   router.Add("POST", R"(/api/v1/jobs/([^/]+)/cancel)", TokenScope::kWrite,
              [ctx](const httplib::Request& req, httplib::Response& res, storage::Store& store) {
                auto jobs = Jobs(*ctx);
-               auto job = jobs.ok() ? (*jobs)->Cancel(store, req.matches[1]) : Result<storage::JobRecord>(jobs.status());
+               auto job =
+                   jobs.ok() ? (*jobs)->Cancel(store, req.matches[1]) : Result<storage::JobRecord>(jobs.status());
                if (!job.ok()) return SendError(res, job.status());
                SendJson(res, storage::IsFinished(job->state) ? 200 : 202, JobToJson(*job));
              });

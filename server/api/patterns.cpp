@@ -3,8 +3,8 @@
 #include <nlohmann/json.hpp>
 
 #include "analyzer/classify/rules_data.h"
-#include "server/http/http_server.h"
 #include "server/codec/pattern_json.h"
+#include "server/http/http_server.h"
 #include "server/services/pattern_service.h"
 #include "storage/compat_gap_store.h"
 #include "storage/pattern_store.h"
@@ -44,8 +44,7 @@ void ListPatterns(ServerContext& ctx, const httplib::Request& req, httplib::Resp
 }
 
 void GetPattern(ServerContext& ctx, const httplib::Request& req, httplib::Response& res, storage::Store& store) {
-  auto pattern =
-      storage::PatternStore(store, ctx.clock).Get(req.matches[1]);
+  auto pattern = storage::PatternStore(store, ctx.clock).Get(req.matches[1]);
   if (!pattern.ok()) return SendError(res, pattern.status());
   SendJson(res, 200, CataloguePatternToJson(*pattern, true));
 }

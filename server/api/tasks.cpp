@@ -14,8 +14,10 @@ Result<storage::TaskFilter> ParseTaskFilter(const httplib::Request& req) {
   storage::TaskFilter f;
   if (req.has_param("kind")) {
     f.kind = storage::TaskKindFromName(req.get_param_value("kind"));
-    if (!f.kind) return InvalidArgument("kind: '" + req.get_param_value("kind") + "' is no task kind (sync, check, "
-                                        "carry, publish, plan, patterns, job, delivery, forget, integration)");
+    if (!f.kind)
+      return InvalidArgument("kind: '" + req.get_param_value("kind") +
+                             "' is no task kind (sync, check, "
+                             "carry, publish, plan, patterns, job, delivery, forget, integration)");
   }
   f.fork = req.get_param_value("fork");
   const std::string state = req.get_param_value("state");
@@ -24,7 +26,8 @@ Result<storage::TaskFilter> ParseTaskFilter(const httplib::Request& req) {
   } else if (state != "all") {
     f.state = storage::TaskStateFromName(state);
     if (!f.state)
-      return InvalidArgument("state: '" + state + "' is none of active, all, queued, running, succeeded, failed, "
+      return InvalidArgument("state: '" + state +
+                             "' is none of active, all, queued, running, succeeded, failed, "
                              "cancelled");
   }
   FS_ASSIGN_OR_RETURN(size_t limit, SizeParam(req, "limit", 50, 1000));

@@ -6,25 +6,25 @@
 #include <fstream>
 #include <thread>
 
+#include "base/log.h"
 #include "base/memory.h"
-#include "server/services/alerts.h"
 #include "server/api/routes.h"
-#include "server/app/demo.h"
 #include "server/app/data_dir_lock.h"
+#include "server/app/demo.h"
 #include "server/app/exit_codes.h"
-#include "server/services/drift_service.h"
-#include "server/http/http_server.h"
 #include "server/app/job_setup.h"
 #include "server/app/pipeline.h"
-#include "server/services/carry_service.h"
 #include "server/config/paths.h"
-#include "server/services/scheduler.h"
-#include "server/services/pattern_service.h"
+#include "server/http/http_server.h"
 #include "server/http/static_files.h"
+#include "server/services/alerts.h"
+#include "server/services/carry_service.h"
+#include "server/services/drift_service.h"
+#include "server/services/pattern_service.h"
+#include "server/services/scheduler.h"
 #include "server/services/sync_service.h"
 #include "server/services/webhooks.h"
 #include "storage/db.h"
-#include "base/log.h"
 
 namespace forkscope::server {
 
@@ -61,8 +61,9 @@ Result<DataDirLock> LockDataDir(Config& c) {
   if (c.data_dir.empty()) c.data_dir = DefaultDataDir();
   std::error_code ec;
   std::filesystem::create_directories(c.data_dir, ec);
-  if (ec) return Unavailable("cannot create data directory " + c.data_dir + ": " + ec.message() +
-                             " (make its parent writable by this user, or choose another --data-dir)");
+  if (ec)
+    return Unavailable("cannot create data directory " + c.data_dir + ": " + ec.message() +
+                       " (make its parent writable by this user, or choose another --data-dir)");
   if (c.database.empty()) c.database = DatabasePath(c.data_dir);
   return DataDirLock::Acquire(c.data_dir, c.database);
 }
@@ -70,7 +71,8 @@ Result<DataDirLock> LockDataDir(Config& c) {
 Status PrepareConfig(ServeOptions& options) {
   Config& c = options.config;
   FS_ASSIGN_OR_RETURN(c.http.web_dir, FindWebDir(c.http.web_dir));
-  if (c.http.web_dir.empty()) base::Log(base::LogArea::kApp)->warn("dashboard assets not found (make build, or --web-dir); serving the API only");
+  if (c.http.web_dir.empty())
+    base::Log(base::LogArea::kApp)->warn("dashboard assets not found (make build, or --web-dir); serving the API only");
   if (options.demo) {
     FS_ASSIGN_OR_RETURN(auto demo, CreateDemoRepositories(c.data_dir));
     FS_ASSIGN_OR_RETURN(IntegratorConfig integrator, CreateDemoIntegrator(c.data_dir, demo));
@@ -213,7 +215,8 @@ int Serve(const ServeOptions& options, const analyzer::Rules& rules, const sigse
     return Fail("start-up", st);
   }
   std::string host = c.http.listen.substr(0, c.http.listen.rfind(':'));
-  base::Log(base::LogArea::kApp)->info("listening url=http://{}:{} data_dir={} database={}", host, *port, c.data_dir, c.database);
+  base::Log(base::LogArea::kApp)
+      ->info("listening url=http://{}:{} data_dir={} database={}", host, *port, c.data_dir, c.database);
   if (!options.port_file.empty()) std::ofstream(options.port_file) << *port << "\n";
   if (Status st = SyncForksMissingData(daemon.stores, daemon.sync); !st.ok())
     base::Log(base::LogArea::kApp)->warn("start-up syncs: {}", st.message());

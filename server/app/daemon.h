@@ -10,8 +10,8 @@ namespace forkscope::server {
 
 struct ServeOptions {
   Config config;
-  bool demo = false;            // create and register the demo forks
-  std::string port_file;        // write the bound port here once listening
+  bool demo = false;      // create and register the demo forks
+  std::string port_file;  // write the bound port here once listening
 };
 
 // Runs until SIGTERM/SIGINT; returns the process exit code.

@@ -21,12 +21,16 @@ std::string Advice(int err, const std::string& other) {
     case EPERM:
       return "this user (uid " + std::to_string(::getuid()) +
              ") may not read and write there: fix its owner or mode (chown, chmod u+rwx), or " + other;
-    case EROFS: return "the file system is mounted read-only: " + other + " on a writable one";
+    case EROFS:
+      return "the file system is mounted read-only: " + other + " on a writable one";
     case ENOSPC:
-    case EDQUOT: return "the disk is full: free some space, or " + other;
+    case EDQUOT:
+      return "the disk is full: free some space, or " + other;
     case ENOTDIR:
-    case ENOENT: return "a part of the path is missing or not a directory: create it, or " + other;
-    default: return other;
+    case ENOENT:
+      return "a part of the path is missing or not a directory: create it, or " + other;
+    default:
+      return other;
   }
 }
 
@@ -63,8 +67,8 @@ Status CheckWritableDir(const std::string& dir, const std::string& what, const s
   int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0) {
     const int err = errno;
-    return Unavailable(what + " " + dir + " is not writable: cannot create a file in it: " + std::strerror(err) +
-                       " (" + Advice(err, other) + ")");
+    return Unavailable(what + " " + dir + " is not writable: cannot create a file in it: " + std::strerror(err) + " (" +
+                       Advice(err, other) + ")");
   }
   ::close(fd);
   ::unlink(probe.c_str());
@@ -108,9 +112,8 @@ Result<DataDirLock> DataDirLock::Acquire(const std::string& data_dir, const std:
     lock.database_fd_ = ::open(database.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (lock.database_fd_ < 0) return Unavailable(Cannot("open database", database, errno, other_db));
     if (::flock(lock.database_fd_, LOCK_EX | LOCK_NB) != 0)
-      return FailedPrecondition("database " + database + " is in use by another forkscope" +
-                                DatabaseHolder(database) + "; stop it, or give this daemon its own database (" +
-                                other_db + ")");
+      return FailedPrecondition("database " + database + " is in use by another forkscope" + DatabaseHolder(database) +
+                                "; stop it, or give this daemon its own database (" + other_db + ")");
   }
 
   const std::string networks = data_dir + "/networks";

@@ -5,7 +5,6 @@
 namespace forkscope::server {
 namespace {
 
-
 const char* kSetupPy = R"SRC(import os
 from setuptools import setup, find_packages
 from torch.utils.cpp_extension import BuildExtension, CUDAExtension
@@ -292,9 +291,10 @@ FileTree DemoCompatForkTree() {
                                    "  // Remove-When: Paddle's compat layer implements record_stream\n"
                                    "  // Paddle-Issue: https://github.com/PaddlePaddle/Paddle/issues/70001\n"
                                    "  paddle::experimental::record_stream(src._PD_GetInner(), stream);\n");
-  t["fastops/ops.py"] = Replace(Replace(kOpsPy, "    tl.store(out_ptr + offs, x + y, mask=mask)\n",
-                                        "    tl.store(out_ptr + offs, (x + y).to(tl.float32), mask=mask)\n"),
-                                "    return torch.cuda.current_stream()\n", "    return paddle.device.current_stream()\n");
+  t["fastops/ops.py"] =
+      Replace(Replace(kOpsPy, "    tl.store(out_ptr + offs, x + y, mask=mask)\n",
+                      "    tl.store(out_ptr + offs, (x + y).to(tl.float32), mask=mask)\n"),
+              "    return torch.cuda.current_stream()\n", "    return paddle.device.current_stream()\n");
   t["fastops/utils.py"] = Replace(kUtilsPy, "    return (a + b - 1) // b\n", "    return (a+b-1)//b\n");
   t["fastops/checks.py"] = kHelpersPy;
   t.erase("fastops/helpers.py");
@@ -318,8 +318,8 @@ std::string DemoUpstreamStreamBindings() {
 
 FileTree DemoNativeForkTree() {
   FileTree t = DemoUpstreamTree();
-  for (const char* f : {"fastops/__init__.py", "fastops/utils.py", "fastops/helpers.py", "fastops/ops.py",
-                        "fastops/legacy.py"})
+  for (const char* f :
+       {"fastops/__init__.py", "fastops/utils.py", "fastops/helpers.py", "fastops/ops.py", "fastops/legacy.py"})
     t.erase(f);
   t["paddle_fastops/utils.py"] = kUtilsPy;
   t["paddle_fastops/helpers.py"] = kHelpersPy;
@@ -343,9 +343,9 @@ FileTree DemoNativeForkTree() {
       "setup(name=\"paddle_fastops\", ext_modules=CUDAExtension(sources=[\"csrc/fastops_ops.cc\", "
       "\"csrc/fastops_kernels.cu\"]))\n";
   t["tests_paddle/test_utils.py"] = kTestUtils;
-  t["tests_paddle/test_ops.py"] =
-      Replace(Replace(kTestOps, "import torch\n\nimport fastops\n", "import paddle\n\nimport paddle_fastops as fastops\n"),
-              "    x = torch.randn(1024, device=\"cuda\")\n", "    x = paddle.randn([1024])\n");
+  t["tests_paddle/test_ops.py"] = Replace(
+      Replace(kTestOps, "import torch\n\nimport fastops\n", "import paddle\n\nimport paddle_fastops as fastops\n"),
+      "    x = torch.randn(1024, device=\"cuda\")\n", "    x = paddle.randn([1024])\n");
   return t;
 }
 

@@ -166,8 +166,9 @@ Result<IntegratorConfig> CreateDemoIntegrator(const std::string& data_dir, const
       {"tests/test_configs.yaml", kTestConfigs},
   };
   FS_ASSIGN_OR_RETURN(auto repo, analyzer::git::RepoBuilder::InitBare(in.url, "develop"));
-  FS_RETURN_IF_ERROR(repo->CommitTree("develop", tree, "Ship fastops in paddlefleet_ops", kDemoUpstreamTime + 10 * kDemoDay,
-                                      "", {{kOps, orphaned_pin}, {kNative, native_head}})
+  FS_RETURN_IF_ERROR(repo->CommitTree("develop", tree, "Ship fastops in paddlefleet_ops",
+                                      kDemoUpstreamTime + 10 * kDemoDay, "",
+                                      {{kOps, orphaned_pin}, {kNative, native_head}})
                          .status());
   FS_RETURN_IF_ERROR(repo->SetHead("develop"));
   return in;

@@ -1,10 +1,10 @@
 // Wiring of the job service from the configuration (used by the daemon).
 #include <filesystem>
 
+#include "server/app/job_setup.h"
 #include "server/config/config.h"
 #include "server/jobs/executors/local_executor.h"
 #include "server/jobs/executors/slurm_executor.h"
-#include "server/app/job_setup.h"
 
 namespace forkscope::server {
 
@@ -34,10 +34,11 @@ Result<std::unique_ptr<JobService>> CreateJobService(const Config& config, const
   o.data_dir = config.data_dir;
   // Absolute: stages run in other directories, and Slurm nodes need the full path.
   std::error_code ec;
-  o.jobs_dir = std::filesystem::absolute(j.work_dir.empty() ? std::filesystem::path(config.data_dir) / "jobs"
-                                                            : std::filesystem::path(j.work_dir), ec)
-                   .lexically_normal()
-                   .string();
+  o.jobs_dir =
+      std::filesystem::absolute(
+          j.work_dir.empty() ? std::filesystem::path(config.data_dir) / "jobs" : std::filesystem::path(j.work_dir), ec)
+          .lexically_normal()
+          .string();
   o.log_cap_bytes = j.log_cap_bytes;
   o.keep_work_trees = j.keep_work_trees;
   o.default_executor = j.default_executor;

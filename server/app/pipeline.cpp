@@ -14,13 +14,12 @@
 //                                pushes forkscope/bump-<lib>-<sha12> to an integrator with push_url
 #include "server/app/pipeline.h"
 
-
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "server/services/drift_service.h"
 #include "base/log.h"
+#include "server/services/drift_service.h"
 
 namespace forkscope::server {
 namespace {
@@ -37,13 +36,14 @@ std::vector<Step> AfterSync(const PipelineServices& s) {
       // The outcome counts for the fork's health (sync-failing) and sets its next due time.
       {"schedule", s.scheduler.Hook()},
       // Drift since the fork was cut, stored with its history; the alert rules judge it.
-      {"drift", MakeDriftHook(s.clock, {},
-                              [&alerts](storage::Store& store, const std::string& fork,
-                                        const analyzer::DriftReport& report,
-                                        const std::optional<analyzer::DriftSummary>& previous) {
-                                Status st = alerts.OnDrift(store, fork, report, previous);
-                                if (!st.ok()) base::Log(base::LogArea::kApp)->warn("alerts fork={} error={}", fork, st.message());
-                              })},
+      {"drift",
+       MakeDriftHook(s.clock, {},
+                     [&alerts](storage::Store& store, const std::string& fork, const analyzer::DriftReport& report,
+                               const std::optional<analyzer::DriftSummary>& previous) {
+                       Status st = alerts.OnDrift(store, fork, report, previous);
+                       if (!st.ok())
+                         base::Log(base::LogArea::kApp)->warn("alerts fork={} error={}", fork, st.message());
+                     })},
       // New analyses mined into the pattern catalogue.
       {"patterns", s.patterns.Hook()},
       // The fork's build job on a new head (jobs.trigger_on_sync).
@@ -58,10 +58,10 @@ std::vector<Step> AfterSync(const PipelineServices& s) {
 }  // namespace
 
 void WirePipeline(SyncService& sync, const PipelineServices& s) {
-  sync.SetPipeline([steps = AfterSync(s)](storage::Store& store, const storage::TaskRecord& task,
-                                          const AnalysisOutcome* outcome) {
-    for (const Step& step : steps) step.run(store, task, outcome);
-  });
+  sync.SetPipeline(
+      [steps = AfterSync(s)](storage::Store& store, const storage::TaskRecord& task, const AnalysisOutcome* outcome) {
+        for (const Step& step : steps) step.run(store, task, outcome);
+      });
   // A clean candidate is validated by the fork's build job, on the candidate's commit.
   JobService& jobs = s.jobs;
   s.carry.SetValidator([&jobs](storage::Store& store, const storage::CandidateRecord& c) -> Result<std::string> {
@@ -72,13 +72,14 @@ void WirePipeline(SyncService& sync, const PipelineServices& s) {
   // a ready one first to the integrators that pin its fork (their bump commands join the alert).
   AlertEngine& alerts = s.alerts;
   IntegrationService& integrations = s.integrations;
-  s.carry.SetListener([&alerts, &integrations](storage::Store& store, const std::string& fork,
-                                               const storage::CandidateRecord* c) {
-    std::vector<std::string> notes;
-    if (c != nullptr && c->state == storage::CandidateState::kReady) notes = integrations.OnCandidateReady(store, *c);
-    Status st = alerts.OnCandidate(store, fork, c, notes);
-    if (!st.ok()) base::Log(base::LogArea::kApp)->warn("alerts fork={} error={}", fork, st.message());
-  });
+  s.carry.SetListener(
+      [&alerts, &integrations](storage::Store& store, const std::string& fork, const storage::CandidateRecord* c) {
+        std::vector<std::string> notes;
+        if (c != nullptr && c->state == storage::CandidateState::kReady)
+          notes = integrations.OnCandidateReady(store, *c);
+        Status st = alerts.OnCandidate(store, fork, c, notes);
+        if (!st.ok()) base::Log(base::LogArea::kApp)->warn("alerts fork={} error={}", fork, st.message());
+      });
   // A finished job decides its candidate, if it validated one; else it is the fork head's own job, and
   // a failing one is alerted. Cancelled and skipped jobs say nothing about the fork; a lost one fails.
   CarryService& carry = s.carry;

@@ -4,11 +4,11 @@
 #include <memory>
 
 #include "analyzer/render/report.h"
-#include "server/services/analysis_service.h"
-#include "server/cli/cli.h"
-#include "server/config/paths.h"
-#include "server/cli/progress.h"
 #include "base/log.h"
+#include "server/cli/cli.h"
+#include "server/cli/progress.h"
+#include "server/config/paths.h"
+#include "server/services/analysis_service.h"
 
 namespace forkscope::server {
 namespace {
@@ -85,15 +85,16 @@ Command AddAnalyzeCommand(CLI::App& app) {
                   "history for the commit whose files keep the most of the fork's content (for unrelated "
                   "histories: a re-imported fork)");
   cmd->add_option("--head", r.head, "Analyse this fork revision instead of the branch head");
-  cmd->add_option("--data-dir", r.data_dir, "Mirrors and database live here (default: $FORKSCOPE_DATA_DIR or "
-                                            "~/.local/share/forkscope)");
+  cmd->add_option("--data-dir", r.data_dir,
+                  "Mirrors and database live here (default: $FORKSCOPE_DATA_DIR or "
+                  "~/.local/share/forkscope)");
   cmd->add_option("--format", args->format, "Output: text, json or markdown")
       ->check(CLI::IsMember({"text", "json", "markdown"}))
       ->capture_default_str();
   cmd->add_flag("--lines", args->with_lines, "Include hunk lines in JSON output");
   cmd->add_option("--rules", args->rules_path, "Rules file (default: the shipped default_rules.json)");
-  cmd->add_flag("--no-fetch", [args](int64_t) { args->request.fetch = false; },
-                "Use existing mirrors as they are");
+  cmd->add_flag(
+      "--no-fetch", [args](int64_t) { args->request.fetch = false; }, "Use existing mirrors as they are");
   cmd->add_flag("--allow-foreign-owner", r.allow_foreign_owner,
                 "Open repositories owned by another user (libgit2 refuses them by default)");
   cmd->add_option("--rename-limit", r.diff.rename_limit,

@@ -9,11 +9,11 @@
 #include "analyzer/carry/carry.h"
 #include "analyzer/render/carry_json.h"
 #include "analyzer/render/carry_render.h"
+#include "base/log.h"
 #include "server/cli/cli.h"
 #include "server/cli/progress.h"
 #include "server/config/paths.h"
 #include "server/services/analysis_service.h"
-#include "base/log.h"
 
 namespace forkscope::server {
 namespace {
@@ -30,7 +30,7 @@ struct CarryArgs {
 Result<analyzer::CarryResult> MakeCarry(CarryArgs& args) {
   auto& req = args.request;
   FS_ASSIGN_OR_RETURN(analyzer::Rules rules, args.rules_path.empty() ? analyzer::Rules::LoadDefault()
-                                                                      : analyzer::Rules::Load(args.rules_path));
+                                                                     : analyzer::Rules::Load(args.rules_path));
   FS_ASSIGN_OR_RETURN(AnalysisOutcome outcome, AnalyseForCommand(req, rules));
   args.options.strategy = *analyzer::CarryStrategyFromName(args.strategy);
   analyzer::ResolvedPair pair{outcome.fork_mirror, outcome.upstream_mirror, outcome.analysis, outcome.refs};
@@ -57,9 +57,10 @@ int RunCarry(CarryArgs& args) {
 Command AddCarryCommand(CLI::App& app) {
   auto args = std::make_shared<CarryArgs>();
   auto* cmd = app.add_subcommand(
-      "carry", "Replay the fork's commits onto an upstream commit in memory; a clean result becomes a candidate "
-               "commit under refs/forks/<fork>/candidates/ in the fork network (exit 0), a conflict is reported with "
-               "its paths, layers and regions (exit 1)");
+      "carry",
+      "Replay the fork's commits onto an upstream commit in memory; a clean result becomes a candidate "
+      "commit under refs/forks/<fork>/candidates/ in the fork network (exit 0), a conflict is reported with "
+      "its paths, layers and regions (exit 1)");
   auto& r = args->request;
   auto& o = args->options;
   cmd->add_option("--fork", r.fork_location, "Fork repository: URL (https://, ssh://, file://) or local path")
@@ -76,8 +77,9 @@ Command AddCarryCommand(CLI::App& app) {
   cmd->add_option("--strategy", args->strategy, "rebase (each fork commit) or squash (the whole fork diff as one)")
       ->check(CLI::IsMember({"rebase", "squash"}))
       ->capture_default_str();
-  cmd->add_option("--data-dir", r.data_dir, "Mirrors and database live here (default: $FORKSCOPE_DATA_DIR or "
-                                            "~/.local/share/forkscope)");
+  cmd->add_option("--data-dir", r.data_dir,
+                  "Mirrors and database live here (default: $FORKSCOPE_DATA_DIR or "
+                  "~/.local/share/forkscope)");
   cmd->add_option("--format", args->format, "Output: text, json or markdown")
       ->check(CLI::IsMember({"text", "json", "markdown"}))
       ->capture_default_str();
@@ -87,13 +89,15 @@ Command AddCarryCommand(CLI::App& app) {
   cmd->add_option("--committer-name", o.committer_name, "Committer of the replayed commits")->capture_default_str();
   cmd->add_option("--committer-email", o.committer_email, "Committer e-mail of the replayed commits")
       ->capture_default_str();
-  cmd->add_flag("--dry-run", [args](int64_t) { args->options.write_ref = false; },
-                "Write no candidate ref (the replayed commits are still written as loose objects)");
+  cmd->add_flag(
+      "--dry-run", [args](int64_t) { args->options.write_ref = false; },
+      "Write no candidate ref (the replayed commits are still written as loose objects)");
   cmd->add_flag("--verify-fast-merge", o.verify_fast_merge,
                 "Check every fast tree merge against libgit2's full merge (slow; for benchmarks)")
       ->group("");
   cmd->add_option("--rules", args->rules_path, "Rules file (default: the shipped default_rules.json)");
-  cmd->add_flag("--no-fetch", [args](int64_t) { args->request.fetch = false; }, "Use existing mirrors as they are");
+  cmd->add_flag(
+      "--no-fetch", [args](int64_t) { args->request.fetch = false; }, "Use existing mirrors as they are");
   cmd->add_flag("--allow-foreign-owner", r.allow_foreign_owner,
                 "Open repositories owned by another user (libgit2 refuses them by default)");
   cmd->add_option("--base-search-limit", r.base_search_limit, "Commits scanned by --base auto")->capture_default_str();

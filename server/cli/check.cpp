@@ -13,8 +13,8 @@
 #include "analyzer/git/revision_files.h"
 #include "analyzer/render/report.h"
 #include "analyzer/render/sarif.h"
-#include "server/cli/cli.h"
 #include "base/log.h"
+#include "server/cli/cli.h"
 
 namespace forkscope::server {
 namespace {
@@ -70,8 +70,7 @@ std::string RenderCheckSarif(const CheckArgs& args, const analyzer::Analysis& an
                              const std::vector<bool>& baselined) {
   std::error_code ec;
   const std::filesystem::path root = std::filesystem::weakly_canonical(std::filesystem::absolute(args.repo, ec), ec);
-  const std::string git_dir =
-      std::filesystem::exists(root / ".git", ec) ? (root / ".git").string() : root.string();
+  const std::string git_dir = std::filesystem::exists(root / ".git", ec) ? (root / ".git").string() : root.string();
   auto files = analyzer::git::RevisionFiles::Open(git_dir);
   analyzer::SarifSource source;
   source.checkout_uri = "file://" + root.string() + (root.string().back() == '/' ? "" : "/");
@@ -138,8 +137,9 @@ int RunCheck(const CheckArgs& args) {
 
 Command AddCheckCommand(CLI::App& app) {
   auto args = std::make_shared<CheckArgs>();
-  auto* cmd = app.add_subcommand("check", "CI gate in a checkout: analyse HEAD against upstream, list the findings and "
-                                          "fail on new ones at --fail-on or above (exit 0 pass, 1 fail, 2 error)");
+  auto* cmd = app.add_subcommand("check",
+                                 "CI gate in a checkout: analyse HEAD against upstream, list the findings and "
+                                 "fail on new ones at --fail-on or above (exit 0 pass, 1 fail, 2 error)");
   cmd->add_option("--upstream", args->upstream, "Upstream revision in the checkout, e.g. upstream/main")->required();
   cmd->add_option("--head", args->head, "Fork revision to check")->capture_default_str();
   cmd->add_option("--repo", args->repo, "The checkout")->capture_default_str();

@@ -7,8 +7,8 @@
 #include <string_view>
 #include <vector>
 
-#include "server/app/process.h"
 #include "base/log.h"
+#include "server/app/process.h"
 
 namespace forkscope::server {
 
@@ -23,9 +23,9 @@ namespace {
 // The daemon logs what it does (info); a one-shot command prints its report on stdout and logs only
 // warnings and errors, unless -v asks for everything.
 void SetUpLogging(const GlobalOptions& g, bool daemon) {
-  base::ConfigureLogging(g.verbose               ? spdlog::level::debug
-                         : g.quiet || !daemon    ? spdlog::level::warn
-                                                 : spdlog::level::info);
+  base::ConfigureLogging(g.verbose            ? spdlog::level::debug
+                         : g.quiet || !daemon ? spdlog::level::warn
+                                              : spdlog::level::info);
 }
 
 // The commands, by the name each one's Add function gives its subcommand (a test runs `<name> --help`
@@ -35,10 +35,17 @@ struct CommandEntry {
   Command (*add)(CLI::App&);
 };
 constexpr CommandEntry kCommands[] = {
-    {"analyze", AddAnalyzeCommand}, {"serve", AddServeCommand},           {"demo", AddDemoCommand},
-    {"check", AddCheckCommand},     {"drift", AddDriftCommand},           {"carry", AddCarryCommand},
-    {"job", AddJobCommand},         {"trace-diff", AddTraceDiffCommand},  {"patterns", AddPatternsCommand},
-    {"plan", AddPlanCommand},       {"integration", AddIntegrationCommand},
+    {"analyze", AddAnalyzeCommand},
+    {"serve", AddServeCommand},
+    {"demo", AddDemoCommand},
+    {"check", AddCheckCommand},
+    {"drift", AddDriftCommand},
+    {"carry", AddCarryCommand},
+    {"job", AddJobCommand},
+    {"trace-diff", AddTraceDiffCommand},
+    {"patterns", AddPatternsCommand},
+    {"plan", AddPlanCommand},
+    {"integration", AddIntegrationCommand},
 };
 
 // The first word that is not an option names the command (the global options are flags, they take no
@@ -68,7 +75,8 @@ size_t EditDistance(std::string_view a, std::string_view b) {
     for (size_t j = 1; j <= b.size(); ++j) {
       const size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
       d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
     }
   return d[a.size()][b.size()];
 }
@@ -81,7 +89,8 @@ const char* Suggestion(std::string_view word) {
   for (const CommandEntry& e : kCommands) {
     const std::string_view name = e.name;
     size_t distance = EditDistance(word, name);
-    if (word.size() >= 3 && (name.rfind(word, 0) == 0 || word.rfind(name, 0) == 0)) distance = std::min<size_t>(distance, 1);
+    if (word.size() >= 3 && (name.rfind(word, 0) == 0 || word.rfind(name, 0) == 0))
+      distance = std::min<size_t>(distance, 1);
     if (distance < best_distance) best = &e, best_distance = distance;
   }
   return best == nullptr ? nullptr : best->name;

@@ -12,7 +12,6 @@
 
 namespace forkscope::server {
 
-
 // Options every subcommand shares.
 struct GlobalOptions {
   bool verbose = false;

@@ -7,12 +7,12 @@
 
 #include "analyzer/render/drift_json.h"
 #include "analyzer/render/drift_render.h"
-#include "server/services/analysis_service.h"
-#include "server/cli/cli.h"
-#include "server/services/drift_service.h"
-#include "server/config/paths.h"
-#include "server/cli/progress.h"
 #include "base/log.h"
+#include "server/cli/cli.h"
+#include "server/cli/progress.h"
+#include "server/config/paths.h"
+#include "server/services/analysis_service.h"
+#include "server/services/drift_service.h"
 
 namespace forkscope::server {
 namespace {
@@ -27,7 +27,7 @@ struct DriftArgs {
 Result<analyzer::DriftReport> MeasureDrift(DriftArgs& args) {
   auto& req = args.request;
   FS_ASSIGN_OR_RETURN(analyzer::Rules rules, args.rules_path.empty() ? analyzer::Rules::LoadDefault()
-                                                                      : analyzer::Rules::Load(args.rules_path));
+                                                                     : analyzer::Rules::Load(args.rules_path));
   FS_ASSIGN_OR_RETURN(AnalysisOutcome outcome, AnalyseForCommand(req, rules));
   return DriftOfOutcome(outcome, req.fork_location, base::SystemClock().NowS(), args.options);
 }
@@ -52,8 +52,9 @@ int RunDrift(DriftArgs& args) {
 Command AddDriftCommand(CLI::App& app) {
   auto args = std::make_shared<DriftArgs>();
   auto* cmd = app.add_subcommand(
-      "drift", "How far upstream has moved since the fork: behind/ahead, merge-base age, upstream commits touching "
-               "patched files, predicted conflicts, redundant hunks");
+      "drift",
+      "How far upstream has moved since the fork: behind/ahead, merge-base age, upstream commits touching "
+      "patched files, predicted conflicts, redundant hunks");
   auto& r = args->request;
   cmd->add_option("--fork", r.fork_location, "Fork repository: URL (https://, ssh://, file://) or local path")
       ->required();
@@ -65,13 +66,15 @@ Command AddDriftCommand(CLI::App& app) {
                   "Measure drift from this upstream revision instead of the merge-base; 'auto' searches upstream "
                   "history for the commit a re-imported fork (no shared history) was taken from");
   cmd->add_option("--base-search-limit", r.base_search_limit, "Commits scanned by --base auto")->capture_default_str();
-  cmd->add_option("--data-dir", r.data_dir, "Mirrors and database live here (default: $FORKSCOPE_DATA_DIR or "
-                                            "~/.local/share/forkscope)");
+  cmd->add_option("--data-dir", r.data_dir,
+                  "Mirrors and database live here (default: $FORKSCOPE_DATA_DIR or "
+                  "~/.local/share/forkscope)");
   cmd->add_option("--format", args->format, "Output: text, json or markdown")
       ->check(CLI::IsMember({"text", "json", "markdown"}))
       ->capture_default_str();
   cmd->add_option("--rules", args->rules_path, "Rules file (default: the shipped default_rules.json)");
-  cmd->add_flag("--no-fetch", [args](int64_t) { args->request.fetch = false; }, "Use existing mirrors as they are");
+  cmd->add_flag(
+      "--no-fetch", [args](int64_t) { args->request.fetch = false; }, "Use existing mirrors as they are");
   cmd->add_flag("--allow-foreign-owner", r.allow_foreign_owner,
                 "Open repositories owned by another user (libgit2 refuses them by default)");
   cmd->add_option("--max-commits", args->options.max_commits,

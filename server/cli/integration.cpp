@@ -13,15 +13,15 @@
 #include "analyzer/integration/integrator.h"
 #include "analyzer/integration/repo_url.h"
 #include "base/clock.h"
+#include "base/log.h"
 #include "server/cli/cli.h"
 #include "server/cli/progress.h"
 #include "server/codec/integration_json.h"
 #include "server/config/config.h"
-#include "server/services/integration_service.h"
 #include "server/config/paths.h"
+#include "server/services/integration_service.h"
 #include "storage/integrator_store.h"
 #include "storage/store.h"
-#include "base/log.h"
 
 namespace forkscope::server {
 namespace {
@@ -57,8 +57,9 @@ Result<Located> ParseLocated(const std::string& arg, const char* option) {
   if (at != std::string::npos && at > 0 && at + 1 < l.url.size()) {
     const std::string before = l.url.substr(0, at), after = l.url.substr(at + 1);
     const size_t scheme = before.find("://");
-    const bool whole = scheme != std::string::npos ? before.find('/', scheme + 3) != std::string::npos
-                                                   : (before.find(':') != std::string::npos || before.find('/') != std::string::npos);
+    const bool whole = scheme != std::string::npos
+                           ? before.find('/', scheme + 3) != std::string::npos
+                           : (before.find(':') != std::string::npos || before.find('/') != std::string::npos);
     if (whole && after.find(':') == std::string::npos) {
       l.url = before;
       l.branch = after;
@@ -82,7 +83,7 @@ Result<ai::IntegratorReport> Read(IntegrationArgs& args, ai::IntegratorSource& s
   std::filesystem::create_directories(args.data_dir, ec);
   if (ec) return Unavailable("cannot create data directory " + args.data_dir + ": " + ec.message());
   FS_ASSIGN_OR_RETURN(analyzer::Rules rules, args.rules_path.empty() ? analyzer::Rules::LoadDefault()
-                                                                      : analyzer::Rules::Load(args.rules_path));
+                                                                     : analyzer::Rules::Load(args.rules_path));
   std::map<std::string, Located> upstreams;
   for (const auto& u : args.upstreams) {
     FS_ASSIGN_OR_RETURN(Located l, ParseLocated(u, "--upstream"));
@@ -105,8 +106,8 @@ Result<ai::IntegratorReport> Read(IntegrationArgs& args, ai::IntegratorSource& s
   }
   FS_RETURN_IF_ERROR(ScopeForks(rules, forks));
   FS_ASSIGN_OR_RETURN(std::string location, NormalizeLocation(args.integrator));
-  FS_ASSIGN_OR_RETURN(source, SyncIntegratorSource(ai::RepoName(location), location, args.branch, args.fetch,
-                                                   SyncOptionsOf(args)));
+  FS_ASSIGN_OR_RETURN(
+      source, SyncIntegratorSource(ai::RepoName(location), location, args.branch, args.fetch, SyncOptionsOf(args)));
   FS_ASSIGN_OR_RETURN(ai::IntegratorReport report, ai::ReadIntegrator(source, forks));
 
   FS_ASSIGN_OR_RETURN(auto store, storage::Store::Open(DatabasePath(args.data_dir)));
@@ -145,8 +146,9 @@ int RunIntegration(IntegrationArgs& args) {
 Command AddIntegrationCommand(CLI::App& app) {
   auto args = std::make_shared<IntegrationArgs>();
   auto* cmd = app.add_subcommand(
-      "integration", "Read an integrator (PaddleFleet): each submodule's pin against its fork, the integration steps, "
-                     "the loader's compat guard and scope, and what to paste for what is missing");
+      "integration",
+      "Read an integrator (PaddleFleet): each submodule's pin against its fork, the integration steps, "
+      "the loader's compat guard and scope, and what to paste for what is missing");
   cmd->add_option("--integrator", args->integrator, "Integrator repository: URL or local path")->required();
   cmd->add_option("--branch", args->branch, "Integrator branch (default: its default branch)");
   cmd->add_option("--fork", args->forks,
@@ -154,13 +156,15 @@ Command AddIntegrationCommand(CLI::App& app) {
                   "fork's default branch); repeatable");
   cmd->add_option("--upstream", args->upstreams,
                   "The upstream of fork NAME, NAME=URL[@BRANCH], for how far each pin is behind upstream; repeatable");
-  cmd->add_option("--data-dir", args->data_dir, "Mirrors and database live here (default: $FORKSCOPE_DATA_DIR or "
-                                                "~/.local/share/forkscope)");
+  cmd->add_option("--data-dir", args->data_dir,
+                  "Mirrors and database live here (default: $FORKSCOPE_DATA_DIR or "
+                  "~/.local/share/forkscope)");
   cmd->add_option("--format", args->format, "Output: text, json or markdown")
       ->check(CLI::IsMember({"text", "json", "markdown"}))
       ->capture_default_str();
   cmd->add_option("--rules", args->rules_path, "Rules file (default: the shipped default_rules.json)");
-  cmd->add_flag("--no-fetch", [args](int64_t) { args->fetch = false; }, "Use existing fork networks as they are");
+  cmd->add_flag(
+      "--no-fetch", [args](int64_t) { args->fetch = false; }, "Use existing fork networks as they are");
   cmd->add_flag("--allow-foreign-owner", args->allow_foreign_owner,
                 "Open repositories owned by another user (libgit2 refuses them by default)");
   return {cmd, [args] { return RunIntegration(*args); }};

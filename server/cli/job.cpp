@@ -7,19 +7,18 @@
 #include <filesystem>
 #include <memory>
 
-
 #include "base/clock.h"
-#include "server/services/repositories.h"
+#include "base/log.h"
 #include "base/url.h"
 #include "server/cli/cli.h"
+#include "server/codec/job_json.h"
+#include "server/config/paths.h"
 #include "server/jobs/executors/local_executor.h"
 #include "server/jobs/executors/slurm_executor.h"
-#include "server/codec/job_json.h"
 #include "server/jobs/job_runner.h"
-#include "server/config/paths.h"
+#include "server/services/repositories.h"
 #include "storage/job_store.h"
 #include "storage/store.h"
-#include "base/log.h"
 
 namespace forkscope::server {
 namespace {
@@ -73,7 +72,8 @@ Result<storage::JobRecord> PrepareJob(const JobRunArgs& a, const Recipe& recipe,
   FS_ASSIGN_OR_RETURN(std::string sha, ResolveUpstreamCommit(network, a.rev));
   int64_t now = base::SystemClock().NowS();
   std::error_code ec;
-  std::string jobs_dir = std::filesystem::absolute(std::filesystem::path(a.data_dir) / "jobs", ec).lexically_normal().string();
+  std::string jobs_dir =
+      std::filesystem::absolute(std::filesystem::path(a.data_dir) / "jobs", ec).lexically_normal().string();
   storage::JobRecord job = NewJob(NewJobId(), "", repo, sha, recipe, a.executor, jobs_dir, now);
   FS_RETURN_IF_ERROR(jobs.Save(job));
   return job;
@@ -84,7 +84,8 @@ int RunJobCommand(JobRunArgs& a) {
   std::error_code ec;
   std::filesystem::create_directories(a.data_dir, ec);
   auto recipe = LoadRecipeFile(a.recipe);
-  auto store = recipe.ok() ? storage::Store::Open(DatabasePath(a.data_dir)) : Result<std::unique_ptr<storage::Store>>(recipe.status());
+  auto store = recipe.ok() ? storage::Store::Open(DatabasePath(a.data_dir))
+                           : Result<std::unique_ptr<storage::Store>>(recipe.status());
   if (!store.ok()) {
     base::Log(base::LogArea::kCli)->error("{}", store.status().message());
     return kExitError;
@@ -95,7 +96,8 @@ int RunJobCommand(JobRunArgs& a) {
     base::Log(base::LogArea::kCli)->error("{}", job.status().message());
     return kExitError;
   }
-  base::Log(base::LogArea::kCli)->info("job {} recipe={} sha={} executor={} dir={}", job->id, recipe->name, job->sha, a.executor, job->work_dir);
+  base::Log(base::LogArea::kCli)
+      ->info("job {} recipe={} sha={} executor={} dir={}", job->id, recipe->name, job->sha, a.executor, job->work_dir);
   auto executor = MakeExecutor(a);
   auto rules = analyzer::Rules::LoadDefault();
   StopFlags stop;
@@ -114,8 +116,7 @@ int RunJobCommand(JobRunArgs& a) {
   ctx.checkout.data_dir = a.data_dir;  // submodules are fetched into networks beside the repository's
   ctx.checkout.allow_foreign_owner = a.allow_foreign_owner;
   // A network has no origin: relative submodule URLs resolve against the repository's own URL.
-  if (auto url = NormalizeLocation(a.repo); url.ok())
-    ctx.checkout.superproject_url = base::SplitCredentials(*url).url;
+  if (auto url = NormalizeLocation(a.repo); url.ok()) ctx.checkout.superproject_url = base::SplitCredentials(*url).url;
   storage::JobRecord done = RunJob(std::move(*job), ctx);
   g_cancel = nullptr;
   PrintOut(a.format == "json" ? JobToJson(done).dump(2) : RenderJobText(done));
@@ -129,10 +130,11 @@ Command AddJobCommand(CLI::App& app) {
   auto args = std::make_shared<JobRunArgs>();
   auto* job = app.add_subcommand("job", "Build jobs: run a recipe's build, import, smoke and compare stages");
   job->require_subcommand(1);
-  auto* cmd = job->add_subcommand("run", "Run a recipe on one commit of a repository and print the job "
-                                         "(exit 0 passed; 1 the commit did not pass: a stage failed, timed out, diverged "
-                                         "or was skipped; 2 error: bad input, the checkout or a submodule failed, a "
-                                         "stage was lost, the job was cancelled)");
+  auto* cmd = job->add_subcommand("run",
+                                  "Run a recipe on one commit of a repository and print the job "
+                                  "(exit 0 passed; 1 the commit did not pass: a stage failed, timed out, diverged "
+                                  "or was skipped; 2 error: bad input, the checkout or a submodule failed, a "
+                                  "stage was lost, the job was cancelled)");
   auto& a = *args;
   cmd->add_option("--repo", a.repo, "Repository: URL or local path (mirrored under DIR/mirrors)")->required();
   cmd->add_option("--rev", a.rev, "Commit, branch or tag to check out")->capture_default_str();
@@ -140,15 +142,19 @@ Command AddJobCommand(CLI::App& app) {
   cmd->add_option("--executor", a.executor, "local or slurm")
       ->check(CLI::IsMember({"local", "slurm"}))
       ->capture_default_str();
-  cmd->add_option("--data-dir", a.data_dir, "Mirrors, database and job directories (default: $FORKSCOPE_DATA_DIR "
-                                            "or ~/.local/share/forkscope)");
-  cmd->add_option("--format", a.format, "Output: text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
+  cmd->add_option("--data-dir", a.data_dir,
+                  "Mirrors, database and job directories (default: $FORKSCOPE_DATA_DIR "
+                  "or ~/.local/share/forkscope)");
+  cmd->add_option("--format", a.format, "Output: text or json")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
   cmd->add_flag("--keep-work-tree", a.keep_work_tree, "Keep DIR/jobs/<id>/tree after the job");
   cmd->add_option("--log-cap", a.log_cap, "Bytes of output kept per stage log")->capture_default_str();
   cmd->add_option("--kill-grace", a.kill_grace_s, "Seconds between SIGTERM and SIGKILL")->capture_default_str();
   cmd->add_option("--nvidia-smi", a.nvidia_smi, "nvidia-smi to detect GPUs with")->capture_default_str();
-  cmd->add_option("--nvcc", a.nvcc, "nvcc for the CUDA version when no GPU answers (default: PATH, then "
-                                    "/usr/local/cuda/bin/nvcc)");
+  cmd->add_option("--nvcc", a.nvcc,
+                  "nvcc for the CUDA version when no GPU answers (default: PATH, then "
+                  "/usr/local/cuda/bin/nvcc)");
   cmd->add_option("--slurm-partition", a.partition, "Slurm partition (default: the cluster's default)");
   cmd->add_option("--slurm-poll-ms", a.poll_ms, "Slurm polling interval")->capture_default_str();
   cmd->add_flag("--allow-foreign-owner", a.allow_foreign_owner, "Open repositories owned by another user");

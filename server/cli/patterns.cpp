@@ -8,15 +8,14 @@
 #include "analyzer/classify/rules_data.h"
 
 #include "base/clock.h"
-#include "server/cli/cli.h"
-#include "server/config/paths.h"
-#include "server/codec/pattern_json.h"
-#include "server/services/pattern_service.h"
 #include "base/log.h"
+#include "server/cli/cli.h"
+#include "server/codec/pattern_json.h"
+#include "server/config/paths.h"
+#include "server/services/pattern_service.h"
 
 namespace forkscope::server {
 namespace {
-
 
 struct CommonArgs {
   std::string data_dir;

@@ -8,9 +8,9 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "server/config/paths.h"
-#include "base/log.h"
 #include <memory>
+#include "base/log.h"
+#include "server/config/paths.h"
 
 namespace forkscope::server {
 namespace {
@@ -25,8 +25,8 @@ struct ReporterState {
 void DrawBar(const analyzer::TransferProgress& p, int pct) {
   constexpr int kWidth = 30;
   int filled = pct * kWidth / 100;
-  std::fprintf(stderr, "\r%-40.40s [%.*s%*s] %3d%% %-17s %u/%u objects %.1f MiB %u/%u deltas", p.url.c_str(),
-               filled, "##############################", kWidth - filled, "", pct, analyzer::PhaseName(p.phase),
+  std::fprintf(stderr, "\r%-40.40s [%.*s%*s] %3d%% %-17s %u/%u objects %.1f MiB %u/%u deltas", p.url.c_str(), filled,
+               "##############################", kWidth - filled, "", pct, analyzer::PhaseName(p.phase),
                p.received_objects, p.total_objects, p.received_bytes / 1048576.0, p.indexed_deltas, p.total_deltas);
   if (pct >= 100) std::fputc('\n', stderr);
   std::fflush(stderr);

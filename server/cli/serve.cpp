@@ -4,13 +4,13 @@
 
 #include "analyzer/render/drift_render.h"
 #include "analyzer/render/report.h"
-#include "server/services/analysis_service.h"
-#include "server/cli/cli.h"
+#include "base/log.h"
 #include "server/app/daemon.h"
 #include "server/app/demo.h"
-#include "server/services/drift_service.h"
+#include "server/cli/cli.h"
 #include "server/config/paths.h"
-#include "base/log.h"
+#include "server/services/analysis_service.h"
+#include "server/services/drift_service.h"
 
 namespace forkscope::server {
 namespace {
@@ -62,7 +62,8 @@ int RunDemo(const std::string& data_dir_flag) {
   auto rules = analyzer::Rules::LoadDefault();
   auto store = storage::Store::Open(DatabasePath(data_dir));
   if (!rules.ok() || !store.ok()) {
-    base::Log(base::LogArea::kApp)->error("demo: {}", !rules.ok() ? rules.status().message() : store.status().message());
+    base::Log(base::LogArea::kApp)
+        ->error("demo: {}", !rules.ok() ? rules.status().message() : store.status().message());
     return kExitError;
   }
   for (const auto& f : *forks) {
@@ -109,8 +110,9 @@ Command AddServeCommand(CLI::App& app) {
 
 Command AddDemoCommand(CLI::App& app) {
   auto data_dir = std::make_shared<std::string>();
-  auto* cmd = app.add_subcommand("demo", "Create demo repositories (an upstream and two Paddle forks), register "
-                                         "and analyse them");
+  auto* cmd = app.add_subcommand("demo",
+                                 "Create demo repositories (an upstream and two Paddle forks), register "
+                                 "and analyse them");
   cmd->add_option("--data-dir", *data_dir, "Data directory (default: $FORKSCOPE_DATA_DIR or ~/.local/share/forkscope)");
   return {cmd, [data_dir] { return RunDemo(*data_dir); }};
 }

@@ -86,8 +86,8 @@ Result<IntegratorReport> IntegratorReportFromJson(std::string_view text) {
     lib.upstream_behind = Count(j, "upstream_behind");
     const json steps = j.value("steps", json::object());
     auto flag = [&](const char* k) { return steps.value(k, false); };
-    lib.steps = {flag("submodule"), flag("get_libs"), flag("submodule_check"), flag("gitignore"), flag("loader"),
-                 flag("import_test")};
+    lib.steps = {flag("submodule"), flag("get_libs"), flag("submodule_check"),
+                 flag("gitignore"), flag("loader"),   flag("import_test")};
     const json loader = j.value("loader", json::object());
     lib.loader.guard = loader.value("guard", "none");
     lib.loader.scope = Strings(loader, "scope");

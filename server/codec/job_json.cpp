@@ -40,18 +40,18 @@ json JobToJson(const storage::JobRecord& job) {
     stages.push_back(std::move(j));
   }
   json out{{"id", job.id},
-          {"fork", job.fork},
-          {"state", storage::JobStateName(job.state)},
-          {"reason", SanitizeUtf8(job.reason)},
-          {"error", JobErrored(job)},
-          {"sha", job.sha},
-          {"executor", job.executor},
-          {"recipe", job.recipe},
-          {"runner", ParsedOr(job.runner, json::object())},
-          {"stages", stages},
-          {"created_at", job.created_at},
-          {"started_at", TimeOrNull(job.started_at)},
-          {"finished_at", TimeOrNull(job.finished_at)}};
+           {"fork", job.fork},
+           {"state", storage::JobStateName(job.state)},
+           {"reason", SanitizeUtf8(job.reason)},
+           {"error", JobErrored(job)},
+           {"sha", job.sha},
+           {"executor", job.executor},
+           {"recipe", job.recipe},
+           {"runner", ParsedOr(job.runner, json::object())},
+           {"stages", stages},
+           {"created_at", job.created_at},
+           {"started_at", TimeOrNull(job.started_at)},
+           {"finished_at", TimeOrNull(job.finished_at)}};
   base::PutMessageCode(out, "reason", job.reason_code, job.reason_params);
   return out;
 }

@@ -38,8 +38,8 @@ Status ReadString(const json& body, const char* key, bool partial, bool required
 
 Status ForkFromJson(const json& body, bool partial, storage::ForkRecord& f) {
   if (!body.is_object()) return InvalidArgument("body must be a JSON object");
-  static const char* kKnown[] = {"name", "fork_url", "branch", "upstream_url", "upstream_branch", "base",
-                                 "sync_interval_s", "labels"};
+  static const char* kKnown[] = {"name", "fork_url",        "branch", "upstream_url", "upstream_branch",
+                                 "base", "sync_interval_s", "labels"};
   for (const auto& item : body.items()) {
     bool known = false;
     for (const char* k : kKnown) known = known || item.key() == k;
@@ -55,11 +55,13 @@ Status ForkFromJson(const json& body, bool partial, storage::ForkRecord& f) {
   FS_RETURN_IF_ERROR(ReadString(body, "base", partial, false, f.base));
   FS_RETURN_IF_ERROR(CheckBaseRevision("field 'base'", f.base));
   if (body.contains("sync_interval_s")) {
-    if (!body["sync_interval_s"].is_number_integer()) return InvalidArgument("field 'sync_interval_s' must be an integer");
+    if (!body["sync_interval_s"].is_number_integer())
+      return InvalidArgument("field 'sync_interval_s' must be an integer");
     // Read wide and range-checked: a narrowing read would wrap 4294967596 to 300.
-    const int64_t interval = body["sync_interval_s"].is_number_unsigned() && body["sync_interval_s"].get<uint64_t>() > INT32_MAX
-                                 ? int64_t{INT32_MAX} + 1
-                                 : body["sync_interval_s"].get<int64_t>();
+    const int64_t interval =
+        body["sync_interval_s"].is_number_unsigned() && body["sync_interval_s"].get<uint64_t>() > INT32_MAX
+            ? int64_t{INT32_MAX} + 1
+            : body["sync_interval_s"].get<int64_t>();
     if (interval < 300 || interval > INT32_MAX)
       return InvalidArgument("field 'sync_interval_s' must be an integer from 300 to 2147483647");
     f.sync_interval_s = static_cast<int>(interval);
@@ -104,15 +106,24 @@ json ErrorJson(const std::string& code, const std::string& message) {
 
 int HttpStatusOf(StatusCode code) {
   switch (code) {
-    case StatusCode::kOk: return 200;
-    case StatusCode::kInvalidArgument: return 400;
-    case StatusCode::kNotFound: return 404;
-    case StatusCode::kAlreadyExists: return 409;
-    case StatusCode::kFailedPrecondition: return 422;
-    case StatusCode::kUnavailable: return 503;
-    case StatusCode::kDeadlineExceeded: return 504;
-    case StatusCode::kCancelled: return 409;
-    case StatusCode::kInternal: return 500;
+    case StatusCode::kOk:
+      return 200;
+    case StatusCode::kInvalidArgument:
+      return 400;
+    case StatusCode::kNotFound:
+      return 404;
+    case StatusCode::kAlreadyExists:
+      return 409;
+    case StatusCode::kFailedPrecondition:
+      return 422;
+    case StatusCode::kUnavailable:
+      return 503;
+    case StatusCode::kDeadlineExceeded:
+      return 504;
+    case StatusCode::kCancelled:
+      return 409;
+    case StatusCode::kInternal:
+      return 500;
   }
   return 500;
 }

@@ -28,8 +28,8 @@ using config_internal::IntRange;
 using config_internal::kAttemptsRange;
 using config_internal::kBodyBytesRange;
 using config_internal::kCacheBytesRange;
-using config_internal::kDeliveryTimeoutRange;
 using config_internal::kConnectionsRange;
+using config_internal::kDeliveryTimeoutRange;
 using config_internal::kFailuresRange;
 using config_internal::kHeaderBytesRange;
 using config_internal::kHeaderCountRange;
@@ -54,10 +54,9 @@ constexpr const char* kAdminEnvTokenName = "env-admin";
 Status ReadHttp(const toml::table& table, HttpConfig& http) {
   TableReader r(table, "http");
   FS_RETURN_IF_ERROR(r.CheckKnown({"listen", "threads", "max_body_bytes", "read_timeout_s", "write_timeout_s",
-                                   "keep_alive_max", "listen_backlog", "open_reads", "web_dir",
-                                   "response_cache_bytes", "header_timeout_s", "request_timeout_s",
-                                   "keep_alive_timeout_s", "max_connections", "max_connections_per_client",
-                                   "max_headers", "max_header_bytes"}));
+                                   "keep_alive_max", "listen_backlog", "open_reads", "web_dir", "response_cache_bytes",
+                                   "header_timeout_s", "request_timeout_s", "keep_alive_timeout_s", "max_connections",
+                                   "max_connections_per_client", "max_headers", "max_header_bytes"}));
   FS_RETURN_IF_ERROR(r.String("listen", http.listen));
   FS_RETURN_IF_ERROR(r.Integer("threads", kThreadsRange, http.threads));
   FS_RETURN_IF_ERROR(r.Integer("max_body_bytes", kBodyBytesRange, http.max_body_bytes));
@@ -81,7 +80,8 @@ Result<TokenConfig> ReadToken(const toml::table& table, const std::string& path)
   TableReader r(table, path);
   // Checked before the unknown-key pass so the refusal says what to do instead.
   if (table.contains("secret")) {
-    return InvalidArgument(path + ".secret: plain secrets are refused in the config file; use sha256 = "
+    return InvalidArgument(path +
+                           ".secret: plain secrets are refused in the config file; use sha256 = "
                            "\"<hex SHA-256 of the secret>\" or secret_env = \"<variable holding the secret>\"");
   }
   FS_RETURN_IF_ERROR(r.CheckKnown({"name", "scope", "sha256", "secret_env"}));
@@ -163,10 +163,11 @@ Status ReadDelivery(const toml::table& table, DeliveryConfig& delivery) {
 }
 
 Status ReadAlerts(const toml::table& table, AlertsConfig& alerts) {
-  FS_RETURN_IF_ERROR(TableReader(table, "alerts").CheckKnown({"behind_commits", "merge_base_age_days",
-      "predicted_conflicts", "upstream_touched", "failures_before_alert", "job_failing", "candidate_ready",
-      "candidate_conflict", "integration_pin_orphaned", "integration_pin_behind", "integration_scope_mismatch",
-      "delivery"}));
+  FS_RETURN_IF_ERROR(TableReader(table, "alerts")
+                         .CheckKnown({"behind_commits", "merge_base_age_days", "predicted_conflicts",
+                                      "upstream_touched", "failures_before_alert", "job_failing", "candidate_ready",
+                                      "candidate_conflict", "integration_pin_orphaned", "integration_pin_behind",
+                                      "integration_scope_mismatch", "delivery"}));
   AlertRuleOverrides given;
   FS_RETURN_IF_ERROR(ReadAlertRuleOverrides(table, "alerts", given));
   alerts.rules = ResolveAlertRules(alerts.rules, given);
@@ -187,10 +188,14 @@ Result<WebhookConfig> ReadWebhook(const toml::table& table, const std::string& p
   FS_RETURN_IF_ERROR(r.String("url", hook.url));
   std::string kind = WebhookKindName(hook.kind);
   FS_RETURN_IF_ERROR(r.String("kind", kind));
-  if (kind == "generic") hook.kind = WebhookKind::kGeneric;
-  else if (kind == "slack") hook.kind = WebhookKind::kSlack;
-  else if (kind == "feishu" || kind == "lark") hook.kind = WebhookKind::kFeishu;
-  else return InvalidArgument(path + ".kind: unknown kind '" + kind + "' (expected generic, slack or feishu)");
+  if (kind == "generic")
+    hook.kind = WebhookKind::kGeneric;
+  else if (kind == "slack")
+    hook.kind = WebhookKind::kSlack;
+  else if (kind == "feishu" || kind == "lark")
+    hook.kind = WebhookKind::kFeishu;
+  else
+    return InvalidArgument(path + ".kind: unknown kind '" + kind + "' (expected generic, slack or feishu)");
   FS_RETURN_IF_ERROR(r.StringArray("events", hook.events));
   FS_RETURN_IF_ERROR(r.String("min_severity", hook.min_severity));
   if (table.contains("secret") == table.contains("secret_env"))
@@ -215,13 +220,13 @@ Status ReadPushTarget(TableReader& r, const std::string& path, std::string& push
   FS_RETURN_IF_ERROR(r.String("push_url", push_url));
   FS_RETURN_IF_ERROR(r.String("push_secret_env", secret_env));
   if (!base::SplitCredentials(push_url).userinfo.empty())
-    return InvalidArgument(path + ".push_url: credentials never sit in this file; put them in an environment "
-                                  "variable and name it in push_secret_env");
+    return InvalidArgument(path +
+                           ".push_url: credentials never sit in this file; put them in an environment "
+                           "variable and name it in push_secret_env");
   if (secret_env.empty()) return Status::Ok();
   if (push_url.empty()) return InvalidArgument(path + ".push_secret_env: set push_url too");
   const std::string probe = base::SplitCredentials(base::WithUserinfo(push_url, "x")).userinfo;
-  if (probe.empty())
-    return InvalidArgument(path + ".push_secret_env: only an http(s) push_url takes a credential");
+  if (probe.empty()) return InvalidArgument(path + ".push_secret_env: only an http(s) push_url takes a credential");
   const char* secret = std::getenv(secret_env.c_str());
   if (secret == nullptr || *secret == '\0')
     return InvalidArgument(path + ".push_secret_env: environment variable '" + secret_env + "' is not set or empty");
@@ -256,9 +261,10 @@ Result<ForkConfig> ReadFork(const toml::table& table, const std::string& path) {
   FS_RETURN_IF_ERROR(r.StringArray("labels", fork.labels));
   FS_ASSIGN_OR_RETURN(const toml::table* alerts, r.Table("alerts"));
   if (alerts != nullptr) {
-    FS_RETURN_IF_ERROR(TableReader(*alerts, path + ".alerts").CheckKnown({"behind_commits", "merge_base_age_days",
-        "predicted_conflicts", "upstream_touched", "failures_before_alert", "job_failing", "candidate_ready",
-        "candidate_conflict"}));
+    FS_RETURN_IF_ERROR(
+        TableReader(*alerts, path + ".alerts")
+            .CheckKnown({"behind_commits", "merge_base_age_days", "predicted_conflicts", "upstream_touched",
+                         "failures_before_alert", "job_failing", "candidate_ready", "candidate_conflict"}));
     FS_RETURN_IF_ERROR(ReadAlertRuleOverrides(*alerts, path + ".alerts", fork.alerts));
   }
   FS_RETURN_IF_ERROR(r.String("recipe", fork.recipe));
@@ -277,9 +283,9 @@ Status ReadSlurm(const toml::table& table, SlurmConfig& slurm) {
 
 Status ReadJobs(const toml::table& table, JobsConfig& jobs) {
   TableReader r(table, "jobs");
-  FS_RETURN_IF_ERROR(r.CheckKnown({"workers", "work_dir", "recipe_dir", "default_executor", "log_cap_bytes",
-                                   "kill_grace_s", "keep_work_trees", "trigger_on_sync", "nvidia_smi", "nvcc",
-                                   "slurm"}));
+  FS_RETURN_IF_ERROR(
+      r.CheckKnown({"workers", "work_dir", "recipe_dir", "default_executor", "log_cap_bytes", "kill_grace_s",
+                    "keep_work_trees", "trigger_on_sync", "nvidia_smi", "nvcc", "slurm"}));
   FS_RETURN_IF_ERROR(r.Integer("workers", kWorkersRange, jobs.workers));
   FS_RETURN_IF_ERROR(r.String("work_dir", jobs.work_dir));
   FS_RETURN_IF_ERROR(r.String("recipe_dir", jobs.recipe_dir));
@@ -306,9 +312,9 @@ Status ReadCarry(const toml::table& table, CarryConfig& carry) {
 
 Status ReadRoot(const toml::table& root, Config& config) {
   TableReader r(root, "");
-  FS_RETURN_IF_ERROR(r.CheckKnown({"data_dir", "database", "rules", "workers", "sync_timeout_s", "http",
-                                   "security", "forks", "sync_backoff_max_s", "scheduler", "alerts", "webhooks",
-                                   "jobs", "carry", "integrators"}));
+  FS_RETURN_IF_ERROR(
+      r.CheckKnown({"data_dir", "database", "rules", "workers", "sync_timeout_s", "http", "security", "forks",
+                    "sync_backoff_max_s", "scheduler", "alerts", "webhooks", "jobs", "carry", "integrators"}));
   FS_RETURN_IF_ERROR(r.String("data_dir", config.data_dir));
   FS_RETURN_IF_ERROR(r.String("database", config.database));
   FS_RETURN_IF_ERROR(r.String("rules", config.rules));
@@ -440,9 +446,9 @@ Status ApplyEnvironment(Config& config, const EnvLookup& lookup) {
   if (auto v = get("FORKSCOPE_ADMIN_TOKEN")) {
     // Replaces an earlier env-admin so applying the environment twice stays one token.
     auto& tokens = updated.security.tokens;
-    tokens.erase(std::remove_if(tokens.begin(), tokens.end(),
-                                [](const TokenConfig& t) { return t.name == kAdminEnvTokenName; }),
-                 tokens.end());
+    tokens.erase(
+        std::remove_if(tokens.begin(), tokens.end(), [](const TokenConfig& t) { return t.name == kAdminEnvTokenName; }),
+        tokens.end());
     tokens.push_back(TokenConfig{kAdminEnvTokenName, HashToken(*v), TokenScope::kAdmin});
   }
   config = std::move(updated);

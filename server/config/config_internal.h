@@ -32,18 +32,18 @@ inline constexpr IntRange kPositiveIntRange{1, kIntMax};  // timeouts, keep_aliv
 inline constexpr IntRange kSyncIntervalRange{kMinSyncIntervalS, kIntMax};
 inline constexpr IntRange kBodyBytesRange{1024, kNoMax};
 inline constexpr IntRange kCacheBytesRange{0, int64_t{1} << 40};  // http.response_cache_bytes
-inline constexpr IntRange kThresholdRange{0, kIntMax};     // alert thresholds; 0 turns a rule off
+inline constexpr IntRange kThresholdRange{0, kIntMax};            // alert thresholds; 0 turns a rule off
 inline constexpr IntRange kFailuresRange{0, 1000};
 inline constexpr IntRange kAttemptsRange{1, 100};
 inline constexpr IntRange kDeliveryTimeoutRange{1, 300};
 inline constexpr IntRange kPollIntervalRange{100, 60000};
 inline constexpr IntRange kLogCapRange{4096, int64_t{1} << 40};
 inline constexpr IntRange kKillGraceRange{0, 600};
-inline constexpr IntRange kHttpTimeoutRange{1, 3600};       // http.header/request/keep_alive timeouts
-inline constexpr IntRange kConnectionsRange{1, 65536};      // http.max_connections
-inline constexpr IntRange kPerClientRange{0, 65536};        // http.max_connections_per_client (0 = off)
-inline constexpr IntRange kHeaderCountRange{8, 10000};      // http.max_headers
-inline constexpr IntRange kHeaderBytesRange{4096, 1 << 24}; // http.max_header_bytes
+inline constexpr IntRange kHttpTimeoutRange{1, 3600};        // http.header/request/keep_alive timeouts
+inline constexpr IntRange kConnectionsRange{1, 65536};       // http.max_connections
+inline constexpr IntRange kPerClientRange{0, 65536};         // http.max_connections_per_client (0 = off)
+inline constexpr IntRange kHeaderCountRange{8, 10000};       // http.max_headers
+inline constexpr IntRange kHeaderBytesRange{4096, 1 << 24};  // http.max_header_bytes
 
 // OK when value lies in range; otherwise InvalidArgument naming `key` and the bound it broke (validate.cpp).
 Status CheckRange(const std::string& key, int64_t value, IntRange range);

@@ -61,9 +61,12 @@ bool HasWhitespaceOrControl(std::string_view s) {
 
 const char* TokenScopeName(TokenScope scope) {
   switch (scope) {
-    case TokenScope::kRead: return "read";
-    case TokenScope::kWrite: return "write";
-    case TokenScope::kAdmin: return "admin";
+    case TokenScope::kRead:
+      return "read";
+    case TokenScope::kWrite:
+      return "write";
+    case TokenScope::kAdmin:
+      return "admin";
   }
   return "read";
 }
@@ -77,9 +80,12 @@ Result<TokenScope> ParseTokenScope(std::string_view name) {
 
 const char* WebhookKindName(WebhookKind kind) {
   switch (kind) {
-    case WebhookKind::kGeneric: return "generic";
-    case WebhookKind::kSlack: return "slack";
-    case WebhookKind::kFeishu: return "feishu";
+    case WebhookKind::kGeneric:
+      return "generic";
+    case WebhookKind::kSlack:
+      return "slack";
+    case WebhookKind::kFeishu:
+      return "feishu";
   }
   return "generic";
 }
@@ -117,8 +123,7 @@ Status CheckLabel(const std::string& field, std::string_view label) {
 }
 
 Status CheckLabels(const std::string& field, const std::vector<std::string>& labels) {
-  if (labels.size() > kMaxLabels)
-    return InvalidArgument(field + ": at most " + std::to_string(kMaxLabels) + " labels");
+  if (labels.size() > kMaxLabels) return InvalidArgument(field + ": at most " + std::to_string(kMaxLabels) + " labels");
   for (const std::string& label : labels) FS_RETURN_IF_ERROR(CheckLabel(field, label));
   return Status::Ok();
 }
@@ -140,7 +145,9 @@ std::string HashToken(const std::string& secret) {
 
 Status CheckBranchName(const std::string& field, std::string_view branch) {
   if (branch.empty()) return Status::Ok();
-  auto bad = [&field](const char* why) { return InvalidArgument(field + ": not a valid git branch name (" + why + ")"); };
+  auto bad = [&field](const char* why) {
+    return InvalidArgument(field + ": not a valid git branch name (" + why + ")");
+  };
   if (branch.size() > 255) return bad("longer than 255 characters");
   for (char c : branch) {
     const auto u = static_cast<unsigned char>(c);

@@ -27,16 +27,26 @@ size_t EditDistance(std::string_view a, std::string_view b) {
 
 const char* NodeTypeName(toml::node_type type) {
   switch (type) {
-    case toml::node_type::none: return "nothing";
-    case toml::node_type::table: return "a table";
-    case toml::node_type::array: return "an array";
-    case toml::node_type::string: return "a string";
-    case toml::node_type::integer: return "an integer";
-    case toml::node_type::floating_point: return "a float";
-    case toml::node_type::boolean: return "a boolean";
-    case toml::node_type::date: return "a date";
-    case toml::node_type::time: return "a time";
-    case toml::node_type::date_time: return "a date-time";
+    case toml::node_type::none:
+      return "nothing";
+    case toml::node_type::table:
+      return "a table";
+    case toml::node_type::array:
+      return "an array";
+    case toml::node_type::string:
+      return "a string";
+    case toml::node_type::integer:
+      return "an integer";
+    case toml::node_type::floating_point:
+      return "a float";
+    case toml::node_type::boolean:
+      return "a boolean";
+    case toml::node_type::date:
+      return "a date";
+    case toml::node_type::time:
+      return "a time";
+    case toml::node_type::date_time:
+      return "a date-time";
   }
   return "an unknown value";
 }
@@ -133,8 +143,8 @@ Result<std::vector<const toml::table*>> TableReader::Tables(std::string_view key
   if (node == nullptr) return tables;
   const auto* array = node->as_array();
   if (array == nullptr) {
-    return InvalidArgument(KeyPath(key) + ": expected an array of tables ([[" + KeyPath(key) +
-                           "]]), got " + NodeTypeName(node->type()));
+    return InvalidArgument(KeyPath(key) + ": expected an array of tables ([[" + KeyPath(key) + "]]), got " +
+                           NodeTypeName(node->type()));
   }
   for (size_t i = 0; i < array->size(); ++i) {
     const auto* table = array->get(i)->as_table();

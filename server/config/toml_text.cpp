@@ -55,8 +55,10 @@ Status CheckNonAsciiPlacement(const std::string& text, const std::string& origin
         if (c == '\n') in = In::kCode;
         break;
       case In::kBasic:
-        if (c == '\\') ++i;
-        else if (c == '"' || c == '\n') in = In::kCode;
+        if (c == '\\')
+          ++i;
+        else if (c == '"' || c == '\n')
+          in = In::kCode;
         break;
       case In::kLiteral:
         if (c == '\'' || c == '\n') in = In::kCode;
@@ -88,10 +90,14 @@ bool ValidUtf8(const std::string& text) {
     unsigned char c = static_cast<unsigned char>(text[i]);
     size_t n = 0;  // continuation bytes that follow
     if (c >= 0x80) {
-      if ((c >> 5) == 0x6) n = 1;
-      else if ((c >> 4) == 0xE) n = 2;
-      else if ((c >> 3) == 0x1E) n = 3;
-      else return false;
+      if ((c >> 5) == 0x6)
+        n = 1;
+      else if ((c >> 4) == 0xE)
+        n = 2;
+      else if ((c >> 3) == 0x1E)
+        n = 3;
+      else
+        return false;
     }
     if (i + n >= text.size()) return n == 0;
     for (size_t k = 1; k <= n; ++k)
@@ -103,8 +109,8 @@ bool ValidUtf8(const std::string& text) {
 
 Status ParseErrorStatus(const toml::parse_error& error, const std::string& origin) {
   const toml::source_region& where = error.source();
-  return InvalidArgument(origin + ":" + std::to_string(where.begin.line) + ":" +
-                         std::to_string(where.begin.column) + ": " + std::string(error.description()));
+  return InvalidArgument(origin + ":" + std::to_string(where.begin.line) + ":" + std::to_string(where.begin.column) +
+                         ": " + std::string(error.description()));
 }
 
 }  // namespace

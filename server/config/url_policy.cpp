@@ -47,9 +47,9 @@ Result<std::string> ParseAuthority(std::string_view authority, bool allow_port) 
     host = host.substr(0, colon);
   }
   if (!port_part.empty()) {
-    const bool digits = port_part.size() > 1 && port_part.front() == ':' &&
-                        std::all_of(port_part.begin() + 1, port_part.end(),
-                                    [](char c) { return c >= '0' && c <= '9'; });
+    const bool digits =
+        port_part.size() > 1 && port_part.front() == ':' &&
+        std::all_of(port_part.begin() + 1, port_part.end(), [](char c) { return c >= '0' && c <= '9'; });
     if (!allow_port || !digits) return InvalidArgument(kAmbiguousUrl);
   }
   const std::string lower = Lower(host);
@@ -119,8 +119,7 @@ Result<std::pair<std::string, int>> ParseListen(const std::string& listen) {
     }
     host = listen.substr(1, close - 1);
     port = std::string_view(listen).substr(close + 2);
-    const bool valid = host.find(':') != std::string::npos &&
-                       std::all_of(host.begin(), host.end(), [](char c) {
+    const bool valid = host.find(':') != std::string::npos && std::all_of(host.begin(), host.end(), [](char c) {
                          return std::isxdigit(static_cast<unsigned char>(c)) || c == ':' || c == '.';
                        });
     if (!valid) return bad("'" + host + "' is not an IPv6 address");
@@ -170,8 +169,7 @@ Status CheckRepositoryAllowed(const SecurityConfig& security, const std::string&
     if (!owner.empty() && entry.substr(slash + 1) == owner) return Status::Ok();
   }
   if (host_known) {
-    return FailedPrecondition("repository owner '" + remote->host + "/" + owner +
-                              "' is not in security.allowed_hosts");
+    return FailedPrecondition("repository owner '" + remote->host + "/" + owner + "' is not in security.allowed_hosts");
   }
   return FailedPrecondition("repository host '" + remote->host + "' is not in security.allowed_hosts");
 }

@@ -41,8 +41,7 @@ Status CheckRange(const std::string& key, int64_t value, IntRange range) {
     return InvalidArgument(key + ": must be at most " + std::to_string(range.max));
   }
   if (open_ended) return InvalidArgument(key + ": must be >= " + std::to_string(range.min));
-  return InvalidArgument(key + ": must be between " + std::to_string(range.min) + " and " +
-                         std::to_string(range.max));
+  return InvalidArgument(key + ": must be between " + std::to_string(range.min) + " and " + std::to_string(range.max));
 }
 
 }  // namespace config_internal
@@ -158,9 +157,10 @@ Status ValidateAlerts(const AlertsConfig& alerts, const std::vector<WebhookConfi
       return InvalidArgument(key + ".url: must be an http:// or https:// URL");
     // A userinfo would be sent to nobody (delivery never uses it) and sit in the file in clear.
     if (base::RedactUrl(w.url) != w.url)
-      return InvalidArgument(key + ".url: must not hold a user or password (user:password@host): it would be "
-                                   "sent to no one and kept in the file in clear; the target authenticates "
-                                   "each delivery by its signature (the webhook's secret, from secret_env)");
+      return InvalidArgument(key +
+                             ".url: must not hold a user or password (user:password@host): it would be "
+                             "sent to no one and kept in the file in clear; the target authenticates "
+                             "each delivery by its signature (the webhook's secret, from secret_env)");
     if (w.secret.empty()) return InvalidArgument(key + ": the secret must not be empty");
     for (const std::string& e : w.events)
       if (e != "opened" && e != "worsened" && e != "resolved" && e != "acked")
@@ -174,8 +174,8 @@ Status ValidateAlerts(const AlertsConfig& alerts, const std::vector<WebhookConfi
 Status ValidateJobs(const JobsConfig& jobs) {
   FS_RETURN_IF_ERROR(CheckRange("jobs.workers", jobs.workers, kWorkersRange));
   if (jobs.default_executor != "local" && jobs.default_executor != "slurm") {
-    return InvalidArgument("jobs.default_executor: expected \"local\" or \"slurm\", got '" +
-                           jobs.default_executor + "'");
+    return InvalidArgument("jobs.default_executor: expected \"local\" or \"slurm\", got '" + jobs.default_executor +
+                           "'");
   }
   FS_RETURN_IF_ERROR(CheckRange("jobs.log_cap_bytes", static_cast<int64_t>(jobs.log_cap_bytes), kLogCapRange));
   FS_RETURN_IF_ERROR(CheckRange("jobs.kill_grace_s", jobs.kill_grace_s, kKillGraceRange));
@@ -187,8 +187,8 @@ Status ValidateCarry(const CarryConfig& carry) {
   if (carry.strategy != "rebase" && carry.strategy != "squash")
     return InvalidArgument("carry.strategy: expected \"rebase\" or \"squash\", got '" + carry.strategy + "'");
   // A committer identity git would refuse (empty, or with the characters that delimit it) is refused here.
-  for (const auto& [key, value] : {std::pair{"carry.committer_name", &carry.committer_name},
-                                   {"carry.committer_email", &carry.committer_email}}) {
+  for (const auto& [key, value] :
+       {std::pair{"carry.committer_name", &carry.committer_name}, {"carry.committer_email", &carry.committer_email}}) {
     if (value->empty()) return InvalidArgument(std::string(key) + ": must not be empty");
     if (value->find_first_of("<>\n") != std::string::npos)
       return InvalidArgument(std::string(key) + ": must not contain '<', '>' or a newline");

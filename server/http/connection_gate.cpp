@@ -24,12 +24,18 @@ constexpr size_t kReadBudget = 64 << 10;  // bytes read from one connection per 
 
 const char* ReasonPhrase(int status) {
   switch (status) {
-    case 400: return "Bad Request";
-    case 408: return "Request Timeout";
-    case 413: return "Payload Too Large";
-    case 431: return "Request Header Fields Too Large";
-    case 503: return "Service Unavailable";
-    default: return "Error";
+    case 400:
+      return "Bad Request";
+    case 408:
+      return "Request Timeout";
+    case 413:
+      return "Payload Too Large";
+    case 431:
+      return "Request Header Fields Too Large";
+    case 503:
+      return "Service Unavailable";
+    default:
+      return "Error";
   }
 }
 
@@ -69,8 +75,8 @@ struct ConnectionGate::Waiting {
   RequestHead head;
   Phase phase = Phase::kIdle;
   Clock::time_point deadline;
-  size_t body_end = 0;   // kBody: the bytes buffered once the body is complete
-  size_t drained = 0;    // kDraining: bytes read and dropped
+  size_t body_end = 0;  // kBody: the bytes buffered once the body is complete
+  size_t drained = 0;   // kDraining: bytes read and dropped
   Waiting(std::unique_ptr<Connection> c, HeadLimits limits) : conn(std::move(c)), head(limits) {}
 };
 
@@ -334,8 +340,8 @@ void ConnectionGate::Sweep() {
         break;
       case Waiting::Phase::kBody:
         Refuse(w, {408, "request_timeout",
-                   "the request did not arrive whole within " +
-                       std::to_string(limits_.request_timeout.count() / 1000) + " s (http.request_timeout_s)"});
+                   "the request did not arrive whole within " + std::to_string(limits_.request_timeout.count() / 1000) +
+                       " s (http.request_timeout_s)"});
         break;
     }
   }

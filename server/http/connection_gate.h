@@ -35,9 +35,9 @@ struct GateLimits {
 // One client connection, owned by whoever holds it: the gate while it waits, a worker while it serves.
 struct Connection {
   int fd = -1;
-  std::string peer;      // the client's address, numeric
-  std::string buffered;  // bytes read and not yet consumed: a complete head first, when dispatched
-  int served = 0;        // requests answered on it
+  std::string peer;          // the client's address, numeric
+  std::string buffered;      // bytes read and not yet consumed: a complete head first, when dispatched
+  int served = 0;            // requests answered on it
   bool peer_closed = false;  // the client shut its side (half-close): answer, then close
   std::chrono::steady_clock::time_point request_start;  // the current request's first byte
 };
@@ -87,9 +87,9 @@ class ConnectionGate {
   std::map<int, std::unique_ptr<Waiting>> waiting_;  // the event thread's only
 
   std::mutex mu_;
-  bool stopped_ = false;                        // guarded by mu_
-  int open_ = 0;                                // guarded by mu_: connections counted
-  std::map<std::string, int> per_peer_;         // guarded by mu_
+  bool stopped_ = false;                                                // guarded by mu_
+  int open_ = 0;                                                        // guarded by mu_: connections counted
+  std::map<std::string, int> per_peer_;                                 // guarded by mu_
   std::vector<std::pair<std::unique_ptr<Connection>, bool>> incoming_;  // guarded by mu_ (conn, draining)
 };
 

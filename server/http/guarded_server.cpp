@@ -131,12 +131,14 @@ GateLimits GateLimitsOf(const HttpConfig& c) {
 
 GuardedServer::GuardedServer(const HttpConfig& config, ConnectionGate::Refused refused)
     : config_(config),
-      gate_(GateLimitsOf(config), [this](std::unique_ptr<Connection> c) {
-              // shared_ptr: the pool's jobs are std::function, which must be copyable.
-              auto held = std::make_shared<std::unique_ptr<Connection>>(std::move(c));
-              pool_->enqueue([this, held] { ServeOne(std::move(*held)); });
-            },
-            std::move(refused)) {
+      gate_(
+          GateLimitsOf(config),
+          [this](std::unique_ptr<Connection> c) {
+            // shared_ptr: the pool's jobs are std::function, which must be copyable.
+            auto held = std::make_shared<std::unique_ptr<Connection>>(std::move(c));
+            pool_->enqueue([this, held] { ServeOne(std::move(*held)); });
+          },
+          std::move(refused)) {
   new_task_queue = [] { return new InlineQueue(); };
 }
 

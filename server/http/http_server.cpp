@@ -10,12 +10,12 @@
 #include <cerrno>
 #include <cstring>
 
+#include "base/log.h"
 #include "server/codec/json_codec.h"
 #include "server/http/guarded_server.h"
 #include "server/http/router.h"
 #include "server/services/sync_service.h"
 #include "storage/fork_metrics.h"
-#include "base/log.h"
 
 namespace forkscope::server {
 
@@ -27,16 +27,26 @@ namespace {
 // too long, ...): every error says what went wrong, never only "error".
 std::pair<std::string, std::string> HttpErrorOf(int status) {
   switch (status) {
-    case 400: return {"bad_request", "the request could not be parsed (request line, headers or body framing)"};
-    case 404: return {"not_found", "no such endpoint"};
-    case 408: return {"request_timeout", "the request did not arrive in time (http.read_timeout_s)"};
-    case 413: return {"payload_too_large", "request body too large (http.max_body_bytes)"};
-    case 414: return {"uri_too_long", "the request target is too long"};
-    case 415: return {"unsupported_media_type", "the request body's encoding is not supported"};
-    case 416: return {"range_not_satisfiable", "the requested range is outside the response"};
-    case 500: return {"internal", "unexpected error (logged)"};
-    case 503: return {"unavailable", "the server cannot answer now; retry"};
-    default: return {"http_" + std::to_string(status), "the request failed with HTTP status " + std::to_string(status)};
+    case 400:
+      return {"bad_request", "the request could not be parsed (request line, headers or body framing)"};
+    case 404:
+      return {"not_found", "no such endpoint"};
+    case 408:
+      return {"request_timeout", "the request did not arrive in time (http.read_timeout_s)"};
+    case 413:
+      return {"payload_too_large", "request body too large (http.max_body_bytes)"};
+    case 414:
+      return {"uri_too_long", "the request target is too long"};
+    case 415:
+      return {"unsupported_media_type", "the request body's encoding is not supported"};
+    case 416:
+      return {"range_not_satisfiable", "the requested range is outside the response"};
+    case 500:
+      return {"internal", "unexpected error (logged)"};
+    case 503:
+      return {"unavailable", "the server cannot answer now; retry"};
+    default:
+      return {"http_" + std::to_string(status), "the request failed with HTTP status " + std::to_string(status)};
   }
 }
 
@@ -86,7 +96,8 @@ struct HttpServer::Impl {
       : ctx(c),
         svr(c.config.http,
             [&c](const std::string& peer, const HeadRefusal& r) {
-              base::Log(base::LogArea::kHttp)->warn("request refused peer={} status={} reason={}", peer, r.status, r.message);
+              base::Log(base::LogArea::kHttp)
+                  ->warn("request refused peer={} status={} reason={}", peer, r.status, r.message);
               c.metrics.RecordRefused(r.code);
             }),
         router(std::make_unique<Router>(svr, c)) {}
@@ -117,8 +128,9 @@ void HttpServer::Impl::Configure() {
     if (!res.body.empty()) return;
     if (res.status == 404 && !req.method.empty()) return router->NoRoute(req, res);
     auto [code, message] = HttpErrorOf(res.status);
-    base::Log(base::LogArea::kHttp)->warn("request refused method={} status={} reason={}", req.method.empty() ? "-" : req.method, res.status,
-                 message);
+    base::Log(base::LogArea::kHttp)
+        ->warn("request refused method={} status={} reason={}", req.method.empty() ? "-" : req.method, res.status,
+               message);
     ctx.metrics.RecordRefused(code);
     res.set_content(ErrorJson(code, message).dump(), "application/json");
   });
@@ -130,7 +142,8 @@ void HttpServer::Impl::Configure() {
       what = e.what();
     } catch (...) {
     }
-    base::Log(base::LogArea::kHttp)->error("request failed method={} target={} error={}", req.method, Printable(req.target), what);
+    base::Log(base::LogArea::kHttp)
+        ->error("request failed method={} target={} error={}", req.method, Printable(req.target), what);
     ctx.metrics.RecordRefused("internal");
     SendJson(res, 500, ErrorJson("internal", "unexpected error (logged)"));
   });
@@ -142,7 +155,8 @@ void HttpServer::Impl::RenderMetrics(httplib::Response& res) {
   if (store.ok()) {
     auto read = storage::ReadForkMetrics((*store)->db());
     if (read.ok()) forks = std::move(*read);
-    if (!read.ok()) base::Log(base::LogArea::kHttp)->warn("metrics: per-fork figures unavailable error={}", read.status().message());
+    if (!read.ok())
+      base::Log(base::LogArea::kHttp)->warn("metrics: per-fork figures unavailable error={}", read.status().message());
   }
   res.set_content(ctx.metrics.Render(ctx.sync ? ctx.sync->Stats() : SyncStats{}, forks, ctx.responses.Stats(),
                                      storage::SqliteMemoryBytes(), base::ReadHeapStats()),
@@ -159,8 +173,8 @@ void HttpServer::Impl::InstallHealthRoutes() {
     SendJson(res, 200, json{{"status", "ready"}});
   });
   // Its labels name every fork: it follows the read rule (http.open_reads = false: a read token).
-  router->AddPlain("/metrics", [this](const httplib::Request&, httplib::Response& res) { RenderMetrics(res); },
-                   router->ReadScope());
+  router->AddPlain(
+      "/metrics", [this](const httplib::Request&, httplib::Response& res) { RenderMetrics(res); }, router->ReadScope());
 }
 
 HttpServer::HttpServer(ServerContext& context, const std::function<void(Router&)>& install_routes)

@@ -33,14 +33,14 @@ struct ServerContext {
   analyzer::Rules rules;
   storage::StoreOpener& stores;  // each request thread's Store comes from here
   base::Clock& clock;
-  TaskRuntime* tasks = nullptr;        // every background task (server/tasks/task_runtime.h)
+  TaskRuntime* tasks = nullptr;  // every background task (server/tasks/task_runtime.h)
   SyncService* sync = nullptr;
   Metrics metrics;
-  ResponseCache responses;             // rendered analyses by id and format
-  AlertEngine* alerts = nullptr;       // alert lifecycle (acks)
-  JobService* jobs = nullptr;          // build jobs (server/api/jobs.cpp)
-  PatternService* patterns = nullptr;  // mining and plans (server/services/pattern_service.h)
-  CarryService* carry = nullptr;       // sync candidates (server/services/carry_service.h)
+  ResponseCache responses;                     // rendered analyses by id and format
+  AlertEngine* alerts = nullptr;               // alert lifecycle (acks)
+  JobService* jobs = nullptr;                  // build jobs (server/api/jobs.cpp)
+  PatternService* patterns = nullptr;          // mining and plans (server/services/pattern_service.h)
+  CarryService* carry = nullptr;               // sync candidates (server/services/carry_service.h)
   IntegrationService* integrations = nullptr;  // integrators (server/services/integration_service.h)
 };
 

@@ -29,8 +29,8 @@ bool HasBody(const httplib::Request& req);
 
 // The outcome of reading a body.
 struct BodyRead {
-  int status = 0;       // 0: read (into req.body); else the HTTP status to answer
-  std::string code;     // the error code and message for that answer
+  int status = 0;    // 0: read (into req.body); else the HTTP status to answer
+  std::string code;  // the error code and message for that answer
   std::string message;
 };
 

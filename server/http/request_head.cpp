@@ -99,9 +99,9 @@ RequestHead::State RequestHead::Header(std::string_view line, size_t start) {
   if (line.front() == ' ' || line.front() == '\t')
     return Refuse(400, "bad_request", "a header line starts with whitespace (obsolete line folding is refused)");
   if (++headers_ > limits_.max_headers)
-    return Refuse(431, "request_header_fields_too_large",
-                  "the request has more than " + std::to_string(limits_.max_headers) +
-                      " header fields (http.max_headers)");
+    return Refuse(
+        431, "request_header_fields_too_large",
+        "the request has more than " + std::to_string(limits_.max_headers) + " header fields (http.max_headers)");
   const size_t colon = line.find(':');
   if (colon == std::string_view::npos) return Refuse(400, "bad_request", "a header line has no ':'");
   const std::string_view name = line.substr(0, colon);

@@ -59,9 +59,9 @@ class RequestHead {
   HeadLimits limits_;
   State state_ = State::kIncomplete;
   HeadRefusal refusal_;
-  size_t pos_ = 0;        // where the next unread line starts
-  size_t scanned_ = 0;    // bytes already searched for its end (a slow long line is not searched again)
-  size_t skip_ = 0;       // leading empty lines (RFC 9112 2.2: ignored)
+  size_t pos_ = 0;      // where the next unread line starts
+  size_t scanned_ = 0;  // bytes already searched for its end (a slow long line is not searched again)
+  size_t skip_ = 0;     // leading empty lines (RFC 9112 2.2: ignored)
   size_t end_ = 0;
   bool seen_request_line_ = false;
   size_t headers_ = 0;

@@ -58,8 +58,8 @@ class ResponseCache {
 
   mutable std::mutex mu_;  // guards everything below
   ResponseCacheLimits limits_;
-  size_t bytes_ = 0;       // sum of Cost() over lru_
-  std::list<Entry> lru_;   // most recent first
+  size_t bytes_ = 0;      // sum of Cost() over lru_
+  std::list<Entry> lru_;  // most recent first
   std::unordered_map<std::string, std::list<Entry>::iterator> index_;
   std::unordered_map<std::string, std::shared_future<Result<CachedBody>>> flights_;  // renders under way
   size_t renders_ = 0;

@@ -6,10 +6,10 @@
 #include <memory>
 
 #include "base/clock.h"
+#include "base/log.h"
 #include "server/codec/json_codec.h"
 #include "server/http/http_server.h"
 #include "storage/store_opener.h"
-#include "base/log.h"
 
 namespace forkscope::server {
 // Scope of a presented token, if it is one of the configured ones (constant-time comparison).
@@ -42,8 +42,9 @@ bool Authorize(const Config& config, const httplib::Request& req, httplib::Respo
     return false;
   }
   if (static_cast<int>(*scope) < static_cast<int>(*needed)) {
-    SendJson(res, 403, ErrorJson("permission_denied", std::string("this endpoint needs a '") +
-                                                          TokenScopeName(*needed) + "' token"));
+    SendJson(
+        res, 403,
+        ErrorJson("permission_denied", std::string("this endpoint needs a '") + TokenScopeName(*needed) + "' token"));
     return false;
   }
   return true;
@@ -97,8 +98,8 @@ void Serve(ServerContext& ctx, const RouteSpec& spec, const httplib::Request& re
   };
   if (std::string problem = TargetProblem(req); !problem.empty()) {
     if (reader) DrainBody(req, *reader);
-    base::Log(base::LogArea::kHttp)->warn("request refused method={} target={} status=400 reason={}", req.method, Printable(req.target),
-                 problem);
+    base::Log(base::LogArea::kHttp)
+        ->warn("request refused method={} target={} status=400 reason={}", req.method, Printable(req.target), problem);
     ctx.metrics.RecordRefused("bad_request");
     SendJson(res, 400, ErrorJson("bad_request", problem));
     return done();
@@ -110,8 +111,9 @@ void Serve(ServerContext& ctx, const RouteSpec& spec, const httplib::Request& re
   if (reader) {
     BodyRead body = ReadBody(req, *reader, spec.body, ctx.config.http.max_body_bytes);
     if (body.status != 0) {
-      base::Log(base::LogArea::kHttp)->warn("request refused method={} route={} status={} reason={}", req.method, spec.label, body.status,
-                   body.message);
+      base::Log(base::LogArea::kHttp)
+          ->warn("request refused method={} route={} status={} reason={}", req.method, spec.label, body.status,
+                 body.message);
       ctx.metrics.RecordRefused(body.code);
       SendJson(res, body.status, ErrorJson(body.code, body.message));
       return done();
@@ -126,7 +128,8 @@ void Serve(ServerContext& ctx, const RouteSpec& spec, const httplib::Request& re
     spec.handler(req, res, **store);
   } catch (const std::exception& e) {
     // A handler's bug must not take the connection's answer with it: a logged, counted 500.
-    base::Log(base::LogArea::kHttp)->error("handler failed method={} route={} error={}", req.method, spec.label, e.what());
+    base::Log(base::LogArea::kHttp)
+        ->error("handler failed method={} route={} error={}", req.method, spec.label, e.what());
     ctx.metrics.RecordRefused("internal");
     SendJson(res, 500, ErrorJson("internal", "unexpected error while answering " + spec.label + " (logged)"));
   }
@@ -177,8 +180,9 @@ void SendError(httplib::Response& res, const Status& st) {
 
 Result<json> ParseJsonBody(const httplib::Request& req) {
   if (req.body.empty())
-    return InvalidArgument("this endpoint reads a JSON body and the request has none (send one with "
-                           "Content-Type: application/json)");
+    return InvalidArgument(
+        "this endpoint reads a JSON body and the request has none (send one with "
+        "Content-Type: application/json)");
   // Depth first, on the SAX interface (no document is built): a deep one stops at its 65th level.
   JsonDepthCheck depth;
   if (!json::sax_parse(req.body, &depth) && depth.too_deep)
@@ -196,7 +200,8 @@ std::optional<TokenScope> Router::ReadScope() const {
 void Router::Add(const std::string& method, const std::string& pattern, std::optional<TokenScope> scope,
                  ApiHandler handler, std::optional<RequestBody> body) {
   ServerContext* ctx = &ctx_;
-  Add(method, pattern, scope,
+  Add(
+      method, pattern, scope,
       [ctx, handler](const httplib::Request& q, httplib::Response& r, storage::Store& st) { handler(*ctx, q, r, st); },
       body);
 }

@@ -6,10 +6,10 @@
 #include <set>
 #include <vector>
 
+#include "base/log.h"
 #include "server/codec/json_codec.h"
 #include "server/http/http_server.h"
 #include "server/http/router.h"
-#include "base/log.h"
 
 namespace forkscope::server {
 namespace {
@@ -25,8 +25,8 @@ std::string Router::AllowedMethods(const std::string& path, std::string* label) 
   for (const Route& r : routes_) {
     if (!std::regex_match(path, r.regex)) continue;
     if (methods.empty() && label != nullptr) *label = r.label;
-    for (const std::string& m : r.method == "GET" ? std::vector<std::string>{"GET", "HEAD"}
-                                                    : std::vector<std::string>{r.method})
+    for (const std::string& m :
+         r.method == "GET" ? std::vector<std::string>{"GET", "HEAD"} : std::vector<std::string>{r.method})
       if (std::find(methods.begin(), methods.end(), m) == methods.end()) methods.push_back(m);
   }
   std::string allowed;
@@ -36,8 +36,9 @@ std::string Router::AllowedMethods(const std::string& path, std::string* label) 
 
 void Router::Refuse(const httplib::Request& req, httplib::Response& res, const std::string& label, int status,
                     const std::string& code, const std::string& message) const {
-  base::Log(base::LogArea::kHttp)->warn("request refused method={} target={} status={} reason={}", req.method, Printable(req.target), status,
-               message);
+  base::Log(base::LogArea::kHttp)
+      ->warn("request refused method={} target={} status={} reason={}", req.method, Printable(req.target), status,
+             message);
   ctx_.metrics.RecordRefused(code);
   ctx_.metrics.RecordRequest(req.method, label, status, 0);
   SendJson(res, status, ErrorJson(code, message));

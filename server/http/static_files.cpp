@@ -17,8 +17,8 @@ namespace fs = std::filesystem;
 constexpr const char* kIndex = "index.html";
 constexpr const char* kAssetPrefix = "/assets/";
 // Client-side routes; a route matches the prefix exactly or followed by '/'.
-constexpr std::array<std::string_view, 6> kRoutes = {"/forks", "/patterns", "/drift", "/jobs", "/alerts",
-                                                   "/integration"};
+constexpr std::array<std::string_view, 6> kRoutes = {"/forks", "/patterns", "/drift",
+                                                     "/jobs",  "/alerts",   "/integration"};
 
 bool HoldsIndex(const fs::path& dir) {
   std::error_code ec;
@@ -94,13 +94,17 @@ bool IsDashboardRoute(std::string_view url_path) {
 }
 
 std::string ContentTypeOf(std::string_view path) {
-  static const std::pair<std::string_view, const char*> kTypes[] = {
-      {".html", "text/html; charset=utf-8"},  {".js", "text/javascript; charset=utf-8"},
-      {".mjs", "text/javascript; charset=utf-8"}, {".css", "text/css; charset=utf-8"},
-      {".json", "application/json"},          {".map", "application/json"},
-      {".svg", "image/svg+xml"},              {".png", "image/png"},
-      {".ico", "image/x-icon"},               {".txt", "text/plain; charset=utf-8"},
-      {".woff2", "font/woff2"}};
+  static const std::pair<std::string_view, const char*> kTypes[] = {{".html", "text/html; charset=utf-8"},
+                                                                    {".js", "text/javascript; charset=utf-8"},
+                                                                    {".mjs", "text/javascript; charset=utf-8"},
+                                                                    {".css", "text/css; charset=utf-8"},
+                                                                    {".json", "application/json"},
+                                                                    {".map", "application/json"},
+                                                                    {".svg", "image/svg+xml"},
+                                                                    {".png", "image/png"},
+                                                                    {".ico", "image/x-icon"},
+                                                                    {".txt", "text/plain; charset=utf-8"},
+                                                                    {".woff2", "font/woff2"}};
   for (const auto& [ext, type] : kTypes)
     if (path.size() >= ext.size() && path.substr(path.size() - ext.size()) == ext) return type;
   return "application/octet-stream";
@@ -124,8 +128,7 @@ Result<StaticAsset> StaticFiles::ReadAsset(const std::string& relative) const {
   if (ec || !fs::is_regular_file(file, ec)) return NotFound("no asset " + relative);
   // A symlink inside the asset tree must not lead out of it.
   std::string resolved = file.string();
-  if (resolved.compare(0, root_.size(), root_) != 0 || resolved.size() <= root_.size() ||
-      resolved[root_.size()] != '/')
+  if (resolved.compare(0, root_.size(), root_) != 0 || resolved.size() <= root_.size() || resolved[root_.size()] != '/')
     return InvalidArgument("asset path leaves the asset directory");
   std::ifstream in(file, std::ios::binary);
   if (!in) return NotFound("no asset " + relative);

@@ -20,7 +20,7 @@ Result<std::string> FindWebDir(const std::string& configured);
 struct StaticAsset {
   std::string body;
   std::string content_type;
-  std::string etag;           // strong validator from size and modification time
+  std::string etag;  // strong validator from size and modification time
   std::string cache_control;
 };
 

@@ -23,7 +23,9 @@ constexpr int kMaxTimeoutS = 7 * 24 * 3600;
 class Keys {
  public:
   Keys(const toml::table& t, std::string path) : t_(t), path_(std::move(path)) {}
-  std::string Path(std::string_view key) const { return path_.empty() ? std::string(key) : path_ + "." + std::string(key); }
+  std::string Path(std::string_view key) const {
+    return path_.empty() ? std::string(key) : path_ + "." + std::string(key);
+  }
 
   Status Known(std::initializer_list<std::string_view> known) const {
     for (const auto& [key, node] : t_)
@@ -81,9 +83,11 @@ class Keys {
     for (const auto& [name, value] : *n->as_table()) {
       std::string var(name.str());
       bool valid = !var.empty() && !std::isdigit(static_cast<unsigned char>(var[0])) &&
-                   std::all_of(var.begin(), var.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+                   std::all_of(var.begin(), var.end(),
+                               [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
       if (!valid) return InvalidArgument(Path(key) + "." + var + ": not a valid environment variable name");
-      if (var.rfind("FORKSCOPE_", 0) == 0) return InvalidArgument(Path(key) + "." + var + ": FORKSCOPE_* names are reserved");
+      if (var.rfind("FORKSCOPE_", 0) == 0)
+        return InvalidArgument(Path(key) + "." + var + ": FORKSCOPE_* names are reserved");
       if (!value.is_string()) return InvalidArgument(Path(key) + "." + var + ": expected a string");
       out.emplace_back(var, value.as_string()->get());
     }
@@ -174,8 +178,9 @@ Result<Recipe> ReadRecipe(const toml::table& root, const std::string& origin, co
   FS_RETURN_IF_ERROR(k.Bool("submodules", r.submodules));
   const toml::node* stages = root.get("stages");
   if (!stages || !stages->is_table() || stages->as_table()->empty())
-    return InvalidArgument("stages: a recipe needs at least one of [stages.build], [stages.import], "
-                           "[stages.smoke], [stages.compare]");
+    return InvalidArgument(
+        "stages: a recipe needs at least one of [stages.build], [stages.import], "
+        "[stages.smoke], [stages.compare]");
   for (const auto& [key, node] : *stages->as_table()) {
     std::string name(key.str());
     if (std::find(std::begin(kStageOrder), std::end(kStageOrder), name) == std::end(kStageOrder))
@@ -227,16 +232,26 @@ Result<Recipe> LoadRecipeFile(const std::string& path) {
 json RecipeToJson(const Recipe& r) {
   json stages = json::array();
   for (const auto& s : r.stages) {
-    json j{{"name", s.name},       {"run", s.run},           {"env", EnvToJson(s.env)},
-           {"workdir", s.workdir}, {"timeout_s", s.timeout_s}, {"gpu", s.gpu},
-           {"min_cuda", s.min_cuda}, {"gpus", s.gpus},         {"slurm_args", s.slurm_args}};
+    json j{{"name", s.name},
+           {"run", s.run},
+           {"env", EnvToJson(s.env)},
+           {"workdir", s.workdir},
+           {"timeout_s", s.timeout_s},
+           {"gpu", s.gpu},
+           {"min_cuda", s.min_cuda},
+           {"gpus", s.gpus},
+           {"slurm_args", s.slurm_args}};
     if (s.name == "compare") {
-      j.update({{"reference", s.reference}, {"migrated", s.migrated}, {"reference_trace", s.reference_trace},
-                {"migrated_trace", s.migrated_trace}, {"atol", s.atol}, {"rtol", s.rtol}});
+      j.update({{"reference", s.reference},
+                {"migrated", s.migrated},
+                {"reference_trace", s.reference_trace},
+                {"migrated_trace", s.migrated_trace},
+                {"atol", s.atol},
+                {"rtol", s.rtol}});
     }
     stages.push_back(std::move(j));
   }
-  return json{{"name", r.name},       {"description", r.description}, {"origin", r.origin},
+  return json{{"name", r.name},          {"description", r.description}, {"origin", r.origin},
               {"env", EnvToJson(r.env)}, {"submodules", r.submodules},   {"stages", stages}};
 }
 
@@ -290,7 +305,8 @@ Result<RecipeCatalog> RecipeCatalog::Load(const std::string& recipe_dir,
   auto add = [&catalog](Recipe recipe) -> Status {
     auto [it, inserted] = catalog.by_name_.emplace(recipe.name, recipe);
     if (!inserted && it->second.origin != recipe.origin)
-      return AlreadyExists("recipe '" + recipe.name + "' is defined by both " + it->second.origin + " and " + recipe.origin);
+      return AlreadyExists("recipe '" + recipe.name + "' is defined by both " + it->second.origin + " and " +
+                           recipe.origin);
     return Status::Ok();
   };
   if (!recipe_dir.empty()) {
@@ -324,7 +340,8 @@ Result<Recipe> RecipeCatalog::Find(const std::string& name) const {
 Result<Recipe> RecipeCatalog::ForFork(const std::string& fork) const {
   auto it = fork_recipe_.find(fork);
   if (it == fork_recipe_.end())
-    return NotFound("fork '" + fork + "' has no recipe: set forks[].recipe in the configuration or name one "
+    return NotFound("fork '" + fork +
+                    "' has no recipe: set forks[].recipe in the configuration or name one "
                     "in the request's 'recipe'");
   return Find(it->second);
 }

@@ -39,14 +39,14 @@ struct StageSpec {
 };
 
 struct Recipe {
-  std::string name;                     // `name = ...`, else the file stem
+  std::string name;  // `name = ...`, else the file stem
   std::string description;
-  std::string origin;                   // the file it came from
-  EnvList env;                          // for every stage
+  std::string origin;  // the file it came from
+  EnvList env;         // for every stage
   // Check out the commit's git submodules at their recorded revisions (recursively, each mirrored
   // under the data directory like any repository). false: submodule directories stay empty.
   bool submodules = true;
-  std::vector<StageSpec> stages;        // in kStageOrder order; at least one
+  std::vector<StageSpec> stages;  // in kStageOrder order; at least one
 };
 
 // GPUs a stage needs (0 = none).

@@ -2,19 +2,18 @@
 
 #include "base/clock.h"
 
-
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
 #include <random>
 
-#include "server/services/repositories.h"
 #include "analyzer/trace/trace_diff.h"
+#include "base/log.h"
 #include "base/message_code.h"
 #include "server/jobs/executors/capped_log.h"
 #include "server/jobs/executors/subprocess.h"
-#include "base/log.h"
+#include "server/services/repositories.h"
 
 namespace forkscope::server {
 namespace fs = std::filesystem;
@@ -52,8 +51,8 @@ struct Stopper {
 
 Stopper StoppedByStage(const StageRecord& s) {
   const std::string state = storage::JobStateName(s.state);
-  return {s.name + " " + state, base::NestedMessage("job.stopped_by", {{"stage", s.name}, {"state", state}},
-                                                    s.name + " " + state)};
+  return {s.name + " " + state,
+          base::NestedMessage("job.stopped_by", {{"stage", s.name}, {"state", state}}, s.name + " " + state)};
 }
 
 // Why a stage cannot run on a runner, with its code.
@@ -68,15 +67,17 @@ std::optional<Unmet> FindUnmet(const StageSpec& stage, const RunnerInfo& runner)
   const int have = static_cast<int>(runner.gpus.size());
   if (need > 0 && runner.gpus.empty()) return Unmet{"no GPU runner", "stage.no_gpu", json::object()};
   if (need > have)
-    return Unmet{"needs " + std::to_string(need) + " GPUs, the runner has " + std::to_string(have), "stage.gpus",
+    return Unmet{"needs " + std::to_string(need) + " GPUs, the runner has " + std::to_string(have),
+                 "stage.gpus",
                  {{"need", need}, {"have", have}}};
   // A Slurm partition does not report its CUDA version: the requirement is the recipe's to honour.
   if (!stage.min_cuda.empty() && runner.executor != "slurm") {
     if (runner.cuda.empty())
-      return Unmet{"needs CUDA >= " + stage.min_cuda + ", the runner has none", "stage.no_cuda",
-                   {{"min_cuda", stage.min_cuda}}};
+      return Unmet{
+          "needs CUDA >= " + stage.min_cuda + ", the runner has none", "stage.no_cuda", {{"min_cuda", stage.min_cuda}}};
     if (CompareVersions(runner.cuda, stage.min_cuda) < 0)
-      return Unmet{"needs CUDA >= " + stage.min_cuda + ", the runner has " + runner.cuda, "stage.cuda",
+      return Unmet{"needs CUDA >= " + stage.min_cuda + ", the runner has " + runner.cuda,
+                   "stage.cuda",
                    {{"min_cuda", stage.min_cuda}, {"cuda", runner.cuda}}};
   }
   return std::nullopt;
@@ -84,8 +85,8 @@ std::optional<Unmet> FindUnmet(const StageSpec& stage, const RunnerInfo& runner)
 
 std::string TraceDiffScript(const StageSpec& spec, const std::string& ref, const std::string& mig) {
   auto one = [](const char* what, const std::string& trace, const std::string& command) {
-    return "FORKSCOPE_TRACE=" + ShellQuote(trace) + " /bin/sh -c " + ShellQuote(command) + " || { rc=$?; echo \"[forkscope: " +
-           what + " command failed with exit code $rc]\"; exit $rc; }\n";
+    return "FORKSCOPE_TRACE=" + ShellQuote(trace) + " /bin/sh -c " + ShellQuote(command) +
+           " || { rc=$?; echo \"[forkscope: " + what + " command failed with exit code $rc]\"; exit $rc; }\n";
   };
   std::string s;
   if (!spec.run.empty()) s += "/bin/sh -c " + ShellQuote(spec.run) + " || exit $?\n";
@@ -107,10 +108,10 @@ StagePaths PathsFor(const JobRecord& job, const StageSpec& spec) {
   std::string tree = job.work_dir + "/tree";
   p.workdir = spec.workdir.empty() ? tree : tree + "/" + spec.workdir;
   p.log = job.work_dir + "/" + spec.name + ".log";
-  p.reference_trace = spec.reference_trace.empty() ? job.work_dir + "/compare-reference.jsonl"
-                                                   : p.workdir + "/" + spec.reference_trace;
-  p.migrated_trace = spec.migrated_trace.empty() ? job.work_dir + "/compare-migrated.jsonl"
-                                                 : p.workdir + "/" + spec.migrated_trace;
+  p.reference_trace =
+      spec.reference_trace.empty() ? job.work_dir + "/compare-reference.jsonl" : p.workdir + "/" + spec.reference_trace;
+  p.migrated_trace =
+      spec.migrated_trace.empty() ? job.work_dir + "/compare-migrated.jsonl" : p.workdir + "/" + spec.migrated_trace;
   return p;
 }
 
@@ -161,7 +162,10 @@ void CompareTraces(const JobRecord& job, const StageSpec& spec, StageRecord& rec
                      analyzer::DivergenceKindName(d.kind) + "): op " + d.op + " at " + site;
   if (d.layer) text += std::string(" [layer ") + analyzer::LayerName(*d.layer) + "]";
   SetReason(rec, text, "stage.divergence",
-            {{"index", d.index}, {"kind", analyzer::DivergenceKindName(d.kind)}, {"op", d.op}, {"site", site},
+            {{"index", d.index},
+             {"kind", analyzer::DivergenceKindName(d.kind)},
+             {"op", d.op},
+             {"site", site},
              {"layer", d.layer ? json(analyzer::LayerName(*d.layer)) : json(nullptr)}});
 }
 
@@ -197,7 +201,8 @@ class StageRun {
     rec_.reason_code = o.reason_code;
     rec_.reason_params = o.reason_params;
     rec_.finished_at = ctx_.clock->NowS();
-    if (o.run_ms) rec_.duration_ms = *o.run_ms;
+    if (o.run_ms)
+      rec_.duration_ms = *o.run_ms;
     else if (started_us_)
       rec_.duration_ms = (ctx_.clock->MonotonicUs() - *started_us_) / 1000;
     else
@@ -211,7 +216,8 @@ class StageRun {
 
  private:
   void Save() {
-    if (Status st = ctx_.store->Save(job_); !st.ok()) base::Log(base::LogArea::kJobs)->warn("job save failed id={} error={}", job_.id, st.message());
+    if (Status st = ctx_.store->Save(job_); !st.ok())
+      base::Log(base::LogArea::kJobs)->warn("job save failed id={} error={}", job_.id, st.message());
   }
   void NoteNode(const std::string& node) {
     json runner = json::parse(job_.runner.empty() ? "{}" : job_.runner, nullptr, false);
@@ -344,14 +350,16 @@ namespace {
 bool SaveJob(const JobRecord& job, JobRunContext& ctx) {
   Status st = ctx.store->Save(job);
   if (!st.ok())
-    base::Log(base::LogArea::kJobs)->warn("job save failed id={} state={} error={}", job.id, storage::JobStateName(job.state), st.message());
+    base::Log(base::LogArea::kJobs)
+        ->warn("job save failed id={} state={} error={}", job.id, storage::JobStateName(job.state), st.message());
   return st.ok();
 }
 
 // The API reads jobs from the table: one vetoed or busy commit of the final record must not leave the
 // job reading as running, so a failed write is tried once more.
 void SaveFinal(const JobRecord& job, JobRunContext& ctx) {
-  if (!SaveJob(job, ctx) && SaveJob(job, ctx)) base::Log(base::LogArea::kJobs)->info("job saved after retry id={}", job.id);
+  if (!SaveJob(job, ctx) && SaveJob(job, ctx))
+    base::Log(base::LogArea::kJobs)->info("job saved after retry id={}", job.id);
 }
 
 // Runs the stages that have not finished, in order. False when the job was let go of (detach, or an
@@ -415,7 +423,8 @@ JobRecord RunJob(JobRecord job, JobRunContext& ctx) {
   std::error_code ec;
   if (!ctx.keep_work_tree) fs::remove_all(job.work_dir + "/tree", ec);
   SaveFinal(job, ctx);
-  base::Log(base::LogArea::kJobs)->info("job finished id={} state={} reason={}", job.id, storage::JobStateName(job.state), job.reason);
+  base::Log(base::LogArea::kJobs)
+      ->info("job finished id={} state={} reason={}", job.id, storage::JobStateName(job.state), job.reason);
   return job;
 }
 

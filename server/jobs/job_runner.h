@@ -9,23 +9,23 @@
 #include <optional>
 #include <string>
 
-#include "server/services/repositories.h"
-#include "analyzer/model/model.h"
 #include "analyzer/classify/rules.h"
+#include "analyzer/model/model.h"
 #include "base/clock.h"
 #include "server/jobs/executors/executor.h"
 #include "server/jobs/job_recipe.h"
+#include "server/services/repositories.h"
 #include "storage/job_store.h"
 
 namespace forkscope::server {
 
 struct JobRunContext {
-  storage::JobStore* store = nullptr;          // saves each change (required)
-  Executor* executor = nullptr;                // the job's executor (required)
-  const StopFlags* stop = nullptr;             // required
+  storage::JobStore* store = nullptr;  // saves each change (required)
+  Executor* executor = nullptr;        // the job's executor (required)
+  const StopFlags* stop = nullptr;     // required
   size_t log_cap_bytes = 8 << 20;
   bool keep_work_tree = false;
-  base::Clock* clock = &base::SystemClock();   // stage and job times
+  base::Clock* clock = &base::SystemClock();  // stage and job times
   // For the compare stage: the layer of the diverging file (either may be null).
   const analyzer::Analysis* analysis = nullptr;
   const analyzer::Rules* rules = nullptr;

@@ -2,16 +2,15 @@
 
 #include "base/clock.h"
 
-
 #include <chrono>
 #include <filesystem>
 
+#include "base/log.h"
 #include "base/message_code.h"
 #include "base/url.h"
+#include "server/jobs/job_runner.h"
 #include "server/services/analysis_service.h"
 #include "server/services/repositories.h"
-#include "server/jobs/job_runner.h"
-#include "base/log.h"
 
 namespace forkscope::server {
 namespace fs = std::filesystem;
@@ -20,9 +19,7 @@ using storage::JobState;
 
 namespace {
 
-int64_t NowS() {
-  return base::SystemClock().NowS();
-}
+int64_t NowS() { return base::SystemClock().NowS(); }
 
 Status CheckRev(const std::string& rev) {
   if (rev.size() > 256) return InvalidArgument("field 'rev' is too long");
@@ -69,7 +66,8 @@ Status JobService::Start() {
     }
     FS_RETURN_IF_ERROR(Schedule(job));
   }
-  if (!unfinished.empty()) base::Log(base::LogArea::kJobs)->info("jobs taken up queued={} resumed={}", unfinished.size() - resumed, resumed);
+  if (!unfinished.empty())
+    base::Log(base::LogArea::kJobs)->info("jobs taken up queued={} resumed={}", unfinished.size() - resumed, resumed);
   return Status::Ok();
 }
 
@@ -129,11 +127,13 @@ Result<JobRecord> JobService::Submit(storage::Store& store, const JobRequest& re
   FS_RETURN_IF_ERROR(CheckRev(request.rev));
   Result<Recipe> recipe = request.recipe.empty() ? recipes_.ForFork(fork.name) : recipes_.Find(request.recipe);
   if (!recipe.ok())
-    return request.recipe.empty() ? FailedPrecondition(recipe.status().message()) : InvalidArgument(recipe.status().message());
+    return request.recipe.empty() ? FailedPrecondition(recipe.status().message())
+                                  : InvalidArgument(recipe.status().message());
   std::string executor = request.executor.empty() ? options_.default_executor : request.executor;
   if (!executors_.count(executor)) return InvalidArgument("unknown executor '" + executor + "' (local or slurm)");
   FS_ASSIGN_OR_RETURN(ForkRepo repo, ForkRepoOf(options_.data_dir, fork));
-  if (!Exists(repo)) return FailedPrecondition("fork '" + fork.name + "' has not been synced yet; POST its /sync first");
+  if (!Exists(repo))
+    return FailedPrecondition("fork '" + fork.name + "' has not been synced yet; POST its /sync first");
   std::string sha;
   if (!request.rev.empty()) {
     FS_ASSIGN_OR_RETURN(sha, ResolveForkCommit(repo, fork.name, request.rev));
@@ -157,7 +157,8 @@ Result<JobRecord> JobService::Enqueue(storage::Store& store, const std::string& 
     (void)storage::JobStore(store.db()).Save(job);
     return st;
   }
-  base::Log(base::LogArea::kJobs)->info("job queued id={} fork={} sha={} recipe={} executor={}", job.id, fork, sha, recipe.name, executor);
+  base::Log(base::LogArea::kJobs)
+      ->info("job queued id={} fork={} sha={} recipe={} executor={}", job.id, fork, sha, recipe.name, executor);
   return job;
 }
 
@@ -202,7 +203,8 @@ SyncHook JobService::MakeSyncHook() {
     auto latest = storage::JobStore(store.db()).Latest(task.fork_name);
     if (!latest.ok() || (*latest && (*latest)->sha == sha)) return;  // this commit has had its job
     auto job = Enqueue(store, task.fork_name, outcome->fork_mirror, sha, *recipe, options_.default_executor);
-    if (!job.ok()) base::Log(base::LogArea::kJobs)->warn("job after sync fork={} error={}", task.fork_name, job.status().message());
+    if (!job.ok())
+      base::Log(base::LogArea::kJobs)->warn("job after sync fork={} error={}", task.fork_name, job.status().message());
   };
 }
 

@@ -26,8 +26,8 @@ namespace forkscope::server {
 
 struct JobServiceOptions {
   storage::StoreOpener* stores = nullptr;  // required: every connection the service opens comes from here
-  std::string data_dir;                 // fork networks live under <data_dir>/networks
-  std::string jobs_dir;                 // <jobs_dir>/<job id>/: work tree and logs
+  std::string data_dir;                    // fork networks live under <data_dir>/networks
+  std::string jobs_dir;                    // <jobs_dir>/<job id>/: work tree and logs
   size_t log_cap_bytes = 8 << 20;
   bool keep_work_trees = false;
   std::string default_executor = "local";
@@ -40,9 +40,9 @@ struct JobServiceOptions {
 // A request to run a fork's recipe; empty fields take the defaults.
 struct JobRequest {
   std::string fork;
-  std::string rev;                      // "" = the commit of the fork's latest analysis
-  std::string recipe;                   // "" = the fork's configured recipe
-  std::string executor;                 // "" = jobs.default_executor
+  std::string rev;       // "" = the commit of the fork's latest analysis
+  std::string recipe;    // "" = the fork's configured recipe
+  std::string executor;  // "" = jobs.default_executor
 };
 
 using Executors = std::map<std::string, std::unique_ptr<Executor>>;

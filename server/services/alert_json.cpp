@@ -16,19 +16,19 @@ json OrNull(int status) { return status != 0 ? json(status) : json(nullptr); }
 
 json AlertToJson(const storage::AlertRecord& a) {
   json out{{"id", a.id},
-          {"fork", a.fork},
-          {"rule", a.rule},
-          {"state", a.state},
-          {"severity", a.severity},
-          {"message", a.message},
-          {"value", a.value},
-          {"threshold", a.threshold},
-          {"opened_at", a.opened_at},
-          {"updated_at", a.updated_at},
-          {"resolved_at", OrNull(a.resolved_at)},
-          {"acked_by", OrNull(a.acked_by)},
-          {"acked_at", OrNull(a.acked_at)},
-          {"notified_count", a.notified_count}};
+           {"fork", a.fork},
+           {"rule", a.rule},
+           {"state", a.state},
+           {"severity", a.severity},
+           {"message", a.message},
+           {"value", a.value},
+           {"threshold", a.threshold},
+           {"opened_at", a.opened_at},
+           {"updated_at", a.updated_at},
+           {"resolved_at", OrNull(a.resolved_at)},
+           {"acked_by", OrNull(a.acked_by)},
+           {"acked_at", OrNull(a.acked_at)},
+           {"notified_count", a.notified_count}};
   base::PutMessageCode(out, "message", a.message_code, a.message_params);
   return out;
 }

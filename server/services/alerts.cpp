@@ -2,15 +2,14 @@
 // the same transaction.
 #include "server/services/alerts.h"
 
-
 #include <algorithm>
 #include <cmath>
 
 #include "analyzer/render/carry_json.h"
+#include "base/log.h"
 #include "base/message_code.h"
 #include "server/services/carry_service.h"
 #include "server/services/webhooks.h"
-#include "base/log.h"
 
 namespace forkscope::server {
 namespace {
@@ -73,8 +72,8 @@ void SetCode(AlertCondition& c, const std::string& code, const json& params) {
 
 std::string TrendText(const Trend& t) {
   if (t.baseline) return "first report: recorded as the baseline, nobody notified";
-  if (t.behind_delta > 0) return Plural(t.behind_delta, "more upstream commit", "more upstream commits") +
-                                 " since the previous sync";
+  if (t.behind_delta > 0)
+    return Plural(t.behind_delta, "more upstream commit", "more upstream commits") + " since the previous sync";
   if (t.behind_delta < 0) return Plural(-t.behind_delta, "commit", "commits") + " closer since the previous sync";
   return "no change since the previous sync";
 }
@@ -112,8 +111,11 @@ AlertCondition Behind(const AlertRulesConfig& rules, const std::string& fork, co
   c.message = fork + " lacks " + Plural(d.behind, "upstream commit", "upstream commits") + " (alert above " +
               std::to_string(rules.behind_commits) + ", behind_commits; " + TrendText(t) +
               "). Rebase the migration branch onto upstream; forkscope carry previews the replay.";
-  SetCode(c, "alert.behind", {{"fork", fork}, {"behind", d.behind}, {"threshold", rules.behind_commits},
-                              {"trend", TrendCode(t, TrendText(t))}});
+  SetCode(c, "alert.behind",
+          {{"fork", fork},
+           {"behind", d.behind},
+           {"threshold", rules.behind_commits},
+           {"trend", TrendCode(t, TrendText(t))}});
   CapForLowConfidenceBase(c, d);
   return Finish(c, t);
 }
@@ -128,8 +130,12 @@ AlertCondition MergeBaseAge(const AlertRulesConfig& rules, const std::string& fo
   c.message = fork + "'s merge-base " + Short(d.merge_base) + " with upstream is " + Plural(days, "day", "days") +
               " old (alert above " + std::to_string(threshold) + ", merge_base_age_days; " + TrendText(t) +
               "). Rebase onto a recent upstream commit to move the merge-base.";
-  SetCode(c, "alert.merge-base-age", {{"fork", fork}, {"merge_base", Short(d.merge_base)}, {"days", days},
-                                      {"threshold", threshold}, {"trend", TrendCode(t, TrendText(t))}});
+  SetCode(c, "alert.merge-base-age",
+          {{"fork", fork},
+           {"merge_base", Short(d.merge_base)},
+           {"days", days},
+           {"threshold", threshold},
+           {"trend", TrendCode(t, TrendText(t))}});
   CapForLowConfidenceBase(c, d);
   return Finish(c, t);
 }
@@ -147,13 +153,17 @@ AlertCondition Conflicts(const AlertRulesConfig& rules, const std::string& fork,
   c.message = "rebasing " + fork + " onto upstream " + Short(d.upstream_sha) + " would conflict in " +
               Plural(n, "path", "paths") + ": " + ListPaths(paths) +
               ". Resolve them on a rebase branch (forkscope carry shows each conflict) before upstream adds more.";
-  SetCode(c, "alert.predicted-conflict", {{"fork", fork}, {"upstream", Short(d.upstream_sha)}, {"count", n},
-                                          {"paths", Listed(listed)}, {"more", MoreThanListed(paths.size())}});
+  SetCode(c, "alert.predicted-conflict",
+          {{"fork", fork},
+           {"upstream", Short(d.upstream_sha)},
+           {"count", n},
+           {"paths", Listed(listed)},
+           {"more", MoreThanListed(paths.size())}});
   return Finish(c, t);
 }
 
-AlertCondition UpstreamTouched(const AlertRulesConfig& rules, const std::string& fork,
-                               const analyzer::DriftReport& d, const Trend& t) {
+AlertCondition UpstreamTouched(const AlertRulesConfig& rules, const std::string& fork, const analyzer::DriftReport& d,
+                               const Trend& t) {
   std::vector<std::string> paths;
   for (const auto& touch : d.upstream_commits_touching_patched)
     for (const auto& p : touch.paths)
@@ -161,24 +171,29 @@ AlertCondition UpstreamTouched(const AlertRulesConfig& rules, const std::string&
   const auto n = static_cast<int64_t>(d.upstream_commits_touching_patched.size());
   AlertCondition c{"upstream-touched", rules.upstream_touched && n > 0, n, 0, "info", "", 1, false};
   c.message = Plural(n, "upstream commit", "upstream commits") + " since the merge-base touch " +
-              Plural(static_cast<int64_t>(paths.size()), "file", "files") + " " + fork + " patched: " +
-              ListPaths(paths) + ". Review them: the next rebase has to reconcile each with the fork's change.";
-  SetCode(c, "alert.upstream-touched", {{"fork", fork}, {"commits", n}, {"files", paths.size()},
-                                        {"paths", Listed(json(paths))}, {"more", MoreThanListed(paths.size())}});
+              Plural(static_cast<int64_t>(paths.size()), "file", "files") + " " + fork +
+              " patched: " + ListPaths(paths) +
+              ". Review them: the next rebase has to reconcile each with the fork's change.";
+  SetCode(c, "alert.upstream-touched",
+          {{"fork", fork},
+           {"commits", n},
+           {"files", paths.size()},
+           {"paths", Listed(json(paths))},
+           {"more", MoreThanListed(paths.size())}});
   return Finish(c, t);
 }
 
-AlertCondition CandidateReady(const AlertRulesConfig& rules, const std::string& fork,
-                              const storage::CandidateRecord* c, const std::vector<std::string>& notes) {
+AlertCondition CandidateReady(const AlertRulesConfig& rules, const std::string& fork, const storage::CandidateRecord* c,
+                              const std::vector<std::string>& notes) {
   const bool ready = c != nullptr && c->state == storage::CandidateState::kReady;
   AlertCondition a{"candidate-ready", rules.candidate_ready && ready, ready ? c->id : 0, 0, "info", ""};
   if (!ready) return a;
-  a.message = fork + ": sync candidate #" + std::to_string(c->id) + " " + Short(c->candidate_sha) + " (" +
-              c->branch + " " + Short(c->fork_sha) + " carried onto upstream " + Short(c->onto) + ": " +
+  a.message = fork + ": sync candidate #" + std::to_string(c->id) + " " + Short(c->candidate_sha) + " (" + c->branch +
+              " " + Short(c->fork_sha) + " carried onto upstream " + Short(c->onto) + ": " +
               std::to_string(c->applied) + " applied, " + std::to_string(c->dropped) + " dropped) passed its build job";
   if (!c->published_branch.empty()) {
-    a.message += " and was published to branch " + c->published_branch + " of " + c->published_url +
-                 ". To make it " + c->branch + " (only if " + c->branch + " is still at the carried head):";
+    a.message += " and was published to branch " + c->published_branch + " of " + c->published_url + ". To make it " +
+                 c->branch + " (only if " + c->branch + " is still at the carried head):";
   } else if (!c->publish_error.empty()) {
     a.message += "; publishing it to " + c->published_url + " failed (" + c->publish_error +
                  "). Publish it by hand to a side branch (the last command instead replaces " + c->branch + "):";
@@ -189,9 +204,16 @@ AlertCondition CandidateReady(const AlertRulesConfig& rules, const std::string& 
   for (const std::string& command : commands) a.message += "\n  " + command;
   // What it means for the integrators that pin the fork (IntegrationService::OnCandidateReady).
   for (const std::string& note : notes) a.message += "\n" + note;
-  json params{{"fork", fork}, {"id", c->id}, {"candidate", Short(c->candidate_sha)}, {"branch", c->branch},
-              {"fork_sha", Short(c->fork_sha)}, {"onto", Short(c->onto)}, {"applied", c->applied},
-              {"dropped", c->dropped}, {"commands", commands}, {"integration", notes}};
+  json params{{"fork", fork},
+              {"id", c->id},
+              {"candidate", Short(c->candidate_sha)},
+              {"branch", c->branch},
+              {"fork_sha", Short(c->fork_sha)},
+              {"onto", Short(c->onto)},
+              {"applied", c->applied},
+              {"dropped", c->dropped},
+              {"commands", commands},
+              {"integration", notes}};
   std::string code = "alert.candidate-ready";
   if (!c->published_branch.empty()) {
     code += ".published";
@@ -231,9 +253,16 @@ AlertCondition CandidateConflict(const AlertRulesConfig& rules, const std::strin
               " stops at fork commit " + (stop.empty() ? "?" : stop) + ": " + std::to_string(c->conflicts) +
               " conflicting path(s): " + ListPaths(paths) + " (candidate #" + std::to_string(c->id) + ")";
   SetCode(a, "alert.candidate-conflict",
-          {{"fork", fork}, {"branch", c->branch}, {"fork_sha", Short(c->fork_sha)}, {"onto", Short(c->onto)},
-           {"stop_sha", stop_sha}, {"stop_subject", stop_subject}, {"count", c->conflicts}, {"paths", Listed(listed)},
-           {"more", MoreThanListed(paths.size())}, {"id", c->id}});
+          {{"fork", fork},
+           {"branch", c->branch},
+           {"fork_sha", Short(c->fork_sha)},
+           {"onto", Short(c->onto)},
+           {"stop_sha", stop_sha},
+           {"stop_subject", stop_subject},
+           {"count", c->conflicts},
+           {"paths", Listed(listed)},
+           {"more", MoreThanListed(paths.size())},
+           {"id", c->id}});
   return a;
 }
 
@@ -281,8 +310,8 @@ std::vector<AlertCondition> DriftConditions(const AlertRulesConfig& rules, const
 AlertCondition SyncCondition(const AlertRulesConfig& rules, const std::string& fork,
                              const storage::ForkHealth& health) {
   const int n = rules.failures_before_alert;
-  AlertCondition c{"sync-failing", n > 0 && health.sync_failures >= n, health.sync_failures, n, "", "",
-                   std::max(1, n), false};
+  AlertCondition c{"sync-failing", n > 0 && health.sync_failures >= n, health.sync_failures, n, "", "", std::max(1, n),
+                   false};
   // Every failure in a row makes it worse: critical from twice the threshold on.
   c.severity = health.sync_failures >= 2 * n ? "critical" : "warning";
   c.message = fork + " failed to sync " + Plural(health.sync_failures, "time", "times") + " in a row (alert at " +
@@ -294,8 +323,7 @@ AlertCondition SyncCondition(const AlertRulesConfig& rules, const std::string& f
   return c;
 }
 
-AlertCondition JobCondition(const AlertRulesConfig& rules, const std::string& fork,
-                            const storage::ForkHealth& health) {
+AlertCondition JobCondition(const AlertRulesConfig& rules, const std::string& fork, const storage::ForkHealth& health) {
   const int n = kJobFailuresBeforeAlert;
   AlertCondition c{"job-failing", rules.job_failing && health.job_failures >= n, health.job_failures, n, "", "", 1,
                    false};
@@ -308,7 +336,8 @@ AlertCondition JobCondition(const AlertRulesConfig& rules, const std::string& fo
   return c;
 }
 
-AlertEngine::AlertEngine(AlertEngineOptions options, base::Clock& clock) : options_(std::move(options)), clock_(clock) {}
+AlertEngine::AlertEngine(AlertEngineOptions options, base::Clock& clock)
+    : options_(std::move(options)), clock_(clock) {}
 
 AlertRulesConfig AlertEngine::RulesFor(const std::string& fork) const {
   auto it = options_.per_fork.find(fork);
@@ -340,9 +369,10 @@ Status AlertEngine::Apply(storage::Store& store, int64_t fork_id, const AlertCon
   FS_ASSIGN_OR_RETURN(std::optional<storage::AlertChange> change,
                       alerts.Evaluate(fork_id, condition, clock_.NowS(), plan));
   if (change && change->event) {
-    base::Log(base::LogArea::kAlerts)->info("alert id={} fork={} rule={} event={} value={} threshold={}", change->alert.id, change->alert.fork,
-                 change->alert.rule, storage::AlertEventName(*change->event), change->alert.value,
-                 change->alert.threshold);
+    base::Log(base::LogArea::kAlerts)
+        ->info("alert id={} fork={} rule={} event={} value={} threshold={}", change->alert.id, change->alert.fork,
+               change->alert.rule, storage::AlertEventName(*change->event), change->alert.value,
+               change->alert.threshold);
     Notify(change->event);
   }
   return Status::Ok();
@@ -396,8 +426,8 @@ Status AlertEngine::OnJobResult(storage::Store& store, const std::string& fork, 
   return Apply(store, record.id, JobCondition(RulesFor(fork), fork, health));
 }
 
-Status AlertEngine::OnCandidate(storage::Store& store, const std::string& fork,
-                                const storage::CandidateRecord* decided, const std::vector<std::string>& notes) {
+Status AlertEngine::OnCandidate(storage::Store& store, const std::string& fork, const storage::CandidateRecord* decided,
+                                const std::vector<std::string>& notes) {
   FS_ASSIGN_OR_RETURN(storage::ForkRecord record, store.GetFork(fork));
   Status first;
   for (const AlertCondition& c : CandidateConditions(RulesFor(fork), fork, decided, notes)) {
@@ -411,8 +441,9 @@ Result<storage::AlertRecord> AlertEngine::Ack(storage::Store& store, int64_t ale
   storage::AlertStore alerts(store);
   auto plan = [this](const storage::AlertRecord& a, storage::AlertEvent e) { return Plan(a, e); };
   FS_ASSIGN_OR_RETURN(storage::AlertChange change, alerts.Ack(alert_id, by, clock_.NowS(), plan));
-  if (change.event) base::Log(base::LogArea::kAlerts)->info("alert id={} fork={} rule={} acked_by={}", alert_id, change.alert.fork,
-                                 change.alert.rule, by);
+  if (change.event)
+    base::Log(base::LogArea::kAlerts)
+        ->info("alert id={} fork={} rule={} acked_by={}", alert_id, change.alert.fork, change.alert.rule, by);
   Notify(change.event);
   return change.alert;
 }

@@ -12,11 +12,12 @@
 //   upstream_touched      -> "upstream-touched"   upstream commits touching patched files  value > 0  1
 //   failures_before_alert -> "sync-failing"       failed syncs in a row        value >= N       N
 //   job_failing           -> "job-failing"        consecutive failing heads    value >= 2       1
-//   candidate_ready       -> "candidate-ready"    the newest decided carry is a ready candidate (value: its id)   a newer one
-//   candidate_conflict    -> "candidate-conflict" the newest decided carry stopped on a conflict (value: its id)  a newer one
-//   integration_pin_orphaned   -> "integration-pin-orphaned"   integrator pins on no branch of the fork  > 0  1 (critical)
-//   integration_pin_behind     -> "integration-pin-behind"     commits the furthest pin is behind        > N  N
-//   integration_scope_mismatch -> "integration-scope-mismatch" loader scopes lacking a needed package   > 0  1
+//   candidate_ready       -> "candidate-ready"    the newest decided carry is a ready candidate (value: its id)   a
+//   newer one candidate_conflict    -> "candidate-conflict" the newest decided carry stopped on a conflict (value: its
+//   id)  a newer one integration_pin_orphaned   -> "integration-pin-orphaned"   integrator pins on no branch of the
+//   fork  > 0  1 (critical) integration_pin_behind     -> "integration-pin-behind"     commits the furthest pin is
+//   behind        > N  N integration_scope_mismatch -> "integration-scope-mismatch" loader scopes lacking a needed
+//   package   > 0  1
 // A rule turned off (0 / false) resolves its open alert at the next measurement.
 //
 // Severity follows how far past its threshold a value is and whether it is getting worse (the fork fell
@@ -48,7 +49,7 @@ inline constexpr int kJobFailuresBeforeAlert = 2;
 
 struct AlertEngineOptions {
   AlertRulesConfig defaults;
-  std::map<std::string, AlertRuleOverrides> per_fork;    // by fork name
+  std::map<std::string, AlertRuleOverrides> per_fork;  // by fork name
   std::vector<WebhookConfig> webhooks;
 };
 

@@ -1,12 +1,11 @@
 #include "server/services/analysis_service.h"
 
-
 #include <algorithm>
 
 #include "analyzer/classify/rules_data.h"
 #include "base/clock.h"
-#include "storage/compat_gap_store.h"
 #include "base/log.h"
+#include "storage/compat_gap_store.h"
 
 namespace forkscope::server {
 
@@ -17,9 +16,10 @@ Result<analyzer::AnalyzeRequest> RequestFor(storage::Store& store, const storage
   r.upstream_location = fork.upstream_url;
   r.upstream_branch = fork.upstream_branch;
   r.base = fork.base;
-  r.unrelated_advice = "register the fork with \"base\": \"auto\" to search upstream history for the commit it was "
-                       "taken from, or with an upstream sha (PATCH /api/v1/forks/" + fork.name +
-                       " with {\"base\": \"auto\"}, or base = \"auto\" in its [[forks]] entry)";
+  r.unrelated_advice =
+      "register the fork with \"base\": \"auto\" to search upstream history for the commit it was "
+      "taken from, or with an upstream sha (PATCH /api/v1/forks/" +
+      fork.name + " with {\"base\": \"auto\"}, or base = \"auto\" in its [[forks]] entry)";
   if (fork.id == 0) return r;  // not registered: nothing stored to put back, a namespace named by the URL
   r.fork_name = fork.name;
   FS_ASSIGN_OR_RETURN(storage::FetchUrls urls, store.ForkFetchUrls(fork.id));
@@ -54,18 +54,21 @@ Result<AnalysisOutcome> RunAnalysis(const analyzer::AnalyzeRequest& request, con
     cached.resolution_notices = h.resolution_notices;
     cached.cached = true;
     // A stored analysis is never rewritten; annotations made since count in what is returned.
-    FS_RETURN_IF_ERROR(storage::CompatGapStore(store, base::SystemClock()).ApplyAnnotations(rules, fork_id, cached).status());
+    FS_RETURN_IF_ERROR(
+        storage::CompatGapStore(store, base::SystemClock()).ApplyAnnotations(rules, fork_id, cached).status());
     if (fork_id) FS_RETURN_IF_ERROR(store.SetLatestAnalysis(*fork_id, *cached_id));
     return AnalysisOutcome{std::move(cached), *cached_id, pair.fork_mirror, pair.upstream_mirror, pair.refs};
   }
   FS_ASSIGN_OR_RETURN(analyzer::Analysis analysis, analyzer::AnalyzeResolved(pair, rules, request.diff));
   // Compat-gap annotations stored through the API count like marker comments (see compat_gap_store.h).
-  FS_RETURN_IF_ERROR(storage::CompatGapStore(store, base::SystemClock()).ApplyAnnotations(rules, fork_id, analysis).status());
+  FS_RETURN_IF_ERROR(
+      storage::CompatGapStore(store, base::SystemClock()).ApplyAnnotations(rules, fork_id, analysis).status());
   // Another sync of the same commits (a fork sharing them) may have stored it meanwhile: keep that one.
   FS_ASSIGN_OR_RETURN(storage::SavedAnalysis saved, store.SaveAnalysisIfAbsent(key, analysis, fork_id));
   analysis.cached = saved.existed;
-  base::Log(base::LogArea::kSync)->info("analysis stored id={} fork_sha={} files={} ms={} existed={}", saved.id,
-               analysis.fork.sha.substr(0, 12), analysis.files.size(), analysis.duration_ms, saved.existed);
+  base::Log(base::LogArea::kSync)
+      ->info("analysis stored id={} fork_sha={} files={} ms={} existed={}", saved.id, analysis.fork.sha.substr(0, 12),
+             analysis.files.size(), analysis.duration_ms, saved.existed);
   return AnalysisOutcome{std::move(analysis), saved.id, pair.fork_mirror, pair.upstream_mirror, pair.refs};
 }
 

@@ -6,8 +6,8 @@
 
 #include <optional>
 
-#include "analyzer/diff/analysis.h"
 #include "analyzer/classify/rules.h"
+#include "analyzer/diff/analysis.h"
 #include "storage/store.h"
 
 namespace forkscope::server {
@@ -15,7 +15,7 @@ namespace forkscope::server {
 struct AnalysisOutcome {
   analyzer::Analysis analysis;
   int64_t analysis_id = 0;
-  std::string fork_mirror;      // the repositories it was computed from (a fork network: both its path)
+  std::string fork_mirror;  // the repositories it was computed from (a fork network: both its path)
   std::string upstream_mirror;
   analyzer::git::RefSpaces refs;  // where each side's refs live in them
 };

@@ -1,15 +1,14 @@
 #include "server/services/carry_service.h"
 
-
 #include <algorithm>
 
 #include "analyzer/carry/carry.h"
+#include "base/log.h"
 #include "base/memory.h"
 #include "base/message_code.h"
 #include "base/url.h"
 #include "server/services/analysis_service.h"
 #include "server/services/repositories.h"
-#include "base/log.h"
 
 namespace forkscope::server {
 namespace {
@@ -27,8 +26,9 @@ Result<std::string> ResolveOnto(const ForkRepo& repo, const analyzer::Analysis& 
 
 // A command-line argument as a POSIX shell reads it back: bare when it holds only safe characters.
 std::string ShellArg(const std::string& s) {
-  const bool safe = !s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                                      "0123456789@%+=:,./_-") == std::string::npos;
+  const bool safe = !s.empty() && s.find_first_not_of(
+                                      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                      "0123456789@%+=:,./_-") == std::string::npos;
   if (safe) return s;
   std::string out = "'";
   for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
@@ -89,8 +89,7 @@ std::vector<std::string> PublishCommands(const storage::CandidateRecord& c) {
   const std::string replace = "git push --force-with-lease=refs/heads/" + c.branch + ":" + c.fork_sha + " " + url +
                               " FETCH_HEAD:refs/heads/" + c.branch;
   if (!c.published_branch.empty())
-    return {"git fetch " + ShellArg(RedactUrl(c.published_url)) + " " +
-                ShellArg("refs/heads/" + c.published_branch),
+    return {"git fetch " + ShellArg(RedactUrl(c.published_url)) + " " + ShellArg("refs/heads/" + c.published_branch),
             replace};
   std::vector<std::string> commands = {"git fetch " + ShellArg(c.repo) + " " + ShellArg(c.candidate_ref)};
   // Only a candidate whose build job passed is offered for pushing; others can be fetched and looked at.
@@ -114,7 +113,8 @@ CarryService::CarryService(CarryServiceOptions options, analyzer::Rules rules, T
 Status CarryService::Start() {
   FS_ASSIGN_OR_RETURN(auto store, options_.stores->Open());
   // What a previous process left is taken up as far as possible; it never keeps the daemon down.
-  if (Status st = Reconcile(*store); !st.ok()) base::Log(base::LogArea::kCarry)->warn("carry start-up reconciliation: {}", st.message());
+  if (Status st = Reconcile(*store); !st.ok())
+    base::Log(base::LogArea::kCarry)->warn("carry start-up reconciliation: {}", st.message());
   return Status::Ok();
 }
 
@@ -129,9 +129,10 @@ Result<std::string> CarryService::Enqueue(const storage::ForkRecord& fork, const
              (analysis_id ? std::to_string(*analysis_id) : "latest");
   spec.run = [this, job](TaskContext& ctx) { return RunCarry(ctx, job); };
   FS_ASSIGN_OR_RETURN(std::string id, runtime_.Submit(std::move(spec)));
-  base::Log(base::LogArea::kCarry)->info("carry queued task={} fork={} onto={} strategy={} trigger={}", id, fork.name,
-               params.onto.empty() ? "upstream-head" : params.onto, analyzer::CarryStrategyName(job.strategy),
-               storage::CandidateTriggerName(trigger));
+  base::Log(base::LogArea::kCarry)
+      ->info("carry queued task={} fork={} onto={} strategy={} trigger={}", id, fork.name,
+             params.onto.empty() ? "upstream-head" : params.onto, analyzer::CarryStrategyName(job.strategy),
+             storage::CandidateTriggerName(trigger));
   return id;
 }
 
@@ -149,7 +150,9 @@ SyncHook CarryService::MakeSyncHook() {
     auto carried = storage::CandidateStore(store.db()).Find(fork->id, a.fork.sha, a.upstream.sha, options_.strategy);
     if (!carried.ok() || *carried) return;  // this head was carried onto this target before
     auto queued = Enqueue(*fork, {}, outcome->analysis_id, storage::CandidateTrigger::kSync);
-    if (!queued.ok()) base::Log(base::LogArea::kCarry)->warn("carry after sync fork={} error={}", task.fork_name, queued.status().message());
+    if (!queued.ok())
+      base::Log(base::LogArea::kCarry)
+          ->warn("carry after sync fork={} error={}", task.fork_name, queued.status().message());
   };
 }
 
@@ -157,7 +160,8 @@ Status CarryService::RunCarry(TaskContext& ctx, const CarryJob& job) {
   ctx.Progress(10, "carry");
   auto candidate = Carry(ctx, job);
   if (!candidate.ok()) {
-    base::Log(base::LogArea::kCarry)->warn("carry failed task={} fork={} error={}", ctx.id(), job.fork, candidate.status().message());
+    base::Log(base::LogArea::kCarry)
+        ->warn("carry failed task={} fork={} error={}", ctx.id(), job.fork, candidate.status().message());
     return candidate.status();
   }
   if (*candidate) ctx.SetCandidate(**candidate);
@@ -186,8 +190,9 @@ Result<std::optional<int64_t>> CarryService::Carry(TaskContext& ctx, const Carry
   o.clock = &clock_;
   analyzer::ResolvedPair pair{network.path, network.path, analysis, network.refs};
   FS_ASSIGN_OR_RETURN(analyzer::CarryResult carry, analyzer::CarryAnalysed(pair, analysis, rules_, o));
-  base::Log(base::LogArea::kCarry)->info("carry done task={} fork={} onto={} state={} ms={}", ctx.id(), fork.name, onto.substr(0, 12),
-               analyzer::CarryStateName(carry.state), carry.duration_ms);
+  base::Log(base::LogArea::kCarry)
+      ->info("carry done task={} fork={} onto={} state={} ms={}", ctx.id(), fork.name, onto.substr(0, 12),
+             analyzer::CarryStateName(carry.state), carry.duration_ms);
   if (carry.state == analyzer::CarryState::kUpToDate) {
     ctx.SetStage("up to date");
     Decided(store, fork.name, nullptr);
@@ -220,7 +225,8 @@ Result<CandidateRecord> CarryService::Validate(storage::Store& store, CandidateR
                                          : Result<std::string>(FailedPrecondition("no build jobs are configured"));
     if (!job.ok() && job.status().code() == StatusCode::kUnavailable) {
       // The job service is stopping: the candidate stays clean and the next start queues its job.
-      base::Log(base::LogArea::kCarry)->warn("candidate id={} job not queued: {}", candidate.id, job.status().message());
+      base::Log(base::LogArea::kCarry)
+          ->warn("candidate id={} job not queued: {}", candidate.id, job.status().message());
       return candidate;
     }
     if (job.ok()) {
@@ -234,8 +240,9 @@ Result<CandidateRecord> CarryService::Validate(storage::Store& store, CandidateR
     }
     FS_ASSIGN_OR_RETURN(candidate, storage::CandidateStore(store.db()).Update(candidate.id, u, clock_.NowS()));
   }
-  base::Log(base::LogArea::kCarry)->info("candidate id={} fork={} state={} job={} reason={}", candidate.id, candidate.fork,
-               storage::CandidateStateName(candidate.state), candidate.job_id, candidate.reason);
+  base::Log(base::LogArea::kCarry)
+      ->info("candidate id={} fork={} state={} job={} reason={}", candidate.id, candidate.fork,
+             storage::CandidateStateName(candidate.state), candidate.job_id, candidate.reason);
   if (storage::IsDecided(candidate.state)) Decided(store, candidate.fork, &candidate);
   return candidate;
 }
@@ -254,13 +261,15 @@ bool CarryService::OnJobFinished(storage::Store& store, const storage::JobRecord
     if ((*candidate)->state != CandidateState::kValidating) return true;  // taken up already (restart)
     auto updated = candidates.Update((*candidate)->id, UpdateFromJob(job), clock_.NowS());
     if (!updated.ok()) {
-      base::Log(base::LogArea::kCarry)->warn("candidate id={} job={} update failed: {}", (*candidate)->id, job.id, updated.status().message());
+      base::Log(base::LogArea::kCarry)
+          ->warn("candidate id={} job={} update failed: {}", (*candidate)->id, job.id, updated.status().message());
       return true;
     }
     decided = std::move(*updated);
   }
-  base::Log(base::LogArea::kCarry)->info("candidate id={} fork={} state={} stage={} reason={}", decided->id, decided->fork,
-               storage::CandidateStateName(decided->state), decided->failing_stage, decided->reason);
+  base::Log(base::LogArea::kCarry)
+      ->info("candidate id={} fork={} state={} stage={} reason={}", decided->id, decided->fork,
+             storage::CandidateStateName(decided->state), decided->failing_stage, decided->reason);
   // A ready candidate to publish is pushed first (as a task: never on the job's own thread),
   // so that its alert can say where it went. Stopping: the next start pushes it and tells.
   if (decided->state == CandidateState::kReady && TargetOf(*decided) != nullptr) {
@@ -287,7 +296,9 @@ bool CarryService::QueuePublish(const std::string& fork, int64_t candidate_id) {
     return Status::Ok();
   };
   auto queued = runtime_.Submit(std::move(spec));
-  if (!queued.ok()) base::Log(base::LogArea::kCarry)->warn("candidate id={} push not queued: {}", candidate_id, queued.status().message());
+  if (!queued.ok())
+    base::Log(base::LogArea::kCarry)
+        ->warn("candidate id={} push not queued: {}", candidate_id, queued.status().message());
   return queued.ok();
 }
 
@@ -333,16 +344,19 @@ void CarryService::Publish(storage::Store& store, int64_t candidate_id) {
     pushed = PushCandidate(request);
   }
   if (pushed.ok()) {
-    base::Log(base::LogArea::kCarry)->info("candidate published id={} fork={} url={} branch={} sha={}", c.id, c.fork, outcome.url,
-                 outcome.branch, c.candidate_sha);
+    base::Log(base::LogArea::kCarry)
+        ->info("candidate published id={} fork={} url={} branch={} sha={}", c.id, c.fork, outcome.url, outcome.branch,
+               c.candidate_sha);
   } else {
     outcome.error = base::ScrubSecret(pushed.message(), target->userinfo);
-    base::Log(base::LogArea::kCarry)->warn("candidate publish failed id={} fork={} url={} branch={} error={}", c.id, c.fork, outcome.url,
-                 outcome.branch, outcome.error);
+    base::Log(base::LogArea::kCarry)
+        ->warn("candidate publish failed id={} fork={} url={} branch={} error={}", c.id, c.fork, outcome.url,
+               outcome.branch, outcome.error);
   }
   auto recorded = candidates.RecordPublish(c.id, outcome, clock_.NowS());
   if (!recorded.ok()) {
-    base::Log(base::LogArea::kCarry)->warn("candidate id={} publish outcome not stored: {}", c.id, recorded.status().message());
+    base::Log(base::LogArea::kCarry)
+        ->warn("candidate id={} publish outcome not stored: {}", c.id, recorded.status().message());
   } else {
     c = std::move(*recorded);
   }
@@ -377,8 +391,8 @@ Status CarryService::Reconcile(storage::Store& store) {
   FS_ASSIGN_OR_RETURN(auto unpublished, candidates.Unpublished());
   FS_ASSIGN_OR_RETURN(auto newest, candidates.LatestOfEachFork());
   for (const auto& c : unpublished) {
-    const bool is_newest = std::any_of(newest.begin(), newest.end(),
-                                       [&c](const CandidateRecord& n) { return n.id == c.id; });
+    const bool is_newest =
+        std::any_of(newest.begin(), newest.end(), [&c](const CandidateRecord& n) { return n.id == c.id; });
     if (is_newest && TargetOf(c) != nullptr) QueuePublish(c.fork, c.id);
   }
   if (!options_.after_sync) return Status::Ok();

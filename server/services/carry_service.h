@@ -30,10 +30,10 @@ namespace forkscope::server {
 // Where a fork's ready candidates are pushed (forks[].push_url, docs/carry.md): the candidate ref to
 // refs/heads/forkscope/sync-<onto-short12> of push_url, forced, never to any other branch.
 struct PublishTarget {
-  std::string fork_url;   // the configured fork URL: a fork re-registered with another URL is not pushed
+  std::string fork_url;      // the configured fork URL: a fork re-registered with another URL is not pushed
   std::string upstream_url;  // the configured upstream URL: a candidate carried onto another is not pushed
-  std::string push_url;   // without credentials
-  std::string userinfo;   // the credentials for push_url (push_secret_env); "" = none. Never logged
+  std::string push_url;      // without credentials
+  std::string userinfo;      // the credentials for push_url (push_secret_env); "" = none. Never logged
 };
 
 struct CarryServiceOptions {
@@ -121,8 +121,8 @@ class CarryService {
   const analyzer::Rules rules_;
   TaskRuntime& runtime_;
   base::Clock& clock_;
-  CandidateValidator validator_;   // fixed before Start()
-  CandidateListener listener_;     // fixed before Start()
+  CandidateValidator validator_;  // fixed before Start()
+  CandidateListener listener_;    // fixed before Start()
   // Held from a validation job's submission until its id is stored on the candidate, and while a
   // finished job is applied: a job that ends at once still finds its candidate.
   std::mutex validate_mu_;

@@ -2,12 +2,11 @@
 
 #include "base/clock.h"
 
-
 #include <chrono>
 
+#include "base/log.h"
 #include "storage/db.h"
 #include "storage/drift_store.h"
-#include "base/log.h"
 
 namespace forkscope::server {
 namespace {
@@ -39,8 +38,8 @@ Status SyncForksMissingData(storage::StoreOpener& stores, SyncService& sync) {
   return Status::Ok();
 }
 
-Result<analyzer::DriftReport> DriftOfOutcome(const AnalysisOutcome& outcome, const std::string& fork_name,
-                                             int64_t now, const analyzer::DriftOptions& options) {
+Result<analyzer::DriftReport> DriftOfOutcome(const AnalysisOutcome& outcome, const std::string& fork_name, int64_t now,
+                                             const analyzer::DriftOptions& options) {
   analyzer::ResolvedPair pair{outcome.fork_mirror, outcome.upstream_mirror, HeaderOf(outcome.analysis), outcome.refs};
   FS_ASSIGN_OR_RETURN(analyzer::DriftReport report, analyzer::ComputeDrift(pair, outcome.analysis, now, options));
   report.fork = fork_name;
@@ -55,17 +54,18 @@ Result<StoredDrift> StoreDriftOfOutcome(storage::Store& store, const std::string
   storage::DriftStore drift(store.db());
   FS_ASSIGN_OR_RETURN(std::vector<analyzer::DriftSummary> before, drift.History(fork.id, 1));
   FS_RETURN_IF_ERROR(drift.Save(fork.id, report).status());
-  base::Log(base::LogArea::kSync)->info("drift stored fork={} behind={} touching={} conflicts={} redundant={} risk={:.2f}", fork_name,
-               report.behind, report.upstream_commits_touching_patched.size(), report.predicted_conflicts.size(),
-               report.redundant_hunks.size(), report.risk);
+  base::Log(base::LogArea::kSync)
+      ->info("drift stored fork={} behind={} touching={} conflicts={} redundant={} risk={:.2f}", fork_name,
+             report.behind, report.upstream_commits_touching_patched.size(), report.predicted_conflicts.size(),
+             report.redundant_hunks.size(), report.risk);
   StoredDrift stored{std::move(report), std::nullopt};
   if (!before.empty()) stored.previous = before.front();
   return stored;
 }
 
 SyncHook MakeDriftHook(base::Clock& clock, analyzer::DriftOptions options, DriftListener on_report) {
-  return [&clock, options, on_report = std::move(on_report)](
-             storage::Store& store, const storage::TaskRecord& task, const AnalysisOutcome* outcome) {
+  return [&clock, options, on_report = std::move(on_report)](storage::Store& store, const storage::TaskRecord& task,
+                                                             const AnalysisOutcome* outcome) {
     if (outcome == nullptr || task.fork_name.empty()) return;
     auto stored = StoreDriftOfOutcome(store, task.fork_name, *outcome, clock.NowS(), options);
     if (!stored.ok()) {

@@ -16,8 +16,8 @@
 namespace forkscope::server {
 
 // The drift report of a sync's outcome, measured at now (unix seconds); report.fork = fork_name.
-Result<analyzer::DriftReport> DriftOfOutcome(const AnalysisOutcome& outcome, const std::string& fork_name,
-                                             int64_t now, const analyzer::DriftOptions& options = {});
+Result<analyzer::DriftReport> DriftOfOutcome(const AnalysisOutcome& outcome, const std::string& fork_name, int64_t now,
+                                             const analyzer::DriftOptions& options = {});
 
 // A stored report and the figures of the fork's report before it (nullopt: this is its first).
 struct StoredDrift {
@@ -32,14 +32,13 @@ Result<StoredDrift> StoreDriftOfOutcome(storage::Store& store, const std::string
 
 // Told of every stored report (the alert rules evaluate it, against the previous one), on the sync
 // worker's thread.
-using DriftListener = std::function<void(storage::Store& store, const std::string& fork,
-                                         const analyzer::DriftReport& report,
-                                         const std::optional<analyzer::DriftSummary>& previous)>;
+using DriftListener =
+    std::function<void(storage::Store& store, const std::string& fork, const analyzer::DriftReport& report,
+                       const std::optional<analyzer::DriftSummary>& previous)>;
 
 // The hook for SyncService::AddSyncHook; reports are dated by clock (which must outlive the hook).
 // Failed syncs are skipped, and a failing drift computation is logged without failing the sync.
-SyncHook MakeDriftHook(base::Clock& clock, analyzer::DriftOptions options = {},
-                       DriftListener on_report = nullptr);
+SyncHook MakeDriftHook(base::Clock& clock, analyzer::DriftOptions options = {}, DriftListener on_report = nullptr);
 
 // At start-up: queues one sync of every registered fork that has no analysis or no drift report yet
 // (never synced, or analysed before drift existed), so the API answers without waiting for the

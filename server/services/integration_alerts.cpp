@@ -52,29 +52,40 @@ std::vector<AlertCondition> IntegrationConditions(const AlertRulesConfig& rules,
     }
   }
   const auto n_orphaned = static_cast<int64_t>(orphaned.size());
-  AlertCondition o{"integration-pin-orphaned", rules.integration_pin_orphaned && n_orphaned > 0, n_orphaned, 0,
-                   "critical", ""};
-  o.message = integrator + " pins " + fork + " at commits on no branch or tag of the fork (force-pushed away): " +
-              Names(orphaned) + ". The next fresh checkout of " + integrator +
+  AlertCondition o{
+      "integration-pin-orphaned", rules.integration_pin_orphaned && n_orphaned > 0, n_orphaned, 0, "critical", ""};
+  o.message = integrator + " pins " + fork +
+              " at commits on no branch or tag of the fork (force-pushed away): " + Names(orphaned) +
+              ". The next fresh checkout of " + integrator +
               " fails at `git submodule update`: push the commit back (a tag keeps it), or bump the pin.";
   SetCode(o, "alert.integration-pin-orphaned",
           {{"fork", fork}, {"integrator", integrator}, {"count", n_orphaned}, {"pins", orphaned_list}});
 
   const int threshold = rules.integration_pin_behind;
-  AlertCondition b{"integration-pin-behind", threshold > 0 && furthest > threshold, furthest, threshold,
-                   furthest > 2 * static_cast<int64_t>(threshold) ? "warning" : "info", "",
+  AlertCondition b{"integration-pin-behind",
+                   threshold > 0 && furthest > threshold,
+                   furthest,
+                   threshold,
+                   furthest > 2 * static_cast<int64_t>(threshold) ? "warning" : "info",
+                   "",
                    std::max<int64_t>(threshold, 1)};
   b.message = integrator + " ships " + fork + "'s " + furthest_lib + " " + std::to_string(furthest) +
               " commits behind the fork's migration branch (alert above " + std::to_string(threshold) +
               ", integration_pin_behind): bump the pin.";
-  SetCode(b, "alert.integration-pin-behind", {{"fork", fork}, {"integrator", integrator}, {"library", furthest_lib},
-                                              {"behind", furthest}, {"threshold", threshold}});
+  SetCode(b, "alert.integration-pin-behind",
+          {{"fork", fork},
+           {"integrator", integrator},
+           {"library", furthest_lib},
+           {"behind", furthest},
+           {"threshold", threshold}});
 
   const auto n_lacking = static_cast<int64_t>(lacking.size());
-  AlertCondition s{"integration-scope-mismatch", rules.integration_scope_mismatch && n_lacking > 0, n_lacking, 0,
-                   "warning", ""};
-  s.message = integrator + " loads " + fork + " under a compat scope that lacks packages importing torch while it "
-              "loads: " + Names(lacking) + ". Add them to the loader's use_compat_guard scope.";
+  AlertCondition s{
+      "integration-scope-mismatch", rules.integration_scope_mismatch && n_lacking > 0, n_lacking, 0, "warning", ""};
+  s.message = integrator + " loads " + fork +
+              " under a compat scope that lacks packages importing torch while it "
+              "loads: " +
+              Names(lacking) + ". Add them to the loader's use_compat_guard scope.";
   SetCode(s, "alert.integration-scope-mismatch",
           {{"fork", fork}, {"integrator", integrator}, {"count", n_lacking}, {"libraries", lacking_list}});
   return {o, b, s};

@@ -1,13 +1,12 @@
 #include "server/services/integration_service.h"
 
-
 #include <algorithm>
 
 #include "analyzer/integration/repo_url.h"
+#include "base/log.h"
 #include "base/url.h"
 #include "server/codec/integration_json.h"
 #include "server/services/analysis_service.h"
-#include "base/log.h"
 
 namespace forkscope::server {
 namespace {
@@ -98,8 +97,8 @@ ReportCounts CountsOf(const ai::IntegratorReport& report) {
 
 // --- the service ---------------------------------------------------------------------------------
 
-IntegrationService::IntegrationService(IntegrationServiceOptions options, analyzer::Rules rules,
-                                       TaskRuntime& runtime, AlertEngine& alerts, base::Clock& clock)
+IntegrationService::IntegrationService(IntegrationServiceOptions options, analyzer::Rules rules, TaskRuntime& runtime,
+                                       AlertEngine& alerts, base::Clock& clock)
     : options_(std::move(options)), rules_(std::move(rules)), runtime_(runtime), alerts_(alerts), clock_(clock) {}
 
 const IntegratorConfig* IntegrationService::Configured(const std::string& name) const {
@@ -112,8 +111,9 @@ Status IntegrationService::Start() {
   FS_ASSIGN_OR_RETURN(auto store, options_.stores->Open());
   storage::IntegratorStore integrators(store->db());
   for (const auto& in : options_.configured)
-    FS_RETURN_IF_ERROR(integrators.Upsert(in.name, in.url, in.branch, base::SplitCredentials(in.push_url).url,
-                                          clock_.NowS()).status());
+    FS_RETURN_IF_ERROR(
+        integrators.Upsert(in.name, in.url, in.branch, base::SplitCredentials(in.push_url).url, clock_.NowS())
+            .status());
   FS_ASSIGN_OR_RETURN(auto registered, integrators.List());
   for (const auto& r : registered) {
     FS_RETURN_IF_ERROR(EnqueueSync(r.name).status());
@@ -138,7 +138,7 @@ void IntegrationService::SubmitPeriodic(const std::string& name, int interval_s)
 }
 
 Result<storage::IntegratorRecord> IntegrationService::Register(storage::Store& store, const std::string& name,
-                                                              const std::string& url, const std::string& branch) {
+                                                               const std::string& url, const std::string& branch) {
   FS_ASSIGN_OR_RETURN(storage::IntegratorRecord record,
                       storage::IntegratorStore(store.db()).Add(name, url, branch, "", clock_.NowS()));
   FS_RETURN_IF_ERROR(EnqueueSync(name).status());
@@ -218,8 +218,8 @@ Status IntegrationService::RunSync(TaskContext& ctx, const std::string& name, bo
   };
   auto source = SyncIntegratorSource(name, url, record.branch, fetch, options);
   if (!source.ok())
-    return Status(source.status().code(), base::ScrubSecret(source.status().message(),
-                                                            base::SplitCredentials(url).userinfo));
+    return Status(source.status().code(),
+                  base::ScrubSecret(source.status().message(), base::SplitCredentials(url).userinfo));
   ctx.Progress(60, "read");
   FS_ASSIGN_OR_RETURN(auto forks, RegisteredForks(store));
   FS_ASSIGN_OR_RETURN(ai::IntegratorReport report, ai::ReadIntegrator(*source, forks));
@@ -231,8 +231,9 @@ Status IntegrationService::RunSync(TaskContext& ctx, const std::string& name, bo
                          .status());
   ctx.SetStage(std::to_string(counts.libraries) + " libraries, " + std::to_string(counts.orphaned) + " orphaned, " +
                std::to_string(counts.behind) + " behind");
-  base::Log(base::LogArea::kIntegration)->info("integrator read name={} head={} libraries={} orphaned={} behind={} ms={}", name, Short(report.head),
-               counts.libraries, counts.orphaned, counts.behind, report.read_us / 1000);
+  base::Log(base::LogArea::kIntegration)
+      ->info("integrator read name={} head={} libraries={} orphaned={} behind={} ms={}", name, Short(report.head),
+             counts.libraries, counts.orphaned, counts.behind, report.read_us / 1000);
   if (Status st = alerts_.OnIntegration(store, name, report); !st.ok())
     base::Log(base::LogArea::kIntegration)->warn("integration alerts integrator={} error={}", name, st.message());
   return Status::Ok();
@@ -264,7 +265,8 @@ std::vector<std::string> IntegrationService::OnCandidateReady(storage::Store& st
       // The candidate replaces the migration branch: a pin only that branch holds would be dropped.
       if (lib.state == ai::PinState::kCurrent || lib.state == ai::PinState::kBehind)
         notes.push_back("replacing " + candidate.branch + " with the candidate drops " + lib.name + "'s pin " +
-                        Short(lib.pinned_sha) + " from the fork (the integrator's fresh checkouts would fail): keep "
+                        Short(lib.pinned_sha) +
+                        " from the fork (the integrator's fresh checkouts would fail): keep "
                         "it reachable first:\n" +
                         ai::ArchiveCommands(RedactUrl(candidate.fork_url), lib.pinned_sha, clock_.NowS()));
       const IntegratorConfig* in = Configured(r.name);
@@ -316,11 +318,13 @@ Status IntegrationService::RunBump(TaskContext& ctx, const std::string& name, co
     bump.commit_sha = pushed->commit;
     bump.branch = pushed->dest_ref.substr(std::string("refs/heads/").size());
     bump.pushed_at = clock_.NowS();
-    base::Log(base::LogArea::kIntegration)->info("integrator bump pushed integrator={} library={} sha={} branch={}", name, lib.name,
-                 Short(candidate.candidate_sha), bump.branch);
+    base::Log(base::LogArea::kIntegration)
+        ->info("integrator bump pushed integrator={} library={} sha={} branch={}", name, lib.name,
+               Short(candidate.candidate_sha), bump.branch);
   } else {
     bump.error = base::ScrubSecret(pushed.status().message(), in->push_userinfo);
-    base::Log(base::LogArea::kIntegration)->warn("integrator bump failed integrator={} library={} error={}", name, lib.name, bump.error);
+    base::Log(base::LogArea::kIntegration)
+        ->warn("integrator bump failed integrator={} library={} error={}", name, lib.name, bump.error);
   }
   FS_RETURN_IF_ERROR(integrators.RecordBump(bump).status());
   if (!pushed.ok()) return Status(pushed.status().code(), bump.error);

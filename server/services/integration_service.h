@@ -33,10 +33,10 @@ namespace forkscope::server {
 
 struct IntegrationServiceOptions {
   std::string data_dir;
-  storage::StoreOpener* stores = nullptr;   // required
+  storage::StoreOpener* stores = nullptr;  // required
   bool allow_foreign_owner = false;
   std::vector<IntegratorConfig> configured;  // [[integrators]], registered at Start()
-  bool schedule = true;                       // sync each integrator on its interval
+  bool schedule = true;                      // sync each integrator on its interval
 };
 
 class IntegrationService {
@@ -94,8 +94,7 @@ Result<analyzer::integration::IntegratorSource> SyncIntegratorSource(const std::
 // A fork given by location (the CLI's --fork): synced into a network (its upstream's when given, else its
 // own); a failure leaves it unreachable with the error.
 analyzer::integration::RegisteredFork SyncForkForIntegration(const std::string& name, const std::string& url,
-                                                             const std::string& branch,
-                                                             const std::string& upstream_url,
+                                                             const std::string& branch, const std::string& upstream_url,
                                                              const std::string& upstream_branch,
                                                              const NetworkSyncOptions& options);
 // Fills each fork's packages and needed scope (each fork's package counts as proxy-sensitive for the

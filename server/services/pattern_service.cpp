@@ -3,21 +3,17 @@
 #include "base/clock.h"
 #include "base/url.h"
 
-
 #include <nlohmann/json.hpp>
 
 #include "analyzer/classify/rules_data.h"
 #include "analyzer/planner/snapshot.h"
+#include "base/log.h"
 #include "server/services/analysis_service.h"
 #include "server/services/repositories.h"
 #include "storage/compat_gap_store.h"
-#include "base/log.h"
 
 namespace forkscope::server {
-namespace {
-
-
-}  // namespace
+namespace {}  // namespace
 
 Result<analyzer::Experience> LoadExperience(storage::Store& store, base::Clock& clock) {
   analyzer::Experience experience;
@@ -40,9 +36,10 @@ Result<analyzer::MigrationPlan> BuildPlan(const PlanRequest& request, const anal
   FS_ASSIGN_OR_RETURN(analyzer::Experience experience, LoadExperience(store, base::SystemClock()));
   analyzer::MigrationPlan plan = analyzer::PlanMigration(rules, snap.files, experience);
   plan.upstream = snap.ref;
-  base::Log(base::LogArea::kPatterns)->info("plan upstream={} sha={} files={} touchpoints={} keep={} similar={}",
-               RedactUrl(snap.ref.url), snap.ref.sha.substr(0, 12), snap.files.size(),
-               plan.touchpoints.size(), plan.keep.size(), plan.similar.size());
+  base::Log(base::LogArea::kPatterns)
+      ->info("plan upstream={} sha={} files={} touchpoints={} keep={} similar={}", RedactUrl(snap.ref.url),
+             snap.ref.sha.substr(0, 12), snap.files.size(), plan.touchpoints.size(), plan.keep.size(),
+             plan.similar.size());
   return plan;
 }
 
@@ -51,8 +48,8 @@ PatternService::PatternService(PatternServiceOptions options, analyzer::Rules ru
 
 Status PatternService::Start() {
   FS_ASSIGN_OR_RETURN(auto store, options_.stores->Open());
-  FS_ASSIGN_OR_RETURN(int failed,
-                      storage::PlanStore(*store).FailUnfinished("interrupted: the daemon stopped", options_.clock->NowS()));
+  FS_ASSIGN_OR_RETURN(
+      int failed, storage::PlanStore(*store).FailUnfinished("interrupted: the daemon stopped", options_.clock->NowS()));
   if (failed > 0) base::Log(base::LogArea::kPatterns)->warn("plans interrupted_by_restart={}", failed);
   TaskSpec spec;
   spec.kind = TaskKind::kPatterns;
@@ -70,7 +67,8 @@ SyncHook PatternService::Hook() {
   return [this](storage::Store& store, const storage::TaskRecord& task, const AnalysisOutcome*) {
     auto mined = Mine(store);
     if (!mined.ok())
-      base::Log(base::LogArea::kPatterns)->warn("pattern mining after sync fork={} error={}", task.fork_name, mined.status().message());
+      base::Log(base::LogArea::kPatterns)
+          ->warn("pattern mining after sync fork={} error={}", task.fork_name, mined.status().message());
   };
 }
 
@@ -121,7 +119,8 @@ Result<storage::PlanRecord> PatternService::GetPlan(storage::Store& store, const
 
 void PatternService::Record(storage::Store& store, const storage::PlanRecord& record) {
   Status saved = storage::PlanStore(store).Save(record);
-  if (!saved.ok()) base::Log(base::LogArea::kPatterns)->warn("plan save failed id={} error={}", record.id, saved.message());
+  if (!saved.ok())
+    base::Log(base::LogArea::kPatterns)->warn("plan save failed id={} error={}", record.id, saved.message());
   std::lock_guard<std::mutex> lock(mu_);
   if (storage::IsFinished(record.state))
     unfinished_.erase(record.id);
@@ -140,7 +139,8 @@ Status PatternService::RunPlan(TaskContext& ctx, storage::PlanRecord record, con
                         return !ctx.cancelled();
                       }};
   auto mined = Mine(store);
-  if (!mined.ok()) base::Log(base::LogArea::kPatterns)->warn("pattern mining before plan error={}", mined.status().message());
+  if (!mined.ok())
+    base::Log(base::LogArea::kPatterns)->warn("pattern mining before plan error={}", mined.status().message());
   auto plan = BuildPlan(request, rules_, store);
   record.finished_at = options_.clock->NowS();
   Status outcome;
@@ -149,8 +149,9 @@ Status PatternService::RunPlan(TaskContext& ctx, storage::PlanRecord record, con
     record.plan = analyzer::PlanToJson(*plan).dump();
   } else {
     record.state = storage::TaskState::kFailed;
-    record.error = ctx.stopping() ? "interrupted: the daemon stopped"
-                                  : base::ScrubSecret(plan.status().message(), base::SplitCredentials(fetch_url).userinfo);
+    record.error = ctx.stopping()
+                       ? "interrupted: the daemon stopped"
+                       : base::ScrubSecret(plan.status().message(), base::SplitCredentials(fetch_url).userinfo);
     base::Log(base::LogArea::kPatterns)->warn("plan failed id={} error={}", record.id, record.error);
     outcome = Status(plan.status().code(), record.error);
   }

@@ -10,13 +10,13 @@
 #include <mutex>
 #include <string>
 
-#include "analyzer/planner/planner.h"
 #include "analyzer/classify/rules.h"
+#include "analyzer/planner/planner.h"
 #include "base/clock.h"
 #include "server/services/sync_service.h"
+#include "server/tasks/task_runtime.h"
 #include "storage/pattern_store.h"
 #include "storage/plan_store.h"
-#include "server/tasks/task_runtime.h"
 #include "storage/store.h"
 
 namespace forkscope::server {
@@ -77,7 +77,7 @@ class PatternService {
   TaskRuntime& runtime_;
   std::mutex mine_mu_;  // one mining run at a time
 
-  std::mutex mu_;  // guards unfinished_
+  std::mutex mu_;                                          // guards unfinished_
   std::map<std::string, storage::PlanRecord> unfinished_;  // queued or running, by id
 };
 

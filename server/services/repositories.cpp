@@ -90,8 +90,9 @@ Result<std::string> PickBranch(const std::string& repo_path, const std::string& 
   }
   if (!preferred.empty() && repo->ForkBranchSha(preferred).ok()) return preferred;
   std::string def = repo->ForkDefaultBranch();
-  if (def.empty()) return NotFound("no branch given and the repository has no default branch (branches: " +
-                                   (found.empty() ? "none" : found) + ")");
+  if (def.empty())
+    return NotFound("no branch given and the repository has no default branch (branches: " +
+                    (found.empty() ? "none" : found) + ")");
   return def;
 }
 

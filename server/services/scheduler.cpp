@@ -1,11 +1,10 @@
 // Scheduler: per-fork due times, backoff and the sync timeout (timing rules in scheduler.h).
 #include "server/services/scheduler.h"
 
-
 #include <algorithm>
 
-#include "server/config/config.h"
 #include "base/log.h"
+#include "server/config/config.h"
 
 namespace forkscope::server {
 namespace {
@@ -56,7 +55,8 @@ void Scheduler::SubmitPass(int64_t at_s) {
   spec.not_before_s = at_s;
   spec.run = [this](TaskContext& ctx) {
     Result<int64_t> next = RunDue(ctx.store());
-    if (!next.ok()) base::Log(base::LogArea::kScheduler)->warn("scheduler pass failed error={}", next.status().message());
+    if (!next.ok())
+      base::Log(base::LogArea::kScheduler)->warn("scheduler pass failed error={}", next.status().message());
     SubmitPass(next.ok() ? *next : clock_.NowS() + kPollS);
     return next.status();
   };
@@ -149,29 +149,31 @@ void Scheduler::AbandonTimedOut(storage::Store& store, const std::vector<Timeout
 void Scheduler::RecordOutcome(storage::Store& store, const std::string& fork, const std::string& task_id, bool ok,
                               const std::string& error) {
   Result<storage::ForkHealth> health = alerts_.OnSyncResult(store, fork, ok, error);
-  if (!health.ok()) base::Log(base::LogArea::kScheduler)->warn("sync outcome not recorded fork={} error={}", fork, health.status().message());
+  if (!health.ok())
+    base::Log(base::LogArea::kScheduler)
+        ->warn("sync outcome not recorded fork={} error={}", fork, health.status().message());
   const int64_t now = clock_.NowS();
   int64_t next_due = 0;
   {
-  std::lock_guard<std::mutex> lock(mu_);
-  auto it = forks_.find(fork);
-  if (it == forks_.end()) return;  // registered since the last pass: the next Refresh reads its health
-  ForkSchedule& s = it->second;
-  storage::ForkHealth h;
-  if (health.ok()) {
-    h = *health;
-  } else {
-    h.sync_failures = ok ? 0 : s.consecutive_failures + 1;
-    h.failing = s.failing;
-  }
-  Reschedule(s, now, h);
-  if (!task_id.empty()) s.last_task_id = task_id;
-  if (s.task_id == task_id || task_id.empty()) {
-    s.task_id.clear();
-    s.running_since_s = 0;
-  }
-  next_due = s.next_due_s;
-  idle_cv_.notify_all();
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = forks_.find(fork);
+    if (it == forks_.end()) return;  // registered since the last pass: the next Refresh reads its health
+    ForkSchedule& s = it->second;
+    storage::ForkHealth h;
+    if (health.ok()) {
+      h = *health;
+    } else {
+      h.sync_failures = ok ? 0 : s.consecutive_failures + 1;
+      h.failing = s.failing;
+    }
+    Reschedule(s, now, h);
+    if (!task_id.empty()) s.last_task_id = task_id;
+    if (s.task_id == task_id || task_id.empty()) {
+      s.task_id.clear();
+      s.running_since_s = 0;
+    }
+    next_due = s.next_due_s;
+    idle_cv_.notify_all();
   }
   SubmitPass(next_due);  // the fork's next sync is due then: a pass by that time
 }

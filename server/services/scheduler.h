@@ -31,8 +31,8 @@
 #include <string>
 #include <vector>
 
-#include "server/services/alerts.h"
 #include "base/clock.h"
+#include "server/services/alerts.h"
 #include "server/services/sync_service.h"
 #include "server/tasks/task_runtime.h"
 
@@ -40,10 +40,10 @@ namespace forkscope::server {
 
 struct SchedulerOptions {
   storage::StoreOpener* stores = nullptr;  // required: every connection the service opens comes from here
-  int jitter_percent = 10;            // 0..50
-  int backoff_max_s = 21600;          // cap of the retry delay (a fork's interval, if larger, wins)
-  int sync_timeout_s = 1800;          // running longer than this: abandoned
-  uint64_t seed = 0;                  // of the jitter; 0 = from std::random_device
+  int jitter_percent = 10;                 // 0..50
+  int backoff_max_s = 21600;               // cap of the retry delay (a fork's interval, if larger, wins)
+  int sync_timeout_s = 1800;               // running longer than this: abandoned
+  uint64_t seed = 0;                       // of the jitter; 0 = from std::random_device
 };
 
 // Where one fork stands.
@@ -53,16 +53,15 @@ struct ForkSchedule {
   int64_t next_due_s = 0;
   int consecutive_failures = 0;
   bool failing = false;
-  std::string task_id;                // the sync in flight; "" when none
-  int64_t running_since_s = 0;        // when first seen running (0: not yet, or none in flight)
-  std::string last_task_id;           // the task whose outcome was recorded last
+  std::string task_id;          // the sync in flight; "" when none
+  int64_t running_since_s = 0;  // when first seen running (0: not yet, or none in flight)
+  std::string last_task_id;     // the task whose outcome was recorded last
 };
 
 class Scheduler {
  public:
   // sync, alerts and runtime must outlive the scheduler.
-  Scheduler(SchedulerOptions options, base::Clock& clock, SyncService& sync, AlertEngine& alerts,
-            TaskRuntime& runtime);
+  Scheduler(SchedulerOptions options, base::Clock& clock, SyncService& sync, AlertEngine& alerts, TaskRuntime& runtime);
   Scheduler(const Scheduler&) = delete;
   Scheduler& operator=(const Scheduler&) = delete;
 
@@ -111,7 +110,7 @@ class Scheduler {
   TaskRuntime& runtime_;
   std::unique_ptr<storage::Store> store_;  // RunDue()'s own (tests)
 
-  mutable std::mutex mu_;  // guards everything below
+  mutable std::mutex mu_;            // guards everything below
   std::condition_variable idle_cv_;  // a sync in flight finished
   std::map<std::string, ForkSchedule> forks_;
   std::mt19937_64 rng_;

@@ -2,15 +2,14 @@
 
 #include "base/clock.h"
 
-
 #include <algorithm>
 #include <filesystem>
 
+#include "base/log.h"
 #include "base/memory.h"
 #include "base/url.h"
 #include "server/services/analysis_service.h"
 #include "server/services/repositories.h"
-#include "base/log.h"
 
 namespace forkscope::server {
 namespace {
@@ -47,19 +46,23 @@ Result<int> SyncService::MigrateNetworks() {
     auto request = RequestFor(*store, fork);
     auto fork_url = request.ok() ? NormalizeLocation(request->fork_location) : request.status();
     auto upstream_url = request.ok() ? NormalizeLocation(request->upstream_location) : request.status();
-    if (upstream_url.ok()) registered[NetworkPathOf(options_.data_dir, *upstream_url)].insert(fork.name);
-    else every_network_known = false;  // a local upstream gone: its network cannot be told, so nothing is pruned
+    if (upstream_url.ok())
+      registered[NetworkPathOf(options_.data_dir, *upstream_url)].insert(fork.name);
+    else
+      every_network_known = false;  // a local upstream gone: its network cannot be told, so nothing is pruned
     if (!fork_url.ok() || !upstream_url.ok()) continue;  // its sync will say what is wrong
     auto done = MigrateMirrors(options_.data_dir, *upstream_url, *fork_url, fork.name);
     if (!done.ok())  // not fatal: its next sync fetches it into the network
-      base::Log(base::LogArea::kSync)->warn("network migration failed fork={} error={}", fork.name, Scrubbed(done.status().message(), *request));
+      base::Log(base::LogArea::kSync)
+          ->warn("network migration failed fork={} error={}", fork.name, Scrubbed(done.status().message(), *request));
     else if (*done)
       ++imported;
   }
   // Named namespaces of forks that left the registry (or moved to another upstream) go; those named
   // by a URL ("url-...") belong to one-shot analyses and stay.
   std::error_code ec;
-  if (!every_network_known) base::Log(base::LogArea::kSync)->warn("network prune skipped: a registered upstream cannot be located");
+  if (!every_network_known)
+    base::Log(base::LogArea::kSync)->warn("network prune skipped: a registered upstream cannot be located");
   for (std::filesystem::directory_iterator it(std::filesystem::path(options_.data_dir) / "networks", ec), end;
        every_network_known && !ec && it != end; it.increment(ec)) {
     const std::string path = it->path().string();
@@ -69,7 +72,8 @@ Result<int> SyncService::MigrateNetworks() {
     for (const auto& ns : *present)
       if (ns.rfind("url-", 0) != 0 && !registered[path].count(ns))
         if (Status st = DropNamespace(path, ns); !st.ok())
-          base::Log(base::LogArea::kSync)->warn("network prune failed path={} fork={} error={}", path, ns, st.message());
+          base::Log(base::LogArea::kSync)
+              ->warn("network prune failed path={} fork={} error={}", path, ns, st.message());
   }
   if (imported > 0) base::Log(base::LogArea::kSync)->info("forks migrated into networks count={}", imported);
   return imported;
@@ -85,7 +89,9 @@ void SyncService::ForgetFork(const storage::ForkRecord& fork) {
     return Status::Ok();
   };
   auto queued = runtime_.Submit(std::move(spec));
-  if (!queued.ok()) base::Log(base::LogArea::kSync)->warn("network refs not dropped fork={} error={}", fork.name, queued.status().message());
+  if (!queued.ok())
+    base::Log(base::LogArea::kSync)
+        ->warn("network refs not dropped fork={} error={}", fork.name, queued.status().message());
 }
 
 void SyncService::DropRefs(const std::string& fork_name, const std::string& upstream_location) {

@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/diff/analysis.h"
 #include "analyzer/classify/rules.h"
+#include "analyzer/diff/analysis.h"
 #include "base/clock.h"
-#include "storage/store.h"
 #include "server/tasks/task_runtime.h"
+#include "storage/store.h"
 #include "storage/store_opener.h"
 
 namespace forkscope::server {
@@ -30,7 +30,7 @@ struct SyncOptions {
 struct SyncStats {
   int64_t succeeded = 0;
   int64_t failed = 0;
-  double seconds_sum = 0;     // durations of finished syncs
+  double seconds_sum = 0;  // durations of finished syncs
   int queued = 0;
   int running = 0;
 };

@@ -63,7 +63,8 @@ const char* SlackIcon(AlertEvent event, const AlertRecord& a) {
 }
 
 json GenericBody(const std::string& id, AlertEvent event, const AlertRecord& a) {
-  return json{{"delivery_id", id}, {"event", std::string("alert.") + storage::AlertEventName(event)},
+  return json{{"delivery_id", id},
+              {"event", std::string("alert.") + storage::AlertEventName(event)},
               {"alert", AlertToJson(a)}};
 }
 
@@ -71,8 +72,9 @@ json SlackBody(const std::string& id, AlertEvent event, const AlertRecord& a) {
   const std::string title = Title(event, a);
   const std::string detail = Detail(event, a);
   json blocks = json::array();
-  blocks.push_back({{"type", "section"},
-                    {"text", {{"type", "mrkdwn"}, {"text", std::string(SlackIcon(event, a)) + " *" + title + "*\n" + detail}}}});
+  blocks.push_back(
+      {{"type", "section"},
+       {"text", {{"type", "mrkdwn"}, {"text", std::string(SlackIcon(event, a)) + " *" + title + "*\n" + detail}}}});
   blocks.push_back({{"type", "context"}, {"elements", json::array({{{"type", "mrkdwn"}, {"text", Footer(a, id)}}})}});
   return json{{"text", title + ": " + detail}, {"blocks", std::move(blocks)}};
 }
@@ -95,9 +97,15 @@ std::string RenderWebhookBody(WebhookKind kind, const std::string& delivery_id, 
                               const AlertRecord& alert) {
   json body;
   switch (kind) {
-    case WebhookKind::kGeneric: body = GenericBody(delivery_id, event, alert); break;
-    case WebhookKind::kSlack: body = SlackBody(delivery_id, event, alert); break;
-    case WebhookKind::kFeishu: body = FeishuBody(delivery_id, event, alert); break;
+    case WebhookKind::kGeneric:
+      body = GenericBody(delivery_id, event, alert);
+      break;
+    case WebhookKind::kSlack:
+      body = SlackBody(delivery_id, event, alert);
+      break;
+    case WebhookKind::kFeishu:
+      body = FeishuBody(delivery_id, event, alert);
+      break;
   }
   return body.dump(-1, ' ', false, json::error_handler_t::replace);
 }

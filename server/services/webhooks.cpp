@@ -9,9 +9,9 @@
 namespace forkscope::server {
 namespace {
 
-constexpr int kBatch = 64;             // deliveries read per pass
-constexpr int64_t kIdleWaitS = 3600;   // nothing pending: look again after this long (or when woken)
-constexpr size_t kMaxErrorBody = 200;  // bytes of a non-2xx response kept in the log
+constexpr int kBatch = 64;               // deliveries read per pass
+constexpr int64_t kIdleWaitS = 3600;     // nothing pending: look again after this long (or when woken)
+constexpr size_t kMaxErrorBody = 200;    // bytes of a non-2xx response kept in the log
 constexpr size_t kMaxReplyBytes = 4096;  // bytes of a reply read at all: the rest is not waited for
 
 // "https://hooks.slack.com/services/x" -> {"https://hooks.slack.com", "/services/x"}.
@@ -91,8 +91,10 @@ Status DeliveryWorker::Sweep(storage::Store& store) {
   auto next = outbox.NextDue();
   const int64_t now = clock_.NowS();
   int64_t at = now + kIdleWaitS;
-  if (!due.ok() || !next.ok()) at = now + options_.delivery.retry_base_s;
-  else if (*next) at = std::min(at, std::max(**next, now + 1));
+  if (!due.ok() || !next.ok())
+    at = now + options_.delivery.retry_base_s;
+  else if (*next)
+    at = std::min(at, std::max(**next, now + 1));
   // With targets queued now, the sweep they submit when done comes sooner.
   if (targets.empty()) SubmitSweep(at);
   return due.status();
@@ -155,8 +157,9 @@ Status DeliveryWorker::Attempt(storage::DeliveryStore& outbox, const storage::De
     next = attempt.at + RetryDelay(attempts);
   }
   if (!delivered)
-    base::Log(base::LogArea::kAlerts)->warn("webhook delivery={} target={} attempt={} status={} error={} state={}", d.id, d.target, attempts,
-                 attempt.status, attempt.error, state);
+    base::Log(base::LogArea::kAlerts)
+        ->warn("webhook delivery={} target={} attempt={} status={} error={} state={}", d.id, d.target, attempts,
+               attempt.status, attempt.error, state);
   // Written before the next delivery is looked at: a 2xx is never followed by a second send.
   return outbox.RecordAttempt(d.id, attempt, state, next);
 }

@@ -23,8 +23,8 @@
 
 #include "base/clock.h"
 #include "server/config/config.h"
-#include "storage/alert_store.h"
 #include "server/tasks/task_runtime.h"
+#include "storage/alert_store.h"
 #include "storage/store_opener.h"
 
 namespace forkscope::server {
@@ -46,7 +46,7 @@ struct DeliveryWorkerOptions {
   storage::StoreOpener* stores = nullptr;  // required: every connection the service opens comes from here
   std::vector<WebhookConfig> targets;
   DeliveryConfig delivery;
-  TaskRuntime* runtime = nullptr;          // where Start() and Wake() submit; null: RunDue() only
+  TaskRuntime* runtime = nullptr;  // where Start() and Wake() submit; null: RunDue() only
 };
 
 class DeliveryWorker {

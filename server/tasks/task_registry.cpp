@@ -1,7 +1,6 @@
 #include "server/tasks/task_registry.h"
 #include "base/log.h"
 
-
 #include <random>
 
 namespace forkscope::server {
@@ -46,7 +45,8 @@ Status TaskRegistry::Save(const TaskRecord& task) {
   RetryUnsavedLocked();
   Status st = storage::TaskStore(store_->db()).Save(task);
   if (st.ok()) return st;
-  base::Log(base::LogArea::kTasks)->warn("task save failed id={} state={} error={}", task.id, storage::TaskStateName(task.state), st.message());
+  base::Log(base::LogArea::kTasks)
+      ->warn("task save failed id={} state={} error={}", task.id, storage::TaskStateName(task.state), st.message());
   if (finished) unsaved_[task.id] = task;
   return st;
 }
@@ -59,14 +59,17 @@ void TaskRegistry::Progress(const TaskRecord& task) {
 void TaskRegistry::RetryUnsavedLocked() {
   for (auto it = unsaved_.begin(); it != unsaved_.end();) {
     if (!storage::TaskStore(store_->db()).Save(it->second).ok()) return;  // still failing: keep them all
-    base::Log(base::LogArea::kTasks)->info("task saved after retry id={} state={}", it->first, storage::TaskStateName(it->second.state));
+    base::Log(base::LogArea::kTasks)
+        ->info("task saved after retry id={} state={}", it->first, storage::TaskStateName(it->second.state));
     it = unsaved_.erase(it);
   }
 }
 
 void TaskRegistry::Overlay(TaskRecord& row) const {
-  if (auto it = unfinished_.find(row.id); it != unfinished_.end()) row = it->second;
-  else if (auto done = unsaved_.find(row.id); done != unsaved_.end()) row = done->second;
+  if (auto it = unfinished_.find(row.id); it != unfinished_.end())
+    row = it->second;
+  else if (auto done = unsaved_.find(row.id); done != unsaved_.end())
+    row = done->second;
 }
 
 Result<TaskRecord> TaskRegistry::Get(const std::string& id) {

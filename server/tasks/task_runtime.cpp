@@ -1,11 +1,10 @@
 #include "server/tasks/task_runtime.h"
 
-
 #include <algorithm>
 #include <numeric>
 
-#include "base/memory.h"
 #include "base/log.h"
+#include "base/memory.h"
 
 namespace forkscope::server {
 
@@ -240,8 +239,9 @@ Status TaskRuntime::Cancel(const std::string& id, TaskState final_state, const s
     std::lock_guard<std::mutex> lock(mu_);
     auto it = active_.find(id);
     if (it == active_.end() || it->second->closed) return NotFound("no unfinished task '" + id + "'");
-    base::Log(base::LogArea::kTasks)->warn("task cancelled id={} kind={} fork={} reason={}", id, storage::TaskKindName(it->second->spec.kind),
-                 it->second->spec.fork, reason);
+    base::Log(base::LogArea::kTasks)
+        ->warn("task cancelled id={} kind={} fork={} reason={}", id, storage::TaskKindName(it->second->spec.kind),
+               it->second->spec.fork, reason);
     CancelLocked(it->second, final_state, reason, after);
   }
   for (auto& f : after) f();
@@ -260,7 +260,8 @@ int TaskRuntime::CancelFork(const std::string& fork, const std::string& reason) 
     for (const auto& e : of_fork) CancelLocked(e, TaskState::kCancelled, reason, after);
     cancelled = static_cast<int>(of_fork.size());
   }
-  if (cancelled > 0) base::Log(base::LogArea::kTasks)->info("tasks cancelled fork={} count={} reason={}", fork, cancelled, reason);
+  if (cancelled > 0)
+    base::Log(base::LogArea::kTasks)->info("tasks cancelled fork={} count={} reason={}", fork, cancelled, reason);
   for (auto& f : after) f();
   idle_cv_.notify_all();
   return cancelled;

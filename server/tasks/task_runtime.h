@@ -82,14 +82,14 @@ class TaskContext {
 using TaskHandler = std::function<Status(TaskContext&)>;
 
 struct TaskSpec {
-  std::string id;            // "" = a new one; else from TaskRuntime::NewId() (a plan's id is its task's)
+  std::string id;  // "" = a new one; else from TaskRuntime::NewId() (a plan's id is its task's)
   TaskKind kind = TaskKind::kSync;
-  std::string fork;          // the registered fork it belongs to ("" none): CancelFork finds it
-  std::string subject;       // recorded as TaskRecord::subject
-  std::string key;           // "" = never coalesced
+  std::string fork;               // the registered fork it belongs to ("" none): CancelFork finds it
+  std::string subject;            // recorded as TaskRecord::subject
+  std::string key;                // "" = never coalesced
   bool coalesce_running = false;  // with key: a running task with the key is returned too
-  bool recorded = true;      // a row in the tasks table
-  int64_t not_before_s = 0;  // not started before this time (Clock::NowS); 0 = at once
+  bool recorded = true;           // a row in the tasks table
+  int64_t not_before_s = 0;       // not started before this time (Clock::NowS); 0 = at once
   TaskHandler run;
   // Told (on the cancelling thread) when the running task is cancelled or the runtime stops; may be
   // empty. Handlers that block outside forkscope (a build stage) use it to stop what they wait on.
@@ -163,16 +163,16 @@ class TaskRuntime {
   TaskRegistry registry_;
   std::vector<std::thread> workers_;
 
-  mutable std::mutex mu_;  // guards everything below
+  mutable std::mutex mu_;            // guards everything below
   std::condition_variable cv_;       // work arrived, or stopping
   std::condition_variable idle_cv_;  // a task ended
   bool started_ = false;
   bool stopping_ = false;
   bool draining_ = false;  // inline mode: a thread is running tasks
   uint64_t seq_ = 0;
-  std::deque<std::shared_ptr<Entry>> queue_;               // in submission order
-  std::map<std::string, std::shared_ptr<Entry>> active_;   // queued and running, by id
-  std::map<std::string, std::shared_ptr<Entry>> by_key_;   // queued and running tasks with a key
+  std::deque<std::shared_ptr<Entry>> queue_;              // in submission order
+  std::map<std::string, std::shared_ptr<Entry>> active_;  // queued and running, by id
+  std::map<std::string, std::shared_ptr<Entry>> by_key_;  // queued and running tasks with a key
   std::map<TaskKind, int> running_;
   std::map<std::string, int> running_keys_;  // keys of running tasks
   int finished_since_prune_ = 0;

@@ -69,9 +69,8 @@ int main(int argc, char** argv) {
       "#pragma once\n\n#include <string_view>\n\nnamespace forkscope::storage::squashed {\n\n"
       "// The schema version kSchema creates in an empty database.\n"
       "constexpr int kVersion = " +
-      std::to_string(migrations.size()) +
-      ";\n\nconstexpr std::string_view kSchema = R\"" + kDelimiter + "(\n" + script + ")" + kDelimiter +
-      "\";\n\n}  // namespace forkscope::storage::squashed\n";
+      std::to_string(migrations.size()) + ";\n\nconstexpr std::string_view kSchema = R\"" + kDelimiter + "(\n" +
+      script + ")" + kDelimiter + "\";\n\n}  // namespace forkscope::storage::squashed\n";
   std::ifstream existing(argv[1], std::ios::binary);
   if (existing && std::string(std::istreambuf_iterator<char>(existing), {}) == text) return 0;
   std::ofstream out(argv[1], std::ios::binary | std::ios::trunc);

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "analyzer/classify/classifier.h"
-#include "analyzer/model/model.h"
 #include "analyzer/classify/rules.h"
+#include "analyzer/model/model.h"
 #include "tests/support/rules.h"
 
 namespace forkscope::analyzer::testing {

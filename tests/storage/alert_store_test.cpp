@@ -31,8 +31,7 @@ DeliveryPlanner OneDelivery(std::vector<std::string>* ids) {
   };
 }
 
-TEST_CASE("alert store: one active alert per fork and rule, outbox rows in the same transaction",
-          "[storage][alerts]") {
+TEST_CASE("alert store: one active alert per fork and rule, outbox rows in the same transaction", "[storage][alerts]") {
   Env env;
   AlertStore alerts(*env.store);
   std::vector<std::string> ids;
@@ -44,8 +43,10 @@ TEST_CASE("alert store: one active alert per fork and rule, outbox rows in the s
   CHECK(CountRows(env.path, "deliveries") == 1);
 
   // The schema itself refuses a second active alert for the pair.
-  auto dup = env.store->db().Exec("INSERT INTO alerts (fork_id, rule, state, severity, opened_at, updated_at) "
-                                  "VALUES (" + std::to_string(env.fork_id) + ", 'behind', 'acked', 'info', 1, 1)");
+  auto dup = env.store->db().Exec(
+      "INSERT INTO alerts (fork_id, rule, state, severity, opened_at, updated_at) "
+      "VALUES (" +
+      std::to_string(env.fork_id) + ", 'behind', 'acked', 'info', 1, 1)");
   CHECK(dup.code() == StatusCode::kAlreadyExists);
 
   // A planner that fails rolls the alert change back with it.

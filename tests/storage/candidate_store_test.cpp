@@ -149,8 +149,8 @@ TEST_CASE("candidates: the lifecycle only moves forward; conflicts are final", "
 
 TEST_CASE("candidates: carry tasks keep their candidate; a fork's candidates go with it", "[storage][candidates]") {
   Fixture fx;
-  auto c = fx.candidates().Insert(CandidateFromCarry(fx.fork_id, MakeCarry(std::string(40, '1'), CarryState::kClean),
-                                                   "/m"), 10);
+  auto c = fx.candidates().Insert(
+      CandidateFromCarry(fx.fork_id, MakeCarry(std::string(40, '1'), CarryState::kClean), "/m"), 10);
   REQUIRE(c.ok());
   TaskRecord t;
   t.id = "tc000000000009";
@@ -183,8 +183,10 @@ namespace {
 TEST_CASE("candidates: a ready candidate's publish outcome (schema v13) is recorded without changing its state",
           "[storage][candidates][publish]") {
   Fixture fx;
-  auto a = fx.candidates().Insert(CandidateFromCarry(fx.fork_id, MakeCarry(std::string(40, '1'), CarryState::kClean), "/m"), 10);
-  auto b = fx.candidates().Insert(CandidateFromCarry(fx.fork_id, MakeCarry(std::string(40, '2'), CarryState::kClean), "/m"), 11);
+  auto a = fx.candidates().Insert(
+      CandidateFromCarry(fx.fork_id, MakeCarry(std::string(40, '1'), CarryState::kClean), "/m"), 10);
+  auto b = fx.candidates().Insert(
+      CandidateFromCarry(fx.fork_id, MakeCarry(std::string(40, '2'), CarryState::kClean), "/m"), 11);
   REQUIRE(a.ok());
   REQUIRE(b.ok());
   CHECK(a->first.published_url.empty());

@@ -177,8 +177,9 @@ TEST_CASE("the schema migrates once and documents itself", "[storage][schema]") 
 // Every schema object of the database at path (type, name, table, SQL), one per line, sorted by name.
 std::string SchemaDump(const std::string& path) {
   Database db = OpenDb(path);
-  auto stmt = db.Prepare("SELECT type || ' ' || name || ' ' || tbl_name || ': ' || COALESCE(sql, '') FROM sqlite_schema"
-                         " ORDER BY name");
+  auto stmt = db.Prepare(
+      "SELECT type || ' ' || name || ' ' || tbl_name || ': ' || COALESCE(sql, '') FROM sqlite_schema"
+      " ORDER BY name");
   REQUIRE(stmt.ok());
   std::string out;
   while (*stmt->Step()) out += stmt->ColumnText(0) + "\n";
@@ -209,7 +210,8 @@ TEST_CASE("a new database is created in one script with the schema the migration
   CHECK(schema == SchemaDump(stepwise));
   // No migration leaves rows behind that a squashed schema would not have: every table starts empty.
   Database db = OpenDb(stepwise);
-  auto tables = db.Prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'");
+  auto tables =
+      db.Prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'");
   REQUIRE(tables.ok());
   int count = 0;
   while (*tables->Step()) {

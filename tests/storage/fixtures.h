@@ -120,8 +120,13 @@ inline az::Analysis MakeAnalysis(const std::string& fork_sha = std::string(40, '
   a.upstream = {"https://github.com/flashinfer-ai/flashinfer.git", "main", std::string(40, 'a')};
   a.merge_base = std::string(40, 'b');
   a.base_source = analyzer::BaseSource::kMergeBase;
-  a.base_distance = az::BaseDistance{3, 120, 40, 900, 1000, std::string(40, 'c'), 880, 20, 2, 1, 1700000000, 4, "low",
-                                     "the runner-up keeps as many lines"};
+  a.base_distance = az::BaseDistance{3,          120,
+                                     40,         900,
+                                     1000,       std::string(40, 'c'),
+                                     880,        20,
+                                     2,          1,
+                                     1700000000, 4,
+                                     "low",      "the runner-up keeps as many lines"};
   a.packages = {"flashinfer"};
   a.resolution_notices = 1;
   a.upstream_branch_choice = "auto";

@@ -124,7 +124,8 @@ TEST_CASE("SaveAnalysisIfAbsent: concurrent savers of one key share the first ro
   auto saved = store->SaveAnalysisIfAbsent(KeyOf(first), first, a->id);
   REQUIRE(saved.ok());
   CHECK_FALSE(saved->existed);
-  TaskRecord task{"t1", TaskKind::kSync, "a", TaskState::kSucceeded, "done", 100, "", "", 1, 2, 3, saved->id, std::nullopt};
+  TaskRecord task{"t1", TaskKind::kSync, "a",         TaskState::kSucceeded, "done", 100, "", "", 1, 2,
+                  3,    saved->id,       std::nullopt};
   REQUIRE(TaskStore(store->db()).Save(task).ok());
   analyzer::Analysis second = MakeAnalysis();
   second.files.resize(1);
@@ -164,8 +165,12 @@ TEST_CASE("ReadForkMetrics: syncs, open alerts, jobs and deliveries per register
                     "('3', 'sync', 'a', 'failed', 300), ('4', 'sync', 'gone', 'failed', 1), "
                     "('5', 'check', 'a', 'failed', 1);"
                     "INSERT INTO alerts (fork_id, rule, state, severity, opened_at, updated_at) VALUES "
-                    "(" + fa + ", 'drift', 'open', 'warning', 0, 0), "
-                    "(" + fa + ", 'sync', 'resolved', 'critical', 0, 0);"
+                    "(" +
+                    fa +
+                    ", 'drift', 'open', 'warning', 0, 0), "
+                    "(" +
+                    fa +
+                    ", 'sync', 'resolved', 'critical', 0, 0);"
                     "INSERT INTO deliveries (id, alert_id, event, target, kind, body, state, created_at) VALUES "
                     "('d1', 1, 'opened', 'hook', 'generic', '{}', 'delivered', 0), "
                     "('d2', 2, 'opened', 'hook', 'generic', '{}', 'failed', 0);"

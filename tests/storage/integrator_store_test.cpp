@@ -55,8 +55,10 @@ TEST_CASE("integrator reports and bumps", "[storage][integrators]") {
   IntegratorStore s(store->db());
   REQUIRE(s.Add("PaddleFleet", "/srv/PaddleFleet.git", "develop", "/srv/push.git", 1).ok());
   CHECK(*s.LatestReport("PaddleFleet") == std::nullopt);
-  REQUIRE(s.SaveReport("PaddleFleet", "aaaa", R"({"name":"PaddleFleet","head":"aaaa","libraries":[]})", 0, 0, 0, 10).ok());
-  REQUIRE(s.SaveReport("PaddleFleet", "bbbb", R"({"name":"PaddleFleet","head":"bbbb","libraries":[]})", 7, 1, 2, 20).ok());
+  REQUIRE(
+      s.SaveReport("PaddleFleet", "aaaa", R"({"name":"PaddleFleet","head":"aaaa","libraries":[]})", 0, 0, 0, 10).ok());
+  REQUIRE(
+      s.SaveReport("PaddleFleet", "bbbb", R"({"name":"PaddleFleet","head":"bbbb","libraries":[]})", 7, 1, 2, 20).ok());
   auto latest = s.LatestReport("PaddleFleet");
   REQUIRE(latest.ok());
   REQUIRE(latest->has_value());
@@ -71,8 +73,16 @@ TEST_CASE("integrator reports and bumps", "[storage][integrators]") {
   CHECK((*all)[1].head == "aaaa");
   CHECK(s.SaveReport("nobody", "x", "{}", 0, 0, 0, 1).status().code() == StatusCode::kNotFound);
 
-  IntegratorBumpRecord b{"PaddleFleet", "packages/paddlefleet_ops/third_party/DeepEP", "DeepEP", "c0ffee", "beef",
-                         "forkscope/bump-DeepEP-c0ffee", "https://bot:tok@github.com/x/y.git", 30, "", 30};
+  IntegratorBumpRecord b{"PaddleFleet",
+                         "packages/paddlefleet_ops/third_party/DeepEP",
+                         "DeepEP",
+                         "c0ffee",
+                         "beef",
+                         "forkscope/bump-DeepEP-c0ffee",
+                         "https://bot:tok@github.com/x/y.git",
+                         30,
+                         "",
+                         30};
   CHECK(*s.RecordBump(b) == true);
   CHECK(*s.RecordBump(b) == false);  // one bump per path and commit
   auto found = s.FindBump("PaddleFleet", b.path, "c0ffee");
@@ -84,14 +94,16 @@ TEST_CASE("integrator reports and bumps", "[storage][integrators]") {
 
   // Removing the integrator removes its reports and bumps.
   REQUIRE(s.Remove("PaddleFleet").ok());
-  auto left = store->db().Prepare("SELECT (SELECT count(*) FROM integrator_reports) + (SELECT count(*) FROM integrator_bumps)"
-                                  " + (SELECT count(*) FROM integrator_credentials)");
+  auto left = store->db().Prepare(
+      "SELECT (SELECT count(*) FROM integrator_reports) + (SELECT count(*) FROM integrator_bumps)"
+      " + (SELECT count(*) FROM integrator_credentials)");
   REQUIRE(left.ok());
   REQUIRE(*left->Step());
   CHECK(left->ColumnInt64(0) == 0);
 }
 
-TEST_CASE("a version 15 database migrates to 16 with the integrator tables and keeps its rows", "[storage][integrators]") {
+TEST_CASE("a version 15 database migrates to 16 with the integrator tables and keeps its rows",
+          "[storage][integrators]") {
   REQUIRE(LatestSchemaVersion() == 16);
   TempDir dir;
   const std::string path = dir.File("v15.db");

@@ -1,7 +1,7 @@
 // Catch2's main, with library logging quietened to warnings (FORKSCOPE_TEST_LOG=debug for more).
 #define CATCH_CONFIG_RUNNER
-#include <catch2/catch.hpp>
 #include <spdlog/spdlog.h>
+#include <catch2/catch.hpp>
 
 #include <cstdlib>
 

@@ -1,11 +1,11 @@
 #include "tests/support/daemon.h"
 
-#include <algorithm>
-#include <catch2/catch.hpp>
-#include <nlohmann/json.hpp>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include <chrono>
 #include <filesystem>
@@ -22,8 +22,8 @@ Daemon::Daemon(DaemonOptions options) : options_(std::move(options)) {
   std::string port_file = options_.data_dir + "/port";
   std::filesystem::remove(port_file);
   log_ = options_.data_dir + "/daemon.log";
-  std::vector<std::string> args = {options_.binary, "serve", "--listen", "127.0.0.1:0", "--data-dir",
-                                   options_.data_dir, "--port-file", port_file};
+  std::vector<std::string> args = {options_.binary, "serve",           "--listen",    "127.0.0.1:0",
+                                   "--data-dir",    options_.data_dir, "--port-file", port_file};
   args.insert(args.end(), options_.extra_args.begin(), options_.extra_args.end());
   pid_ = fork();
   REQUIRE(pid_ >= 0);

@@ -3,8 +3,8 @@
 #pragma once
 
 #include <httplib.h>
-#include <nlohmann/json.hpp>
 #include <sys/types.h>
+#include <nlohmann/json.hpp>
 
 #include <chrono>
 #include <functional>
@@ -16,7 +16,7 @@
 namespace forkscope::testing {
 
 struct DaemonOptions {
-  std::string binary;                 // path of the forkscope binary
+  std::string binary;  // path of the forkscope binary
   std::string data_dir;
   std::vector<std::string> extra_args;  // e.g. {"--allow-local-repos"}
   std::string admin_token = "admin-secret";

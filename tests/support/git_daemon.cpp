@@ -1,12 +1,12 @@
 #include "tests/support/git_daemon.h"
 
 #include <arpa/inet.h>
-#include <catch2/catch.hpp>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <catch2/catch.hpp>
 
 #include <chrono>
 #include <cstdio>
@@ -55,8 +55,14 @@ GitDaemon::GitDaemon(const std::string& root) : root_(std::filesystem::absolute(
     // log beside the repositories, not into the test's output.
     const std::string log = root_ + "/daemon.log";
     if (FILE* f = std::fopen(log.c_str(), "a")) dup2(fileno(f), STDERR_FILENO);
-    std::vector<std::string> args = {"git", "daemon", "--export-all", "--reuseaddr", "--listen=127.0.0.1",
-                                     "--port=" + std::to_string(port_), "--base-path=" + root_, root_};
+    std::vector<std::string> args = {"git",
+                                     "daemon",
+                                     "--export-all",
+                                     "--reuseaddr",
+                                     "--listen=127.0.0.1",
+                                     "--port=" + std::to_string(port_),
+                                     "--base-path=" + root_,
+                                     root_};
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);

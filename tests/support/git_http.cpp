@@ -1,9 +1,9 @@
 #include "tests/support/git_http.h"
 
-#include <catch2/catch.hpp>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <catch2/catch.hpp>
 
 #include <cstdio>
 #include <filesystem>

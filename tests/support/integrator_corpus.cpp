@@ -199,8 +199,8 @@ tests:
 
 void AddSubmodule(GitRepo& work, const std::string& bare, const std::string& path, const std::string& branch,
                   const std::string& pin) {
-  work.Git("-c protocol.file.allow=always submodule add -q" + (branch.empty() ? std::string() : " -b " + branch) +
-           " " + ShellQuote(FileUrl(bare)) + " " + ShellQuote(path));
+  work.Git("-c protocol.file.allow=always submodule add -q" + (branch.empty() ? std::string() : " -b " + branch) + " " +
+           ShellQuote(FileUrl(bare)) + " " + ShellQuote(path));
   GitRepo sub(work.path() + "/" + path);
   sub.Git("checkout -q " + pin);
   work.Git("add " + ShellQuote(path));
@@ -240,24 +240,26 @@ PaddleFleetFixture BuildPaddleFleet(const std::string& root) {
   fx.hybrid_ep_head = deep_ep.Commit("HybridEP on Paddle");
   PushBare(deep_ep, bare("DeepEP"));
 
-  GitRepo quack = MakeFork(root, "quack", {{"README.md", "quack\n"}},
-                           {{"quack/__init__.py", "from . import gemm\n"},
-                            {"quack/gemm.py",
-                             "import torch\n\n\ndef export():\n"
-                             "    # cutlass.torch reflects torch.device while it loads, which the compat proxy breaks;\n"
-                             "    # only export() (the CuTe DSL export path) needs it. Remove when the proxy reflects devices.\n"
-                             "    import torch.utils.dlpack\n    return torch.utils.dlpack\n"}});
+  GitRepo quack =
+      MakeFork(root, "quack", {{"README.md", "quack\n"}},
+               {{"quack/__init__.py", "from . import gemm\n"},
+                {"quack/gemm.py",
+                 "import torch\n\n\ndef export():\n"
+                 "    # cutlass.torch reflects torch.device while it loads, which the compat proxy breaks;\n"
+                 "    # only export() (the CuTe DSL export path) needs it. Remove when the proxy reflects devices.\n"
+                 "    import torch.utils.dlpack\n    return torch.utils.dlpack\n"}});
   fx.quack_head = quack.Head();
   PushBare(quack, bare("quack"));
 
-  GitRepo sonic = MakeFork(root, "sonic-moe", {{"README.md", "sonic-moe\n"}},
-                           {{"sonicmoe/__init__.py", "from .moe import MoE\n"},
-                            {"sonicmoe/moe.py", "import quack\nimport torch\nimport triton\n\n\nclass MoE:\n    pass\n"}});
+  GitRepo sonic =
+      MakeFork(root, "sonic-moe", {{"README.md", "sonic-moe\n"}},
+               {{"sonicmoe/__init__.py", "from .moe import MoE\n"},
+                {"sonicmoe/moe.py", "import quack\nimport torch\nimport triton\n\n\nclass MoE:\n    pass\n"}});
   fx.sonic_moe_head = sonic.Head();
   PushBare(sonic, bare("sonic-moe"));
 
-  GitRepo fastattn = MakeFork(root, "fastattn", {{"README.md", "fastattn\n"}},
-                              {{"fastattn/__init__.py", "import torch\n"}});
+  GitRepo fastattn =
+      MakeFork(root, "fastattn", {{"README.md", "fastattn\n"}}, {{"fastattn/__init__.py", "import torch\n"}});
   fastattn.Write("fastattn/__init__.py", "import torch\n\nVERSION = 2\n");
   fx.fastattn_pin = fastattn.Commit("fastattn: version");
   PushBare(fastattn, bare("fastattn"));
@@ -267,7 +269,8 @@ PaddleFleetFixture BuildPaddleFleet(const std::string& root) {
                               {"tilekit/ops.py", "import tilelang\nimport torch\n"}});
   fx.tilekit_head = tilekit.Head();
   PushBare(tilekit, bare("tilekit"));
-  for (const char* name : {"DeepGEMM", "DeepEP", "quack", "sonic-moe", "fastattn", "tilekit"}) fx.forks[name] = bare(name);
+  for (const char* name : {"DeepGEMM", "DeepEP", "quack", "sonic-moe", "fastattn", "tilekit"})
+    fx.forks[name] = bare(name);
   fx.forks["HybridEP"] = bare("DeepEP");
 
   GitRepo work(root + "/work/PaddleFleet", "develop");
@@ -287,7 +290,8 @@ PaddleFleetFixture BuildPaddleFleet(const std::string& root) {
   AddSubmodule(work, bare("fastattn"), "third_party/fastattn", "", fx.fastattn_pin);
   // A library no registered fork has: a gitlink recorded by hand (its URL is never fetched here).
   work.Git("config -f .gitmodules submodule.third_party/cudnn-frontend.path third_party/cudnn-frontend");
-  work.Git("config -f .gitmodules submodule.third_party/cudnn-frontend.url https://github.com/NVIDIA/cudnn-frontend.git");
+  work.Git(
+      "config -f .gitmodules submodule.third_party/cudnn-frontend.url https://github.com/NVIDIA/cudnn-frontend.git");
   fs::create_directories(work.path() + "/third_party/cudnn-frontend");
   work.Git("update-index --add --cacheinfo 160000,1111111111111111111111111111111111111111,third_party/cudnn-frontend");
   work.Commit("Add the ecosystem libraries as submodules");

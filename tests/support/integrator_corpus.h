@@ -25,14 +25,14 @@ namespace forkscope::testing {
 
 struct PaddleFleetFixture {
   std::string root;
-  std::string integrator;            // the bare integrator repository (origin), branch develop
-  std::string work;                  // its working clone (submodules checked out)
+  std::string integrator;                    // the bare integrator repository (origin), branch develop
+  std::string work;                          // its working clone (submodules checked out)
   std::map<std::string, std::string> forks;  // name -> bare fork path ("DeepEP" and "HybridEP" share one)
   std::string deep_gemm_head;
-  std::string deep_ep_pin, deep_ep_head;     // pin = paddle~1
+  std::string deep_ep_pin, deep_ep_head;  // pin = paddle~1
   std::string hybrid_ep_head;
   std::string sonic_moe_head, quack_head;
-  std::string fastattn_pin;                  // the pinned commit ForcePushFastattn() drops
+  std::string fastattn_pin;  // the pinned commit ForcePushFastattn() drops
   std::string tilekit_head;
 };
 

@@ -12,8 +12,10 @@ const OpenApi& OpenApi::Get() {
   static OpenApi api = [] {
     OpenApi a;
     std::string path = std::string(FORKSCOPE_SOURCE_DIR) + "/docs/openapi.yaml";
-    auto r = RunCommand("/usr/bin/python3 -c 'import json,sys,yaml; json.dump(yaml.safe_load(open(sys.argv[1])), "
-                        "sys.stdout)' " + ShellQuote(path));
+    auto r = RunCommand(
+        "/usr/bin/python3 -c 'import json,sys,yaml; json.dump(yaml.safe_load(open(sys.argv[1])), "
+        "sys.stdout)' " +
+        ShellQuote(path));
     REQUIRE(r.status == 0);
     a.spec_ = json::parse(r.out, nullptr, false);
     REQUIRE_FALSE(a.spec_.is_discarded());

@@ -22,12 +22,18 @@ std::vector<std::string> NulFields(const std::string& out) {
 
 const char* Letter(analyzer::FileStatus status) {
   switch (status) {
-    case analyzer::FileStatus::kAdded: return "A";
-    case analyzer::FileStatus::kDeleted: return "D";
-    case analyzer::FileStatus::kRenamed: return "R";
-    case analyzer::FileStatus::kCopied: return "C";
-    case analyzer::FileStatus::kTypeChanged: return "T";
-    case analyzer::FileStatus::kModified: return "M";
+    case analyzer::FileStatus::kAdded:
+      return "A";
+    case analyzer::FileStatus::kDeleted:
+      return "D";
+    case analyzer::FileStatus::kRenamed:
+      return "R";
+    case analyzer::FileStatus::kCopied:
+      return "C";
+    case analyzer::FileStatus::kTypeChanged:
+      return "T";
+    case analyzer::FileStatus::kModified:
+      return "M";
   }
   return "?";
 }
@@ -73,8 +79,8 @@ std::vector<std::string> GitRawLines(const std::string& git_dir, const std::stri
   return lines;
 }
 
-std::vector<std::string> ForkscopeRawLines(const std::string& git_dir, const std::string& base,
-                                           const std::string& head, const analyzer::git::DiffOptions& options) {
+std::vector<std::string> ForkscopeRawLines(const std::string& git_dir, const std::string& base, const std::string& head,
+                                           const analyzer::git::DiffOptions& options) {
   auto repo = analyzer::git::PairRepo::Open(git_dir, git_dir);
   REQUIRE(repo.ok());
   auto diff = (*repo)->Diff(base, head, options);

@@ -22,8 +22,7 @@ std::string RawLine(const analyzer::FileChange& file);
 std::vector<std::string> GitRawLines(const std::string& git_dir, const std::string& base, const std::string& head,
                                      const std::string& extra_args = "");
 // forkscope's lines for the same diff through PairRepo::Diff.
-std::vector<std::string> ForkscopeRawLines(const std::string& git_dir, const std::string& base,
-                                           const std::string& head,
+std::vector<std::string> ForkscopeRawLines(const std::string& git_dir, const std::string& base, const std::string& head,
                                            const analyzer::git::DiffOptions& options = {});
 std::vector<std::string> RawLines(const std::vector<analyzer::FileChange>& files);
 

@@ -11,8 +11,8 @@
 namespace forkscope::testing {
 
 struct RawResponse {
-  int status = 0;             // 0 when no response came
-  std::string head;           // status line and headers
+  int status = 0;    // 0 when no response came
+  std::string head;  // status line and headers
   std::string body;
   std::string Header(const std::string& name) const;  // "" when absent (case-insensitive name)
 };

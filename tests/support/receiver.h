@@ -25,7 +25,7 @@ struct ReceivedHook {
   std::string signature;    // X-Forkscope-Signature-256
   std::string content_type;
   std::string body;
-  int answered = 0;         // the status it was answered with
+  int answered = 0;  // the status it was answered with
 };
 
 class Receiver {
@@ -43,9 +43,8 @@ class Receiver {
       std::lock_guard<std::mutex> lock(mu_);
       res.status = status_;
       received_.push_back({req.path, req.get_header_value("X-Forkscope-Delivery"),
-                           req.get_header_value("X-Forkscope-Event"),
-                           req.get_header_value("X-Forkscope-Signature-256"), req.get_header_value("Content-Type"),
-                           req.body, status_});
+                           req.get_header_value("X-Forkscope-Event"), req.get_header_value("X-Forkscope-Signature-256"),
+                           req.get_header_value("Content-Type"), req.body, status_});
     });
     port_ = port == 0 ? server_->bind_to_any_port("127.0.0.1") : (server_->bind_to_port("127.0.0.1", port) ? port : -1);
     REQUIRE(port_ > 0);

@@ -202,29 +202,36 @@ Tree UpstreamTree() {
   t["torch_scatter/scatter.py"] = kScatterPy;
   t["torch_scatter/utils.py"] = kUtilsPy;
   t["torch_scatter/testing.py"] = kTestingPy;
-  t["torch_scatter/segment_csr.py"] = "import torch\n\n\ndef segment_csr(src, indptr, out=None, reduce='sum'):\n"
-                                      "    return torch.ops.torch_scatter.segment_csr(src, indptr, out, reduce)\n";
-  t["torch_scatter/segment_coo.py"] = "import torch\n\n\ndef segment_coo(src, index, out=None, reduce='sum'):\n"
-                                      "    return torch.ops.torch_scatter.segment_coo(src, index, out, reduce)\n";
+  t["torch_scatter/segment_csr.py"] =
+      "import torch\n\n\ndef segment_csr(src, indptr, out=None, reduce='sum'):\n"
+      "    return torch.ops.torch_scatter.segment_csr(src, indptr, out, reduce)\n";
+  t["torch_scatter/segment_coo.py"] =
+      "import torch\n\n\ndef segment_coo(src, index, out=None, reduce='sum'):\n"
+      "    return torch.ops.torch_scatter.segment_coo(src, index, out, reduce)\n";
   t["torch_scatter/composite/__init__.py"] = kCompatInitPy;
   t["torch_scatter/composite/std.py"] = kStdPy;
   t["torch_scatter/composite/softmax.py"] = kSoftmaxPy;
   t["torch_scatter/composite/logsumexp.py"] = kLogsumexpPy;
   t["csrc/scatter.cpp"] = kScatterCpp;
-  t["csrc/segment_csr.cpp"] = "#include <torch/library.h>\n\nTORCH_LIBRARY_FRAGMENT(torch_scatter, m) {\n"
-                              "  m.def(\"segment_csr(Tensor src, Tensor indptr, str reduce) -> Tensor\");\n}\n";
-  t["csrc/segment_coo.cpp"] = "#include <torch/library.h>\n\nTORCH_LIBRARY_FRAGMENT(torch_scatter, m) {\n"
-                              "  m.def(\"segment_coo(Tensor src, Tensor index, str reduce) -> Tensor\");\n}\n";
+  t["csrc/segment_csr.cpp"] =
+      "#include <torch/library.h>\n\nTORCH_LIBRARY_FRAGMENT(torch_scatter, m) {\n"
+      "  m.def(\"segment_csr(Tensor src, Tensor indptr, str reduce) -> Tensor\");\n}\n";
+  t["csrc/segment_coo.cpp"] =
+      "#include <torch/library.h>\n\nTORCH_LIBRARY_FRAGMENT(torch_scatter, m) {\n"
+      "  m.def(\"segment_coo(Tensor src, Tensor index, str reduce) -> Tensor\");\n}\n";
   t["csrc/cuda/scatter_cuda.h"] = "#pragma once\n#include <torch/extension.h>\n";
   t["csrc/cuda/scatter_cuda.cu"] = kScatterCu;
   t["csrc/cuda/segment_csr_cuda.cu"] = "#include <torch/extension.h>\n\n__global__ void segment_csr_kernel() {}\n";
   t["csrc/cuda/segment_coo_cuda.cu"] = "#include <torch/extension.h>\n\n__global__ void segment_coo_kernel() {}\n";
-  t[".github/workflows/testing.yml"] = "name: Testing\non: [push, pull_request]\njobs:\n  pytest:\n"
-                                       "    runs-on: ubuntu-latest\n    steps:\n      - run: pytest\n";
-  t[".github/workflows/building.yml"] = "name: Building Wheels\non: [workflow_dispatch]\njobs:\n  wheel:\n"
-                                        "    runs-on: ubuntu-latest\n    steps:\n      - run: pip wheel .\n";
-  t[".github/workflows/linting.yml"] = "name: Linting\non: [push]\njobs:\n  flake8:\n"
-                                       "    runs-on: ubuntu-latest\n    steps:\n      - run: flake8 .\n";
+  t[".github/workflows/testing.yml"] =
+      "name: Testing\non: [push, pull_request]\njobs:\n  pytest:\n"
+      "    runs-on: ubuntu-latest\n    steps:\n      - run: pytest\n";
+  t[".github/workflows/building.yml"] =
+      "name: Building Wheels\non: [workflow_dispatch]\njobs:\n  wheel:\n"
+      "    runs-on: ubuntu-latest\n    steps:\n      - run: pip wheel .\n";
+  t[".github/workflows/linting.yml"] =
+      "name: Linting\non: [push]\njobs:\n  flake8:\n"
+      "    runs-on: ubuntu-latest\n    steps:\n      - run: flake8 .\n";
   t["docs/index.rst"] = "PyTorch Scatter\n===============\n\n.. toctree::\n   functions/scatter\n";
   t["docs/conf.py"] = "import torch_scatter\n\nproject = 'pytorch_scatter'\nversion = torch_scatter.__version__\n";
   t["docs/requirements.txt"] = "sphinx\nsphinx_rtd_theme\n";
@@ -253,8 +260,8 @@ Tree PortTree() {
   t["README.md"] = "# Paddle Scatter\n\nScatter operations for PaddlePaddle, ported from pytorch_scatter.\n";
   t["paddle_scatter/__init__.py"] = kInitPy;
   t["paddle_scatter/scatter.py"] = kPaddleScatterPy;
-  t["paddle_scatter/utils.py"] = Replace(Replace(kUtilsPy, "dim: int", "axis: int"), "other.dim() + dim",
-                                         "other.dim() + axis");
+  t["paddle_scatter/utils.py"] =
+      Replace(Replace(kUtilsPy, "dim: int", "axis: int"), "other.dim() + dim", "other.dim() + axis");
   t["paddle_scatter/testing.py"] = Replace(Replace(kTestingPy, "import torch", "import paddle"), "torch.", "paddle.");
   t["paddle_scatter/composite/__init__.py"] = kCompatInitPy;
   t["paddle_scatter/composite/std.py"] = Replace(kStdPy, "torch_scatter", "paddle_scatter");

@@ -1,7 +1,7 @@
 #include "tests/support/slurm.h"
 
-#include <catch2/catch.hpp>
 #include <unistd.h>
+#include <catch2/catch.hpp>
 
 #include <cstdlib>
 
@@ -12,9 +12,7 @@ namespace {
 
 const char* kClusterDir = "/tmp/forkscope-slurm";
 
-bool Answers() {
-  return RunCommand("timeout 10 sinfo -h -o %t 2>/dev/null | grep -Eq 'idle|mix|alloc'").status == 0;
-}
+bool Answers() { return RunCommand("timeout 10 sinfo -h -o %t 2>/dev/null | grep -Eq 'idle|mix|alloc'").status == 0; }
 
 struct Stopper {
   bool started = false;

@@ -9,7 +9,7 @@ namespace forkscope::testing {
 
 struct SlurmCluster {
   bool available = false;
-  std::string why;        // when not available: Slurm is not installed, or not as root
+  std::string why;  // when not available: Slurm is not installed, or not as root
 };
 
 // Starts the cluster on first use. FAILs the calling test when Slurm is installed but does not come up.

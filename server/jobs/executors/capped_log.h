@@ -38,7 +38,7 @@ class CappedLog {
   size_t cap_;
   FILE* file_ = nullptr;
   size_t head_written_ = 0;
-  std::string tail_;        // the newest output once the head is full
+  std::string tail_;  // the newest output once the head is full
   size_t dropped_ = 0;
   size_t pending_dropped_ = 0;  // dropped since the last marker
 };

@@ -21,22 +21,22 @@ namespace forkscope::server {
 
 struct GpuInfo {
   int index = 0;
-  std::string name;                 // "NVIDIA H200"
+  std::string name;  // "NVIDIA H200"
   int64_t memory_mb = 0;
-  std::string driver;               // "580.159.03"
-  std::string cuda;                 // the CUDA version the driver supports ("13.0")
+  std::string driver;  // "580.159.03"
+  std::string cuda;    // the CUDA version the driver supports ("13.0")
 };
 
 // What a runner offers: GPUs, CUDA and driver versions. For Slurm, the partition's GPUs come from its
 // nodes' gres ("gpu:h200:8"); model details are those Slurm knows.
 struct RunnerInfo {
-  std::string name;                 // "local:<host>", "slurm:<partition>"
-  std::string executor;             // "local" | "slurm"
+  std::string name;      // "local:<host>", "slurm:<partition>"
+  std::string executor;  // "local" | "slurm"
   std::vector<GpuInfo> gpus;
-  std::string cuda;                 // driver CUDA version, else the toolkit's (nvcc); "" = unknown
-  std::string driver;               // "" = no NVIDIA driver
-  bool available = true;            // false: the runner cannot take jobs now (no cluster answers)
-  std::string detail;               // why not available, or what was probed
+  std::string cuda;       // driver CUDA version, else the toolkit's (nvcc); "" = unknown
+  std::string driver;     // "" = no NVIDIA driver
+  bool available = true;  // false: the runner cannot take jobs now (no cluster answers)
+  std::string detail;     // why not available, or what was probed
 };
 
 // The runner as the API and the job store show it (docs/openapi.yaml: Runner).
@@ -46,13 +46,13 @@ nlohmann::json RunnerToJson(const RunnerInfo& runner);
 struct StageCommand {
   std::string job_id;
   std::string stage;
-  std::string script;               // shell command line for /bin/sh -c
+  std::string script;                                    // shell command line for /bin/sh -c
   std::vector<std::pair<std::string, std::string>> env;  // on top of the daemon's (FORKSCOPE_* removed)
-  std::string workdir;              // absolute
+  std::string workdir;                                   // absolute
   int timeout_s = 3600;
   int gpus = 0;
   std::vector<std::string> slurm_args;
-  std::string log_path;             // stdout and stderr go here
+  std::string log_path;  // stdout and stderr go here
   size_t log_cap_bytes = 8 << 20;
 };
 
@@ -61,11 +61,11 @@ struct StageCommand {
 struct StageOutcome {
   storage::JobState state = storage::JobState::kLost;
   std::optional<int> exit_code;
-  std::string reason;               // "" when passed
-  std::string reason_code;          // the reason as a code ("stage.exit_code"), "" when none describes it
+  std::string reason;                // "" when passed
+  std::string reason_code;           // the reason as a code ("stage.exit_code"), "" when none describes it
   std::string reason_params = "{}";  // JSON object: its parameters (docs/openapi.yaml, MessageCode)
-  std::string node;                 // where it ran (Slurm node list), if known
-  std::optional<int64_t> run_ms;    // how long it ran, when the executor knows better than the caller
+  std::string node;                  // where it ran (Slurm node list), if known
+  std::optional<int64_t> run_ms;     // how long it ran, when the executor knows better than the caller
 };
 
 // An outcome without exit code (the stage did not run to its own end).

@@ -96,9 +96,9 @@ RunnerInfo ProbeLocalRunner(const GpuProbeOptions& options) {
   RunnerInfo r;
   r.name = "local:" + HostName();
   r.executor = "local";
-  auto csv = RunCapture({options.nvidia_smi, "--query-gpu=index,name,memory.total,driver_version",
-                         "--format=csv,noheader,nounits"},
-                        options.timeout_ms);
+  auto csv = RunCapture(
+      {options.nvidia_smi, "--query-gpu=index,name,memory.total,driver_version", "--format=csv,noheader,nounits"},
+      options.timeout_ms);
   if (csv.ok() && csv->exit_code == 0) {
     auto header = RunCapture({options.nvidia_smi}, options.timeout_ms);
     std::string cuda = header.ok() ? CudaFromNvidiaSmi(header->out) : "";
@@ -112,7 +112,8 @@ RunnerInfo ProbeLocalRunner(const GpuProbeOptions& options) {
   }
   if (r.cuda.empty()) {
     std::string nvcc = FindNvcc(options.nvcc);
-    auto version = nvcc.empty() ? Result<CaptureResult>(NotFound("no nvcc")) : RunCapture({nvcc, "--version"}, options.timeout_ms);
+    auto version =
+        nvcc.empty() ? Result<CaptureResult>(NotFound("no nvcc")) : RunCapture({nvcc, "--version"}, options.timeout_ms);
     if (version.ok() && version->exit_code == 0) r.cuda = CudaFromNvcc(version->out);
   }
   return r;

@@ -13,7 +13,7 @@ namespace forkscope::server {
 
 struct GpuProbeOptions {
   std::string nvidia_smi = "nvidia-smi";
-  std::string nvcc;                 // "" = nvcc on PATH, else /usr/local/cuda/bin/nvcc
+  std::string nvcc;  // "" = nvcc on PATH, else /usr/local/cuda/bin/nvcc
   int timeout_ms = 15000;
 };
 

@@ -11,10 +11,10 @@
 #include <fstream>
 #include <iterator>
 
+#include "base/log.h"
 #include "base/message_code.h"
 #include "server/jobs/executors/capped_log.h"
 #include "server/jobs/executors/subprocess.h"
-#include "base/log.h"
 
 namespace forkscope::server {
 namespace {
@@ -127,9 +127,12 @@ StageOutcome LocalExecutor::Run(const StageCommand& cmd, const StopFlags& stop, 
     Pump(fds[0], log);
     if (PeekExit(*pid)) break;
     if (cause == StopCause::kNone) {
-      if (stop.cancel) cause = StopCause::kCancel;
-      else if (stop.detach) cause = StopCause::kDetach;
-      else if (now() >= deadline) cause = StopCause::kTimeout;
+      if (stop.cancel)
+        cause = StopCause::kCancel;
+      else if (stop.detach)
+        cause = StopCause::kDetach;
+      else if (now() >= deadline)
+        cause = StopCause::kTimeout;
       if (cause != StopCause::kNone) {
         KillGroup(*pid, SIGTERM);
         term_sent = now();
@@ -144,7 +147,8 @@ StageOutcome LocalExecutor::Run(const StageCommand& cmd, const StopFlags& stop, 
   Drain(fds[0], log);
   ::close(fds[0]);
   StageOutcome outcome = Finish(cause, exit, cmd.timeout_s, log, *pid);
-  if (Status st = log.Finish(); !st.ok()) base::Log(base::LogArea::kJobs)->warn("stage log job={} error={}", cmd.job_id, st.message());
+  if (Status st = log.Finish(); !st.ok())
+    base::Log(base::LogArea::kJobs)->warn("stage log job={} error={}", cmd.job_id, st.message());
   return outcome;
 }
 
@@ -158,7 +162,8 @@ StageOutcome LocalExecutor::Resume(const StageCommand& cmd, const std::string& h
   std::string environ_text((std::istreambuf_iterator<char>(environ_file)), std::istreambuf_iterator<char>());
   std::string job_var = std::string("FORKSCOPE_JOB_ID=") + cmd.job_id + '\0';
   std::string stage_var = std::string("FORKSCOPE_STAGE=") + cmd.stage + '\0';
-  if (pgid > 1 && environ_text.find(job_var) != std::string::npos && environ_text.find(stage_var) != std::string::npos) {
+  if (pgid > 1 && environ_text.find(job_var) != std::string::npos &&
+      environ_text.find(stage_var) != std::string::npos) {
     KillGroup(pgid, SIGKILL);
     reason += "; its process group " + std::to_string(pgid) + " was killed";
   }

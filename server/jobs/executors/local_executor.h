@@ -32,7 +32,7 @@ class LocalExecutor : public Executor {
 
  private:
   const LocalExecutorOptions options_;
-  std::mutex mu_;                   // guards runner_
+  std::mutex mu_;  // guards runner_
   std::optional<RunnerInfo> runner_;
 };
 

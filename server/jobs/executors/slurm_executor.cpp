@@ -1,14 +1,13 @@
 #include "server/jobs/executors/slurm_executor.h"
 
-
 #include <filesystem>
 #include <fstream>
 #include <thread>
 
+#include "base/log.h"
 #include "base/message_code.h"
 #include "server/jobs/executors/capped_log.h"
 #include "server/jobs/executors/subprocess.h"
-#include "base/log.h"
 
 namespace forkscope::server {
 namespace {
@@ -171,11 +170,8 @@ std::vector<std::string> SbatchArgs(const StageCommand& cmd, const SlurmExecutor
   std::string output;
   for (char c : cmd.log_path) output += c == '%' ? std::string("%%") : std::string(1, c);  // sbatch patterns
   int minutes = std::max(1, (cmd.timeout_s + 59) / 60);
-  std::vector<std::string> args = {"--parsable",
-                                   "--job-name=forkscope-" + cmd.job_id + "-" + cmd.stage,
-                                   "--output=" + output,
-                                   "--chdir=" + cmd.workdir,
-                                   "--time=" + std::to_string(minutes)};
+  std::vector<std::string> args = {"--parsable", "--job-name=forkscope-" + cmd.job_id + "-" + cmd.stage,
+                                   "--output=" + output, "--chdir=" + cmd.workdir, "--time=" + std::to_string(minutes)};
   if (!options.partition.empty()) args.push_back("--partition=" + options.partition);
   if (cmd.gpus > 0) args.push_back("--gres=gpu:" + std::to_string(cmd.gpus));
   args.insert(args.end(), options.extra_args.begin(), options.extra_args.end());
@@ -249,7 +245,8 @@ std::optional<SlurmJobStatus> SlurmExecutor::Query(const std::string& id) {
 void SlurmExecutor::Cancel(const std::string& id) {
   auto r = RunCapture({Bin("scancel"), id}, options_.command_timeout_ms);
   if (!r.ok() || r->exit_code != 0)
-    base::Log(base::LogArea::kJobs)->warn("scancel failed slurm_job={} error={}", id, r.ok() ? r->err : r.status().message());
+    base::Log(base::LogArea::kJobs)
+        ->warn("scancel failed slurm_job={} error={}", id, r.ok() ? r->err : r.status().message());
 }
 
 StageOutcome SlurmExecutor::Run(const StageCommand& cmd, const StopFlags& stop, const StageEvents& events) {
@@ -277,7 +274,8 @@ StageOutcome SlurmExecutor::Run(const StageCommand& cmd, const StopFlags& stop, 
 
 StageOutcome SlurmExecutor::Resume(const StageCommand& cmd, const std::string& handle, const StopFlags& stop,
                                    const StageEvents& events) {
-  base::Log(base::LogArea::kJobs)->info("slurm job re-attached job={} stage={} slurm_job={}", cmd.job_id, cmd.stage, handle);
+  base::Log(base::LogArea::kJobs)
+      ->info("slurm job re-attached job={} stage={} slurm_job={}", cmd.job_id, cmd.stage, handle);
   return Follow(cmd, handle, stop, events);
 }
 
@@ -290,8 +288,7 @@ StageOutcome SlurmExecutor::Follow(const StageCommand& cmd, const std::string& i
   bool cancel_sent = false;
   std::optional<SlurmJobStatus> status;
   while (true) {
-    if (stop.detach && cause == Cause::kNone)
-      return EndedWithout(JobState::kRunning, "detached from Slurm job " + id);
+    if (stop.detach && cause == Cause::kNone) return EndedWithout(JobState::kRunning, "detached from Slurm job " + id);
     if (cause == Cause::kNone && stop.cancel) cause = Cause::kCancel;
     if (cause == Cause::kNone && deadline && now() >= *deadline) cause = Cause::kTimeout;
     if (cause != Cause::kNone && !cancel_sent) {
@@ -311,12 +308,13 @@ StageOutcome SlurmExecutor::Follow(const StageCommand& cmd, const std::string& i
       if (storage::IsFinished(state)) break;
     }
     // Once cancelling, wait for Slurm to confirm at a short, fixed pace.
-    if (cause != Cause::kNone) Nap(200, StopFlags{});
-    else Nap(options_.poll_interval_ms, stop);
+    if (cause != Cause::kNone)
+      Nap(200, StopFlags{});
+    else
+      Nap(options_.poll_interval_ms, stop);
   }
   (void)CapLogFile(cmd.log_path, cmd.log_cap_bytes);
-  if (!status)
-    return EndedWithout(JobState::kLost, "Slurm no longer knows job " + id + " (no accounting)");
+  if (!status) return EndedWithout(JobState::kLost, "Slurm no longer knows job " + id + " (no accounting)");
   StageOutcome o = FinalOutcome(*status, id);
   if (cause == Cause::kTimeout) {
     o.state = JobState::kTimedOut;

@@ -15,21 +15,21 @@
 namespace forkscope::server {
 
 struct SlurmExecutorOptions {
-  std::string partition;            // "" = the cluster's default
+  std::string partition;  // "" = the cluster's default
   int poll_interval_ms = 2000;
   std::vector<std::string> extra_args;
-  std::string bin_dir;              // "" = commands from PATH
-  int command_timeout_ms = 30000;   // for each sbatch/squeue/... call
+  std::string bin_dir;                        // "" = commands from PATH
+  int command_timeout_ms = 30000;             // for each sbatch/squeue/... call
   base::Clock* clock = &base::SystemClock();  // timeouts and the kill grace
 };
 
 // A Slurm job's state as squeue/scontrol/sacct report it.
 struct SlurmJobStatus {
-  std::string state;                // first word: "PENDING", "RUNNING", "COMPLETED", "CANCELLED", ...
-  std::optional<int> exit_code;     // from "ExitCode=a:b": a, or 128 + b when killed by signal b
+  std::string state;             // first word: "PENDING", "RUNNING", "COMPLETED", "CANCELLED", ...
+  std::optional<int> exit_code;  // from "ExitCode=a:b": a, or 128 + b when killed by signal b
   std::string node;
   std::string reason;
-  std::optional<int64_t> run_s;     // RunTime / Elapsed ("[D-]HH:MM:SS")
+  std::optional<int64_t> run_s;  // RunTime / Elapsed ("[D-]HH:MM:SS")
 };
 
 // PENDING (and held, requeued) -> queued; RUNNING, COMPLETING, CONFIGURING, SUSPENDED -> running;
@@ -67,7 +67,7 @@ class SlurmExecutor : public Executor {
   void Cancel(const std::string& id);
 
   const SlurmExecutorOptions options_;
-  std::mutex mu_;                   // guards runner_ and runner_at_us_
+  std::mutex mu_;  // guards runner_ and runner_at_us_
   std::optional<RunnerInfo> runner_;
   int64_t runner_at_us_ = 0;  // monotonic
 };

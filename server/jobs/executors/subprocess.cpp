@@ -80,10 +80,14 @@ Result<pid_t> SpawnGroup(const SpawnSpec& spec) {
   posix_spawnattr_setsigmask(&s.attr, &none);
   posix_spawnattr_setsigdefault(&s.attr, &defaults);
   posix_spawn_file_actions_addopen(&s.actions, 0, "/dev/null", O_RDONLY, 0);
-  if (spec.stdout_fd >= 0) posix_spawn_file_actions_adddup2(&s.actions, spec.stdout_fd, 1);
-  else posix_spawn_file_actions_addopen(&s.actions, 1, "/dev/null", O_WRONLY, 0);
-  if (spec.stderr_fd >= 0) posix_spawn_file_actions_adddup2(&s.actions, spec.stderr_fd, 2);
-  else posix_spawn_file_actions_addopen(&s.actions, 2, "/dev/null", O_WRONLY, 0);
+  if (spec.stdout_fd >= 0)
+    posix_spawn_file_actions_adddup2(&s.actions, spec.stdout_fd, 1);
+  else
+    posix_spawn_file_actions_addopen(&s.actions, 1, "/dev/null", O_WRONLY, 0);
+  if (spec.stderr_fd >= 0)
+    posix_spawn_file_actions_adddup2(&s.actions, spec.stderr_fd, 2);
+  else
+    posix_spawn_file_actions_addopen(&s.actions, 2, "/dev/null", O_WRONLY, 0);
   posix_spawn_file_actions_addclosefrom_np(&s.actions, 3);
   if (!spec.workdir.empty()) posix_spawn_file_actions_addchdir_np(&s.actions, spec.workdir.c_str());
 

@@ -21,9 +21,9 @@ using EnvOverrides = std::vector<std::pair<std::string, std::string>>;
 struct SpawnSpec {
   std::vector<std::string> argv;  // argv[0] is searched on PATH when it holds no '/'
   EnvOverrides env;
-  std::string workdir;            // "" = the daemon's
-  int stdout_fd = -1;             // -1 = /dev/null
-  int stderr_fd = -1;             // -1 = /dev/null
+  std::string workdir;  // "" = the daemon's
+  int stdout_fd = -1;   // -1 = /dev/null
+  int stderr_fd = -1;   // -1 = /dev/null
 };
 
 // The environment a child gets, as "NAME=value" strings.
@@ -34,7 +34,7 @@ std::vector<std::string> ChildEnvironment(const EnvOverrides& overrides);
 Result<pid_t> SpawnGroup(const SpawnSpec& spec);
 
 struct ExitInfo {
-  bool exited = false;            // true: code is the exit status; false: killed by signal
+  bool exited = false;  // true: code is the exit status; false: killed by signal
   int code = 0;
   int signal = 0;
 };
@@ -47,7 +47,7 @@ ExitInfo Reap(pid_t pid);
 void KillGroup(pid_t pgid, int sig);
 
 struct CaptureResult {
-  int exit_code = -1;             // -1 when killed
+  int exit_code = -1;  // -1 when killed
   std::string out;
   std::string err;
   bool timed_out = false;

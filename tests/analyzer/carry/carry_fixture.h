@@ -11,8 +11,8 @@
 #include <string>
 
 #include "analyzer/carry/carry.h"
-#include "analyzer/git/transfer.h"
 #include "analyzer/git/network.h"
+#include "analyzer/git/transfer.h"
 #include "tests/support/fixtures.h"
 #include "tests/support/rules.h"
 
@@ -48,7 +48,8 @@ inline const std::string kSetup =
 inline std::string Kernel(const std::string& scale = "    out[i] = in[i] * s;") {
   std::string s =
       "#include <cuda_runtime.h>\n\n__global__ void scale_kernel(float* out, const float* in, float s, int n) {\n"
-      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) {\n" + scale + "\n  }\n}\n";
+      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) {\n" +
+      scale + "\n  }\n}\n";
   for (int i = 0; i < 6; ++i)
     s += "__device__ float f" + std::to_string(i) + "(float x) { return x * " + std::to_string(i) + "; }\n";
   return s;
@@ -158,8 +159,8 @@ struct CarryPair {
     std::string squashed = s.Git("commit-tree carry^{tree} -p " + from + " -m squash");
     s.Git("checkout -q --detach " + onto);
     auto r = RunCommand("cd " + ShellQuote(s.path()) +
-                        " && GIT_COMMITTER_NAME=Test GIT_COMMITTER_EMAIL=test@example.com git cherry-pick " +
-                        squashed + " >/dev/null 2>&1");
+                        " && GIT_COMMITTER_NAME=Test GIT_COMMITTER_EMAIL=test@example.com git cherry-pick " + squashed +
+                        " >/dev/null 2>&1");
     return Finish(s, r.status, "CHERRY_PICK_HEAD");
   }
 };

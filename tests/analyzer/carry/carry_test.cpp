@@ -55,8 +55,7 @@ TEST_CASE("carry: several fork commits onto an upstream that moved", "[analyzer]
   CHECK(p.MirrorGit("rev-parse " + r->candidate_sha + "~3") == onto);
   CHECK(p.MirrorGit("log -3 --format='%an <%ae> %at %s' " + r->candidate_sha) ==
         p.fork.Git("log -3 --format='%an <%ae> %at %s' " + c3));
-  CHECK(p.MirrorGit("log -1 --format=%B " + CommitAt(*r, 0).candidate_sha) ==
-        p.fork.Git("log -1 --format=%B " + c1));
+  CHECK(p.MirrorGit("log -1 --format=%B " + CommitAt(*r, 0).candidate_sha) == p.fork.Git("log -1 --format=%B " + c1));
   std::string committer = "forkscope <forkscope@localhost> " + p.up.Git("log -1 --format=%ct " + onto);
   CHECK(p.MirrorGit("log -3 --format='%cn <%ce> %ct' " + r->candidate_sha) ==
         committer + "\n" + committer + "\n" + committer);
@@ -238,8 +237,8 @@ TEST_CASE("carry: merge commits in the fork's history, rebase and squash", "[ana
       CHECK(c.candidate_sha == r->candidate_sha);
     }
     CHECK(p.MirrorGit("rev-parse " + r->candidate_sha + "^") == p.onto);
-    CHECK(p.MirrorGit("log -1 --format=%s " + r->candidate_sha) == "Squash of 4 commits of paddle onto " +
-                                                                        p.onto.substr(0, 12));
+    CHECK(p.MirrorGit("log -1 --format=%s " + r->candidate_sha) ==
+          "Squash of 4 commits of paddle onto " + p.onto.substr(0, 12));
     CHECK_THAT(p.MirrorGit("log -1 --format=%b " + r->candidate_sha),
                Catch::Contains("* B: side change (" + p.b.substr(0, 12) + ")"));
     CHECK(p.MirrorGit("log -1 --format='%an %at' " + r->candidate_sha) ==

@@ -195,12 +195,12 @@ TEST_CASE("a CPU implementation rewritten onto Paddle's custom-op API is kernel,
       "  for (int64_t i = 0; i <= ind_data[0]; i++) out_data[i] = 0;\n"
       "  return out;\n"
       "}\n";
-  FileChange file = Classified(
-      MakeFile("csrc/cpu/convert_cpu.cpp",
-               {MakeHunk(4, 4, "-  int64_t i = numel;\n+  int64_t i = numel - 1;"),
-                MakeHunk(12, 12, "-  for (int64_t i = 0; i < ind_data[0]; i++) out_data[i] = 0;\n"
-                                 "+  for (int64_t i = 0; i <= ind_data[0]; i++) out_data[i] = 0;")}),
-      kConvertCpp);
+  FileChange file = Classified(MakeFile("csrc/cpu/convert_cpu.cpp",
+                                        {MakeHunk(4, 4, "-  int64_t i = numel;\n+  int64_t i = numel - 1;"),
+                                         MakeHunk(12, 12,
+                                                  "-  for (int64_t i = 0; i < ind_data[0]; i++) out_data[i] = 0;\n"
+                                                  "+  for (int64_t i = 0; i <= ind_data[0]; i++) out_data[i] = 0;")}),
+                               kConvertCpp);
   CHECK(file.path_layer == Layer::kKernel);
   CHECK(file.hunks[0].context == "static int64_t last_index(const int64_t* data, int64_t numel) {");
   CHECK(file.hunks[0].layer == Layer::kKernel);  // pure math on raw pointers
@@ -219,11 +219,12 @@ TEST_CASE("host math of a native CPU source is kernel, like the device math of i
       "};\n"
       "\n"
       "paddle::Tensor spline_basis_fw_cpu(paddle::Tensor pseudo) { return pseudo; }\n";
-  const Hunk reformat = MakeHunk(3, 3,
-                                 "-template <typename scalar_t, int64_t degree> struct Basis {\n"
-                                 "+template <typename scalar_t, int64_t degree>\n"
-                                 "+struct Basis {\n"
-                                 "   static inline scalar_t forward(scalar_t v, int64_t k_mod) { return 1. - v - k_mod; }");
+  const Hunk reformat =
+      MakeHunk(3, 3,
+               "-template <typename scalar_t, int64_t degree> struct Basis {\n"
+               "+template <typename scalar_t, int64_t degree>\n"
+               "+struct Basis {\n"
+               "   static inline scalar_t forward(scalar_t v, int64_t k_mod) { return 1. - v - k_mod; }");
   FileChange cpu = Classified(MakeFile("csrc/cpu/basis_cpu.cpp", {reformat}), kBasisCpu);
   CHECK(cpu.hunks[0].context == "template <typename scalar_t, int64_t degree> struct Basis {");
   CHECK(cpu.hunks[0].layer == Layer::kKernel);
@@ -253,24 +254,25 @@ TEST_CASE("a method of a host runtime class, access specifiers at column 0", "[a
       "    }\n"
       "};\n";
   FileChange file = Classified(
-      MakeFile("csrc/jit/device_runtime.hpp",
-               {MakeHunk(13, 13, "-        const auto [major, minor] = get_arch_pair();\n"
-                                 "+        const auto& [major, minor] = get_arch_pair();")}),
+      MakeFile("csrc/jit/device_runtime.hpp", {MakeHunk(13, 13,
+                                                        "-        const auto [major, minor] = get_arch_pair();\n"
+                                                        "+        const auto& [major, minor] = get_arch_pair();")}),
       kRuntimeHpp);
   CHECK(file.hunks[0].context == "std::string get_arch(const bool& number_only = false) {");
   CHECK(file.hunks[0].layer == Layer::kCppCompat);
 }
 
 TEST_CASE("build-facing headers: export macros and version shims are build", "[analyzer][classifier]") {
-  FileChange macros = Classified(MakeFile("csrc/macros.h", {MakeHunk(0, 1,
-                                                                     "+#pragma once\n"
-                                                                     "+\n"
-                                                                     "+#define SPARSE_API\n"
-                                                                     "+\n"
-                                                                     "+#if (defined __cpp_inline_variables)\n"
-                                                                     "+#define SPARSE_INLINE_VARIABLE inline\n"
-                                                                     "+#endif")},
-                                                     FileStatus::kAdded));
+  FileChange macros = Classified(MakeFile("csrc/macros.h",
+                                          {MakeHunk(0, 1,
+                                                    "+#pragma once\n"
+                                                    "+\n"
+                                                    "+#define SPARSE_API\n"
+                                                    "+\n"
+                                                    "+#if (defined __cpp_inline_variables)\n"
+                                                    "+#define SPARSE_INLINE_VARIABLE inline\n"
+                                                    "+#endif")},
+                                          FileStatus::kAdded));
   CHECK(macros.hunks[0].layer == Layer::kBuild);
   CHECK(macros.layer == Layer::kBuild);
 
@@ -293,31 +295,31 @@ TEST_CASE("build-facing headers: export macros and version shims are build", "[a
     CHECK(guard.hunks[0].layer == Layer::kKernel);
   }
   SECTION("an include swap is no build shim") {
-    FileChange swap = Classified(MakeFile(
-        "csrc/utils.h", {MakeHunk(1, 1, "-#include <torch/extension.h>\n+#include \"paddle/extension.h\"")}));
+    FileChange swap = Classified(
+        MakeFile("csrc/utils.h", {MakeHunk(1, 1, "-#include <torch/extension.h>\n+#include \"paddle/extension.h\"")}));
     CHECK(swap.hunks[0].layer == Layer::kCppCompat);
   }
 }
 
 TEST_CASE("deleted code is classified by what it was", "[analyzer][classifier]") {
   SECTION("a deleted upstream binding .cu: torch::Tensor wrappers and TORCH_LIBRARY") {
-    FileChange file = Classified(MakeFile(
-        "csrc/sampling.cu",
-        {MakeHunk(1, 0,
-                  "-#include <torch/all.h>\n"
-                  "-#include \"flashinfer/sampling.cuh\"\n"
-                  "-\n"
-                  "-void top_k_sampling(torch::Tensor probs, torch::Tensor output, int64_t k) {\n"
-                  "-  auto stream = at::cuda::getCurrentCUDAStream();\n"
-                  "-  cudaError_t status = flashinfer::sampling::TopKSampling<float, int>(\n"
-                  "-      probs.data_ptr<float>(), output.data_ptr<int>(), k, stream);\n"
-                  "-  TORCH_CHECK(status == cudaSuccess, \"TopKSampling failed\");\n"
-                  "-}\n"
-                  "-\n"
-                  "-TORCH_LIBRARY_FRAGMENT(flashinfer, m) {\n"
-                  "-  m.def(\"top_k_sampling(Tensor probs, Tensor! output, int k) -> ()\");\n"
-                  "-}")},
-        FileStatus::kDeleted));
+    FileChange file =
+        Classified(MakeFile("csrc/sampling.cu",
+                            {MakeHunk(1, 0,
+                                      "-#include <torch/all.h>\n"
+                                      "-#include \"flashinfer/sampling.cuh\"\n"
+                                      "-\n"
+                                      "-void top_k_sampling(torch::Tensor probs, torch::Tensor output, int64_t k) {\n"
+                                      "-  auto stream = at::cuda::getCurrentCUDAStream();\n"
+                                      "-  cudaError_t status = flashinfer::sampling::TopKSampling<float, int>(\n"
+                                      "-      probs.data_ptr<float>(), output.data_ptr<int>(), k, stream);\n"
+                                      "-  TORCH_CHECK(status == cudaSuccess, \"TopKSampling failed\");\n"
+                                      "-}\n"
+                                      "-\n"
+                                      "-TORCH_LIBRARY_FRAGMENT(flashinfer, m) {\n"
+                                      "-  m.def(\"top_k_sampling(Tensor probs, Tensor! output, int k) -> ()\");\n"
+                                      "-}")},
+                            FileStatus::kDeleted));
     CHECK(file.path_layer == Layer::kKernel);
     CHECK(file.hunks[0].layer == Layer::kCppCompat);
     CHECK(file.layer == Layer::kCppCompat);
@@ -343,12 +345,12 @@ TEST_CASE("deleted code is classified by what it was", "[analyzer][classifier]")
     CHECK(file.hunks[0].layer == Layer::kKernel);
   }
   SECTION("a pure deletion of a registration block in a kernel file") {
-    FileChange file = Classified(
-        MakeFile("csrc/norm_kernels.cu", {MakeHunk(40, 39,
-                                                   " }\n"
-                                                   "-TORCH_LIBRARY(_C, ops) {\n"
-                                                   "-  ops.def(\"rms_norm(Tensor! out, Tensor x) -> ()\");\n"
-                                                   "-}")}));
+    FileChange file =
+        Classified(MakeFile("csrc/norm_kernels.cu", {MakeHunk(40, 39,
+                                                              " }\n"
+                                                              "-TORCH_LIBRARY(_C, ops) {\n"
+                                                              "-  ops.def(\"rms_norm(Tensor! out, Tensor x) -> ()\");\n"
+                                                              "-}")}));
     CHECK(file.hunks[0].layer == Layer::kCppCompat);
   }
 }

@@ -39,8 +39,8 @@ FileChange Renamed(const std::string& from, const std::string& to) {
 }
 
 FileChange Moved(const std::string& from, const std::string& to) {
-  FileChange f = Classified(MakeFile(to, {MakeHunk(0, 1, "+import paddle\n+def f(x):\n+    return x")},
-                                     FileStatus::kAdded));
+  FileChange f =
+      Classified(MakeFile(to, {MakeHunk(0, 1, "+import paddle\n+def f(x):\n+    return x")}, FileStatus::kAdded));
   f.moved_from = from;
   return f;
 }
@@ -110,15 +110,15 @@ TEST_CASE("a violation points at the line that matched, with the rule's severity
 }
 
 TEST_CASE("a compat gap and its no-removal violation point at the bridge call", "[analyzer][lint][findings]") {
-  FileChange file = Classified(MakeFile(
-      "csrc/deep_ep.cpp", {MakeHunk(210, 214,
-                                    " void Buffer::sync(const at::Tensor& x) {\n"
-                                    "   auto& comm_stream = comm_ctx->stream();\n"
-                                    "-  x.record_stream(comm_stream);\n"
-                                    "+  // Paddle tensors have no record_stream yet\n"
-                                    "+  // Scope: Buffer::sync\n"
-                                    "+  paddle::experimental::record_stream(x._PD_GetInner(), comm_stream);\n"
-                                    " }")}));
+  FileChange file = Classified(
+      MakeFile("csrc/deep_ep.cpp", {MakeHunk(210, 214,
+                                             " void Buffer::sync(const at::Tensor& x) {\n"
+                                             "   auto& comm_stream = comm_ctx->stream();\n"
+                                             "-  x.record_stream(comm_stream);\n"
+                                             "+  // Paddle tensors have no record_stream yet\n"
+                                             "+  // Scope: Buffer::sync\n"
+                                             "+  paddle::experimental::record_stream(x._PD_GetInner(), comm_stream);\n"
+                                             " }")}));
   Analysis a = Lint({file});
   REQUIRE(a.compat_gaps.size() == 1);
   CHECK(a.compat_gaps[0].line == 218);
@@ -138,10 +138,10 @@ TEST_CASE("custom rules: severity parsed, error by default, lines of removed cod
   REQUIRE(rules.ok());
   CHECK(rules->data().violations[0].severity == Severity::kError);
   CHECK(rules->data().violations[1].severity == Severity::kNote);
-  FileChange deleted = Classified(
-      MakeFile("csrc/segment_coo.cu",
-               {MakeHunk(30, 0, "-void segment_coo(at::Tensor src) {\n-  TORCH_CHECK(src.is_cuda());\n-}")},
-               FileStatus::kDeleted));
+  FileChange deleted =
+      Classified(MakeFile("csrc/segment_coo.cu",
+                          {MakeHunk(30, 0, "-void segment_coo(at::Tensor src) {\n-  TORCH_CHECK(src.is_cuda());\n-}")},
+                          FileStatus::kDeleted));
   FileChange modified = Classified(MakeFile("csrc/scatter.cu", {MakeHunk(7, 9,
                                                                          " void scatter(at::Tensor src) {\n"
                                                                          "-  TORCH_CHECK(src.is_cuda());\n"
@@ -165,13 +165,17 @@ TEST_CASE("custom rules: severity parsed, error by default, lines of removed cod
 }
 
 TEST_CASE("the default rules' severities", "[analyzer][rules][findings]") {
-  std::map<std::string, Severity> want = {
-      {"global-enable-compat-runtime", Severity::kError}, {"schema-edit", Severity::kError},
-      {"kernel-edit", Severity::kWarning},                {"formatting-only", Severity::kWarning},
-      {"renamed-upstream-file", Severity::kWarning},      {"deleted-upstream-file", Severity::kWarning},
-      {"compat-gap-no-removal", Severity::kWarning},      {"deprecated-torch-proxy", Severity::kNote},
-      {"eager-import-missing", Severity::kError},         {"function-level-torch-import", Severity::kError},
-      {"lazy-loader", Severity::kError}};
+  std::map<std::string, Severity> want = {{"global-enable-compat-runtime", Severity::kError},
+                                          {"schema-edit", Severity::kError},
+                                          {"kernel-edit", Severity::kWarning},
+                                          {"formatting-only", Severity::kWarning},
+                                          {"renamed-upstream-file", Severity::kWarning},
+                                          {"deleted-upstream-file", Severity::kWarning},
+                                          {"compat-gap-no-removal", Severity::kWarning},
+                                          {"deprecated-torch-proxy", Severity::kNote},
+                                          {"eager-import-missing", Severity::kError},
+                                          {"function-level-torch-import", Severity::kError},
+                                          {"lazy-loader", Severity::kError}};
   for (const auto& rule : DefaultRules().data().violations) {
     INFO(rule.id);
     REQUIRE(want.count(rule.id) == 1);
@@ -181,14 +185,13 @@ TEST_CASE("the default rules' severities", "[analyzer][rules][findings]") {
 
 TEST_CASE("a moved package is one finding; its deleted side none", "[analyzer][lint][findings]") {
   // Lightly edited files are renames; rewritten ones are adds paired with their deleted source.
-  Analysis a = Lint({Renamed("torch_scatter/__init__.py", "paddle_scatter/__init__.py"),
-                     Renamed("torch_scatter/utils.py", "paddle_scatter/utils.py"),
-                     Renamed("torch_scatter/composite/scatter_softmax.py", "paddle_scatter/composite/softmax.py"),
-                     Moved("torch_scatter/scatter.py", "paddle_scatter/scatter.py"),
-                     Deleted("torch_scatter/scatter.py"),
-                     Moved("torch_scatter/composite/logsumexp.py", "paddle_scatter/composite/logsumexp.py"),
-                     Deleted("torch_scatter/composite/logsumexp.py"),
-                     Renamed("tools/helpers.py", "tools/checks.py")});
+  Analysis a =
+      Lint({Renamed("torch_scatter/__init__.py", "paddle_scatter/__init__.py"),
+            Renamed("torch_scatter/utils.py", "paddle_scatter/utils.py"),
+            Renamed("torch_scatter/composite/scatter_softmax.py", "paddle_scatter/composite/softmax.py"),
+            Moved("torch_scatter/scatter.py", "paddle_scatter/scatter.py"), Deleted("torch_scatter/scatter.py"),
+            Moved("torch_scatter/composite/logsumexp.py", "paddle_scatter/composite/logsumexp.py"),
+            Deleted("torch_scatter/composite/logsumexp.py"), Renamed("tools/helpers.py", "tools/checks.py")});
   auto renamed = Of(a, "renamed-upstream-file");
   REQUIRE(renamed.size() == 2);
   CHECK(renamed[0].path == "paddle_scatter/");
@@ -204,8 +207,9 @@ TEST_CASE("a moved package is one finding; its deleted side none", "[analyzer][l
 }
 
 TEST_CASE("deleted upstream directories are one finding each, listing their files", "[analyzer][lint][findings]") {
-  FileChange kept = Classified(MakeFile("csrc/scatter.cpp", {MakeHunk(1, 1, "-#include <torch/extension.h>\n"
-                                                                            "+#include \"paddle/extension.h\"")}));
+  FileChange kept = Classified(MakeFile("csrc/scatter.cpp", {MakeHunk(1, 1,
+                                                                      "-#include <torch/extension.h>\n"
+                                                                      "+#include \"paddle/extension.h\"")}));
   Analysis a = Lint({Deleted(".github/workflows/building.yml"), Deleted(".github/workflows/linting.yml"),
                      Deleted(".github/workflows/testing.yml"), kept, Deleted("csrc/segment_coo.cpp"),
                      Deleted("csrc/segment_csr.cpp"), Deleted("docs/conf.py"), Deleted("docs/functions/scatter.rst"),

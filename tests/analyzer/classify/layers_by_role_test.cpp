@@ -248,13 +248,14 @@ TEST_CASE("loops on framework tensors that only prepare and hand the data on are
         "  }\n"
         "  return {table};\n"
         "}\n";
-    FileChange file = testing::Classified(
-        MakeFile("cpp/ml/paddle/BuildTableOps.cpp",
-                 {MakeHunk(3, 3,
-                           "   for (int i = 0; i + 1 < splits.shape()[0]; ++i)\n"
-                           "-    table_splits[i + 1] = splits.data<int64_t>()[i + 1];\n"
-                           "+    table_splits[i + 1] = table_splits[i] + splits.data<int64_t>()[i + 1] - splits.data<int64_t>()[i];")}),
-        text);
+    FileChange file =
+        testing::Classified(MakeFile("cpp/ml/paddle/BuildTableOps.cpp",
+                                     {MakeHunk(3, 3,
+                                               "   for (int i = 0; i + 1 < splits.shape()[0]; ++i)\n"
+                                               "-    table_splits[i + 1] = splits.data<int64_t>()[i + 1];\n"
+                                               "+    table_splits[i + 1] = table_splits[i] + splits.data<int64_t>()[i "
+                                               "+ 1] - splits.data<int64_t>()[i];")}),
+                            text);
     CHECK(file.hunks[0].layer == Layer::kCppCompat);
   }
 }
@@ -286,9 +287,9 @@ TEST_CASE("a native port that drops an unported op: deleted files keep the layer
           "[analyzer][classifier][roles]") {
   // The base's tree, where the deleted headers find the implementations they declare.
   const std::map<std::string, std::string> base = {
-      {"csrc/cpu/scatter_cpu.cpp", kScatterCpu},     {"csrc/cpu/scatter_cpu.h", kScatterCpuH},
-      {"csrc/cuda/scatter_cuda.cu", kScatterCuda},   {"csrc/cuda/scatter_cuda.h", kScatterCudaH},
-      {"csrc/scatter.cpp", kScatterBinding},         {"torch_scatter/scatter.py", kScatterPy}};
+      {"csrc/cpu/scatter_cpu.cpp", kScatterCpu},   {"csrc/cpu/scatter_cpu.h", kScatterCpuH},
+      {"csrc/cuda/scatter_cuda.cu", kScatterCuda}, {"csrc/cuda/scatter_cuda.h", kScatterCudaH},
+      {"csrc/scatter.cpp", kScatterBinding},       {"torch_scatter/scatter.py", kScatterPy}};
   auto deleted = [&](const std::string& path) {
     return WithTree(Deleted(path, base.at(path)), "", base.at(path), base);
   };
@@ -355,8 +356,8 @@ TEST_CASE("a header's declarations take the layer of their definitions in the im
   };
   Hunk cuda_swap = swap;
   for (auto& line : cuda_swap.lines) line.text = to_cuda(line.text);
-  FileChange cuda = WithTree(MakeFile("csrc/cuda/scatter_cuda.h", {cuda_swap}), to_cuda(new_cpu_h),
-                             to_cuda(old_cpu_h), fork);
+  FileChange cuda =
+      WithTree(MakeFile("csrc/cuda/scatter_cuda.h", {cuda_swap}), to_cuda(new_cpu_h), to_cuda(old_cpu_h), fork);
   CHECK(cuda.hunks[0].layer == Layer::kCppCompat);
 }
 
@@ -369,7 +370,8 @@ TEST_CASE("moved and rewritten device helpers with __host__ __device__ members a
       "\n"
       "template <typename scalar_t>\n"
       "struct IndexPtrToOffset {\n"
-      "  static inline __host__ __device__ int get(int idx, const at::cuda::detail::TensorInfo<scalar_t, int> &info) {\n"
+      "  static inline __host__ __device__ int get(int idx, const at::cuda::detail::TensorInfo<scalar_t, int> &info) "
+      "{\n"
       "    int offset = idx % (info.sizes[info.dims - 1] - 1);\n"
       "    offset *= info.strides[info.dims - 1];\n"
       "    return offset;\n"
@@ -417,16 +419,15 @@ TEST_CASE("a hunk that ends one definition and starts the next takes the layer o
       "}\n";
   SECTION("a kernel rewritten, the next launcher's first line re-wrapped: kernel") {
     FileChange file = testing::Classified(
-        MakeFile("csrc/cuda/scale_cuda.cu",
-                 {MakeHunk(2, 2,
-                           "-  int i = threadIdx.x;\n"
-                           "-  if (i < n) x[i] = x[i] * 2;\n"
-                           "+  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-                           "+  if (i < n) x[i] *= 2.0f;\n"
-                           " }\n"
-                           " \n"
-                           "-torch::Tensor scale_cuda(torch::Tensor x) {\n"
-                           "+paddle::Tensor scale_cuda(paddle::Tensor x) {")}),
+        MakeFile("csrc/cuda/scale_cuda.cu", {MakeHunk(2, 2,
+                                                      "-  int i = threadIdx.x;\n"
+                                                      "-  if (i < n) x[i] = x[i] * 2;\n"
+                                                      "+  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                                                      "+  if (i < n) x[i] *= 2.0f;\n"
+                                                      " }\n"
+                                                      " \n"
+                                                      "-torch::Tensor scale_cuda(torch::Tensor x) {\n"
+                                                      "+paddle::Tensor scale_cuda(paddle::Tensor x) {")}),
         text);
     CHECK(file.hunks[0].layer == Layer::kKernel);
   }
@@ -438,18 +439,19 @@ TEST_CASE("a hunk that ends one definition and starts the next takes the layer o
                       "  if (i < n) x[i] += 1.0f;\n"
                       "}\n";
     FileChange file = testing::Classified(
-        MakeFile("csrc/cuda/scale_cuda.cu",
-                 {MakeHunk(7, 7,
-                           "-  TORCH_CHECK(x.is_cuda(), \"x must be on GPU\");\n"
-                           "-  auto stream = at::cuda::getCurrentCUDAStream();\n"
-                           "-  scale_kernel<<<(x.numel() + 255) / 256, 256, 0, stream>>>(x.data_ptr<float>(), x.numel());\n"
-                           "+  PD_CHECK(x.is_gpu(), \"x must be on GPU\");\n"
-                           "+  scale_kernel<<<(x.numel() + 255) / 256, 256, 0, x.stream()>>>(x.data<float>(), x.numel());\n"
-                           "   return x;\n"
-                           " }\n"
-                           " \n"
-                           "-__global__ void shift_kernel(float *x, int n) {\n"
-                           "+__global__ void shift_kernel(float* x, int n) {")}),
+        MakeFile(
+            "csrc/cuda/scale_cuda.cu",
+            {MakeHunk(7, 7,
+                      "-  TORCH_CHECK(x.is_cuda(), \"x must be on GPU\");\n"
+                      "-  auto stream = at::cuda::getCurrentCUDAStream();\n"
+                      "-  scale_kernel<<<(x.numel() + 255) / 256, 256, 0, stream>>>(x.data_ptr<float>(), x.numel());\n"
+                      "+  PD_CHECK(x.is_gpu(), \"x must be on GPU\");\n"
+                      "+  scale_kernel<<<(x.numel() + 255) / 256, 256, 0, x.stream()>>>(x.data<float>(), x.numel());\n"
+                      "   return x;\n"
+                      " }\n"
+                      " \n"
+                      "-__global__ void shift_kernel(float *x, int n) {\n"
+                      "+__global__ void shift_kernel(float* x, int n) {")}),
         two);
     CHECK(file.hunks[0].layer == Layer::kCppCompat);
   }
@@ -460,86 +462,92 @@ TEST_CASE("a hunk that ends one definition and starts the next takes the layer o
 // NVSHMEM runtime in a .cu next to a barrier kernel, and an intranode kernel.
 std::map<std::string, std::string> CommLibrary(bool migrated) {
   std::map<std::string, std::string> f;
-  f["csrc/deep_ep.cpp"] = std::string(
-      "#include <pybind11/pybind11.h>\n"
-      "#include <torch/python.h>\n"
-      "\n"
-      "#include \"config.hpp\"\n"
-      "#include \"kernels/api.cuh\"\n"
-      "#include \"kernels/configs.cuh\"\n"
-      "\n"
-      "namespace deep_ep {\n"
-      "\n"
-      "torch::Tensor dispatch(const torch::Tensor& x, int num_sms) {\n"
-      "  auto stream = at::cuda::getCurrentCUDAStream();\n"
-      "  auto recv = torch::empty_like(x);\n"
-      "  intranode::dispatch(recv.data_ptr(), x.data_ptr(), x.size(0), num_sms, stream);\n"
-      "  return recv;\n"
-      "}\n"
-      "\n"
-      "}  // namespace deep_ep\n"
-      "\n"
-      "PYBIND11_MODULE(deep_ep_cpp, m) {\n") +
+  f["csrc/deep_ep.cpp"] =
+      std::string(
+          "#include <pybind11/pybind11.h>\n"
+          "#include <torch/python.h>\n"
+          "\n"
+          "#include \"config.hpp\"\n"
+          "#include \"kernels/api.cuh\"\n"
+          "#include \"kernels/configs.cuh\"\n"
+          "\n"
+          "namespace deep_ep {\n"
+          "\n"
+          "torch::Tensor dispatch(const torch::Tensor& x, int num_sms) {\n"
+          "  auto stream = at::cuda::getCurrentCUDAStream();\n"
+          "  auto recv = torch::empty_like(x);\n"
+          "  intranode::dispatch(recv.data_ptr(), x.data_ptr(), x.size(0), num_sms, stream);\n"
+          "  return recv;\n"
+          "}\n"
+          "\n"
+          "}  // namespace deep_ep\n"
+          "\n"
+          "PYBIND11_MODULE(deep_ep_cpp, m) {\n") +
       (migrated ? "  m.def(\"dispatch\", &deep_ep::dispatch, py::call_guard<py::gil_scoped_release>());\n"
                 : "  m.def(\"dispatch\", &deep_ep::dispatch);\n") +
       "}\n";
-  f["csrc/config.hpp"] = std::string(
-      "#pragma once\n"
-      "\n"
-      "#include \"kernels/configs.cuh\"\n"
-      "\n"
-      "namespace deep_ep {\n"
-      "\n"
-      "struct Config {\n"
-      "  int num_sms;\n"
-      "  int num_max_nvl_chunked_send_tokens;\n"
-      "\n"
-      "  size_t get_nvl_buffer_size_hint(size_t hidden_bytes, int num_ranks) const {\n") +
+  f["csrc/config.hpp"] =
+      std::string(
+          "#pragma once\n"
+          "\n"
+          "#include \"kernels/configs.cuh\"\n"
+          "\n"
+          "namespace deep_ep {\n"
+          "\n"
+          "struct Config {\n"
+          "  int num_sms;\n"
+          "  int num_max_nvl_chunked_send_tokens;\n"
+          "\n"
+          "  size_t get_nvl_buffer_size_hint(size_t hidden_bytes, int num_ranks) const {\n") +
       (migrated ? "    const int num_channels = num_sms / 2;\n    return num_channels * num_ranks * hidden_bytes * 2;\n"
                 : "    const int num_channels = num_sms / 2;\n    return num_channels * num_ranks * hidden_bytes;\n") +
       "  }\n"
       "};\n"
       "\n"
       "}  // namespace deep_ep\n";
-  f["csrc/kernels/configs.cuh"] = std::string(
-      "#pragma once\n"
-      "\n"
-      "#define NUM_MAX_NVL_PEERS 8\n") +
+  f["csrc/kernels/configs.cuh"] =
+      std::string(
+          "#pragma once\n"
+          "\n"
+          "#define NUM_MAX_NVL_PEERS 8\n") +
       (migrated ? "#define NUM_MAX_RDMA_PEERS 32\n#define NUM_WORKSPACE_BYTES (64 * 1024 * 1024)\n"
                 : "#define NUM_MAX_RDMA_PEERS 20\n#define NUM_WORKSPACE_BYTES (32 * 1024 * 1024)\n");
-  f["csrc/kernels/api.cuh"] = std::string(
-      "#pragma once\n"
-      "\n"
-      "#include <cuda_runtime.h>\n"
-      "\n"
-      "namespace deep_ep {\n"
-      "namespace intranode {\n"
-      "\n") +
+  f["csrc/kernels/api.cuh"] =
+      std::string(
+          "#pragma once\n"
+          "\n"
+          "#include <cuda_runtime.h>\n"
+          "\n"
+          "namespace deep_ep {\n"
+          "namespace intranode {\n"
+          "\n") +
       (migrated ? "void dispatch(void* recv_x, const void* x, int num_tokens, int num_sms, cudaStream_t stream);\n"
                 : "void dispatch(void* recv_x, const void* x, int num_tokens, cudaStream_t stream);\n") +
       "\n"
       "}  // namespace intranode\n"
       "}  // namespace deep_ep\n";
-  f["csrc/kernels/intranode.cu"] = std::string(
-      "#include \"api.cuh\"\n"
-      "#include \"configs.cuh\"\n"
-      "\n"
-      "namespace deep_ep {\n"
-      "namespace intranode {\n"
-      "\n"
-      "__global__ void dispatch_kernel(int4* recv_x, const int4* x, int num_tokens) {\n"
-      "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n") +
+  f["csrc/kernels/intranode.cu"] =
+      std::string(
+          "#include \"api.cuh\"\n"
+          "#include \"configs.cuh\"\n"
+          "\n"
+          "namespace deep_ep {\n"
+          "namespace intranode {\n"
+          "\n"
+          "__global__ void dispatch_kernel(int4* recv_x, const int4* x, int num_tokens) {\n"
+          "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n") +
       (migrated ? "  if (i < num_tokens) recv_x[i] = __ldg(x + i);\n" : "  if (i < num_tokens) recv_x[i] = x[i];\n") +
       "}\n"
       "\n"
       "}  // namespace intranode\n"
       "}  // namespace deep_ep\n";
-  f["csrc/kernels/runtime.cu"] = std::string(
-      "#include <cstring>\n"
-      "#include <vector>\n"
-      "\n"
-      "#include \"configs.cuh\"\n"
-      "#include \"nvshmem.h\"\n") +
+  f["csrc/kernels/runtime.cu"] =
+      std::string(
+          "#include <cstring>\n"
+          "#include <vector>\n"
+          "\n"
+          "#include \"configs.cuh\"\n"
+          "#include \"nvshmem.h\"\n") +
       (migrated ? "#include \"nvshmemx.h\"\n" : "") +
       "\n"
       "namespace deep_ep {\n"

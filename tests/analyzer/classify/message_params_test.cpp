@@ -37,8 +37,8 @@ FileChange Deleted(const std::string& path) {
 }
 
 FileChange Moved(const std::string& from, const std::string& to) {
-  FileChange f = Classified(MakeFile(to, {MakeHunk(0, 1, "+import paddle\n+def f(x):\n+    return x")},
-                                     FileStatus::kAdded));
+  FileChange f =
+      Classified(MakeFile(to, {MakeHunk(0, 1, "+import paddle\n+def f(x):\n+    return x")}, FileStatus::kAdded));
   f.moved_from = from;
   return f;
 }
@@ -54,7 +54,7 @@ TEST_CASE("a violation's parameters are the parts of its finding", "[analyzer][l
     REQUIRE(v.params.size() == 1);
     CHECK(v.params[0].first == "schema");
     CHECK(v.params[0].second.find("silu_and_mul(Tensor!out") != std::string::npos);  // the removed one
-    const std::string tail = ": " + v.params[0].second;  // the English says the same
+    const std::string tail = ": " + v.params[0].second;                              // the English says the same
     CHECK(v.message.compare(v.message.size() - tail.size(), tail.size(), tail) == 0);
   }
   SECTION("renamed-upstream-file: a moved package's directories and file count") {
@@ -62,16 +62,16 @@ TEST_CASE("a violation's parameters are the parts of its finding", "[analyzer][l
     CHECK(Only(a, "renamed-upstream-file").params == Params{{"from", "torch_x/"}, {"to", "paddle_x/"}, {"count", "2"}});
   }
   SECTION("deleted-upstream-file: a deleted directory, its file count and names; a single file none") {
-    FileChange kept = Classified(MakeFile("csrc/scatter.cpp", {MakeHunk(1, 1, "-#include <torch/extension.h>\n"
-                                                                              "+#include \"paddle/extension.h\"")}));
+    FileChange kept = Classified(MakeFile("csrc/scatter.cpp", {MakeHunk(1, 1,
+                                                                        "-#include <torch/extension.h>\n"
+                                                                        "+#include \"paddle/extension.h\"")}));
     const Analysis a = Lint({Deleted(".github/workflows/build.yml"), Deleted(".github/workflows/lint.yml"), kept,
                              Deleted("tools/lint.sh")});
     std::vector<Violation> deleted;
     std::copy_if(a.violations.begin(), a.violations.end(), std::back_inserter(deleted),
                  [](const Violation& v) { return v.rule == "deleted-upstream-file"; });
     REQUIRE(deleted.size() == 2);
-    CHECK(deleted[0].params ==
-          Params{{"dir", ".github/workflows/"}, {"count", "2"}, {"names", "build.yml, lint.yml"}});
+    CHECK(deleted[0].params == Params{{"dir", ".github/workflows/"}, {"count", "2"}, {"names", "build.yml, lint.yml"}});
     CHECK(deleted[1].params.empty());
   }
 }

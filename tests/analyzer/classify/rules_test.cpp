@@ -123,7 +123,7 @@ TEST_CASE("the shipped text is parsed on first use, once, from any thread; any o
   for (size_t i = 0; i < seen.size(); ++i) threads.emplace_back([&, i] { seen[i] = &lazy->data(); });
   for (auto& t : threads) t.join();
   for (const RulesData* d : seen) CHECK(d == seen[0]);  // one parse, shared
-  const Rules copy = *lazy;                              // copies share it too
+  const Rules copy = *lazy;                             // copies share it too
   CHECK(&copy.data() == seen[0]);
   CHECK(seen[0]->origin == "shipped.json");
   CHECK(seen[0]->version == lazy->version());

@@ -36,16 +36,21 @@ FileChange NativeOp(const std::string& name) {
                              {MakeHunk(0, 1,
                                        "+#include \"paddle/extension.h\"\n"
                                        "+\n"
-                                       "+std::vector<paddle::Tensor> " + name + "Forward(const paddle::Tensor& x) {\n"
-                                       "+  PD_CHECK(x.is_gpu(), \"x must be on GPU\");\n"
-                                       "+  auto out = paddle::empty_like(x);\n"
-                                       "+  return {out};\n"
-                                       "+}\n"
-                                       "+\n"
-                                       "+PD_BUILD_OP(" + name + ")\n"
-                                       "+    .Inputs({\"X\"})\n"
-                                       "+    .Outputs({\"Out\"})\n"
-                                       "+    .SetKernelFn(PD_KERNEL(" + name + "Forward));")},
+                                       "+std::vector<paddle::Tensor> " +
+                                           name +
+                                           "Forward(const paddle::Tensor& x) {\n"
+                                           "+  PD_CHECK(x.is_gpu(), \"x must be on GPU\");\n"
+                                           "+  auto out = paddle::empty_like(x);\n"
+                                           "+  return {out};\n"
+                                           "+}\n"
+                                           "+\n"
+                                           "+PD_BUILD_OP(" +
+                                           name +
+                                           ")\n"
+                                           "+    .Inputs({\"X\"})\n"
+                                           "+    .Outputs({\"Out\"})\n"
+                                           "+    .SetKernelFn(PD_KERNEL(" +
+                                           name + "Forward));")},
                              FileStatus::kAdded));
 }
 
@@ -64,12 +69,12 @@ FileChange NativePython(const std::string& path) {
 
 // One compat-gap bridge in torch-style C++: stream access through _PD_GetInner().
 FileChange Bridge(const std::string& path) {
-  return Classified(MakeFile(
-      path, {MakeHunk(30, 30,
-                      " void launch(torch::Tensor& out, const torch::Tensor& x) {\n"
-                      "-  auto stream = at::cuda::getCurrentCUDAStream();\n"
-                      "+  auto stream = paddle::experimental::get_current_stream(x._PD_GetInner().place());\n"
-                      "   run(out, x, stream);")}));
+  return Classified(
+      MakeFile(path, {MakeHunk(30, 30,
+                               " void launch(torch::Tensor& out, const torch::Tensor& x) {\n"
+                               "-  auto stream = at::cuda::getCurrentCUDAStream();\n"
+                               "+  auto stream = paddle::experimental::get_current_stream(x._PD_GetInner().place());\n"
+                               "   run(out, x, stream);")}));
 }
 
 FileChange SetupPyWithGlobalCompat() {
@@ -98,10 +103,10 @@ TEST_CASE("a native port with one compat bridge hunk is native", "[analyzer][lin
 
   SECTION("paddle::experimental calls inside the custom-op code are native, not bridges") {
     FileChange op = Classified(MakeFile("csrc/fused_op.cu", {MakeHunk(10, 10,
-                                                                       "-  return {x};\n"
-                                                                       "+  paddle::Tensor out = paddle::experimental::"
-                                                                       "empty(x.shape(), x.dtype(), x.place());\n"
-                                                                       "+  return {out};")}));
+                                                                      "-  return {x};\n"
+                                                                      "+  paddle::Tensor out = paddle::experimental::"
+                                                                      "empty(x.shape(), x.dtype(), x.place());\n"
+                                                                      "+  return {out};")}));
     Analysis b = Lint({op});
     CHECK(b.style == MigrationStyle::kNative);
     CHECK(b.style_evidence.compat_hunks == 0);
@@ -254,20 +259,23 @@ TEST_CASE("Paddle only in CI and containers is no migration; in package code it 
                                                                            "+        if self.exact:\n"
                                                                            "+            x = x.double()\n"
                                                                            "         return torch.rms_norm(x)")}));
-  FileChange workflow = Classified(MakeFile(".github/workflows/align.yml",
-                                            {MakeHunk(0, 1,
-                                                      "+jobs:\n"
-                                                      "+  align:\n"
-                                                      "+    container: ccr.example/paddlepaddle/paddle:cuda13-dev\n"
-                                                      "+    steps:\n"
-                                                      "+      - run: pip install paddlefleet && python -c 'import paddle'")},
-                                            FileStatus::kAdded));
-  FileChange dockerfile = Classified(MakeFile("docker/Dockerfile.ci", {MakeHunk(1, 1, "+FROM paddlepaddle/paddle:3.0")}));
+  FileChange workflow =
+      Classified(MakeFile(".github/workflows/align.yml",
+                          {MakeHunk(0, 1,
+                                    "+jobs:\n"
+                                    "+  align:\n"
+                                    "+    container: ccr.example/paddlepaddle/paddle:cuda13-dev\n"
+                                    "+    steps:\n"
+                                    "+      - run: pip install paddlefleet && python -c 'import paddle'")},
+                          FileStatus::kAdded));
+  FileChange dockerfile =
+      Classified(MakeFile("docker/Dockerfile.ci", {MakeHunk(1, 1, "+FROM paddlepaddle/paddle:3.0")}));
   CHECK(Lint({torch_code, workflow, dockerfile}).style == MigrationStyle::kNone);
   // The same Paddle mention in the package's own code (or its build inputs) is evidence.
   FileChange package = Classified(MakeFile("megalib/backend.py", {MakeHunk(1, 1, "+import paddle")}));
   CHECK(Lint({torch_code, workflow, package}).style == MigrationStyle::kCompat);
-  FileChange requirements = Classified(MakeFile("requirements.txt", {MakeHunk(1, 1, "-torch>=2.1\n+paddlepaddle-gpu>=3.0")}));
+  FileChange requirements =
+      Classified(MakeFile("requirements.txt", {MakeHunk(1, 1, "-torch>=2.1\n+paddlepaddle-gpu>=3.0")}));
   CHECK(Lint({torch_code, workflow, requirements}).style == MigrationStyle::kCompat);
 }
 

@@ -40,7 +40,9 @@ const FileChange& File(const Analysis& a, const std::string& path) {
   return *it;
 }
 
-bool Has(const std::vector<std::string>& v, const std::string& x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+bool Has(const std::vector<std::string>& v, const std::string& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
 
 bool HasViolation(const Analysis& a, const std::string& rule, const std::string& path) {
   return std::any_of(a.violations.begin(), a.violations.end(),
@@ -179,8 +181,7 @@ TEST_CASE("native port: package directory moved and edited, tests copied", "[ana
   CHECK(File(a, "setup_ops.py").layer == Layer::kBuild);
 }
 
-TEST_CASE("branch resolution: fallback to the default branch and several migration branches",
-          "[analyzer][analysis]") {
+TEST_CASE("branch resolution: fallback to the default branch and several migration branches", "[analyzer][analysis]") {
   TempDir tmp;
   GitRepo up = testing::BuildUpstream(tmp.Sub("upstream"));
   GitRepo fork = GitRepo::Clone(up.path(), tmp.Sub("fork"));
@@ -229,7 +230,8 @@ TEST_CASE("a fork cut from a non-default upstream branch: --upstream-branch auto
   up.Commit("0.3.1");
   up.Checkout("main");
   for (int i = 0; i < 6; ++i) up.Write("docs/page" + std::to_string(i) + ".md", "# page\n");
-  up.Write("fastops/ops.py", testing::ReadFile(up.path() + "/fastops/ops.py") + "\n\ndef mul(x, y):\n    return x * y\n");
+  up.Write("fastops/ops.py",
+           testing::ReadFile(up.path() + "/fastops/ops.py") + "\n\ndef mul(x, y):\n    return x * y\n");
   up.Commit("main moves on");
   GitRepo fork = GitRepo::Clone(up.path(), tmp.Sub("fork"));
   fork.Git("checkout -q -b paddle origin/release-0.3");

@@ -61,7 +61,8 @@ std::string BindingCu(int edit, int paddle_lines) {
 
 std::string Numbered(const std::string& stem, int lines, int edit = 0) {
   std::string s;
-  for (int i = 0; i < lines; ++i) s += stem + " line " + std::to_string(i) + (i == 3 && edit ? " edited " + std::to_string(edit) : "") + "\n";
+  for (int i = 0; i < lines; ++i)
+    s += stem + " line " + std::to_string(i) + (i == 3 && edit ? " edited " + std::to_string(edit) : "") + "\n";
   return s;
 }
 
@@ -75,8 +76,10 @@ void WriteUpstream(const GitRepo& up, const UpstreamFiles& f, bool grown) {
   up.Write("fastops/ops.py", OpsPy(f.ops_count, f.ops_edit, "    ", " + "));
   if (!f.docs_tests_ci) return;
   for (const char* doc : {"index", "install", "api", "kernels", "faq", "changelog"})
-    up.Write(std::string("docs/") + doc + ".md", Numbered(std::string("doc ") + doc, 20, doc == std::string("faq") ? f.docs_edit : 0));
-  for (int i = 0; i < f.extra_docs; ++i) up.Write("docs/notes" + std::to_string(i) + ".md", Numbered("note " + std::to_string(i), 10));
+    up.Write(std::string("docs/") + doc + ".md",
+             Numbered(std::string("doc ") + doc, 20, doc == std::string("faq") ? f.docs_edit : 0));
+  for (int i = 0; i < f.extra_docs; ++i)
+    up.Write("docs/notes" + std::to_string(i) + ".md", Numbered("note " + std::to_string(i), 10));
   for (const char* t : {"test_ops", "test_kernel", "test_bindings", "conftest"})
     up.Write(std::string("tests/") + t + ".py", Numbered(std::string("# test ") + t, 20));
   up.Write(".github/workflows/ci.yml", Numbered("# ci", 15));
@@ -128,14 +131,16 @@ GitRepo ReimportedPort(const GitRepo& up, const std::string& sha, const Upstream
   testing::RunCommand("git -C " + testing::ShellQuote(up.path()) + " archive " + sha + " | tar -x -C " +
                       testing::ShellQuote(path));
   for (const char* dir : {"docs", "tests", ".github"}) std::filesystem::remove_all(path + "/" + dir);
-  fork.Write("setup.py", "import paddle\nfrom paddle.utils.cpp_extension import CUDAExtension, setup\n\n"
-                         "setup(name='paddle_fastops', ext_modules=[CUDAExtension(['csrc/bindings.cu'])])\n");
+  fork.Write("setup.py",
+             "import paddle\nfrom paddle.utils.cpp_extension import CUDAExtension, setup\n\n"
+             "setup(name='paddle_fastops', ext_modules=[CUDAExtension(['csrc/bindings.cu'])])\n");
   std::string ops = OpsPy(at.ops_count, at.ops_edit, "  ", "+");
   ops.replace(ops.find("import torch"), 12, "import paddle");
   ops.replace(ops.find("return x+1\n"), 11, "return paddle.add(x, 1)\n");
   fork.Write("fastops/ops.py", ops);
   fork.Write("csrc/bindings.cu", BindingCu(at.binding_edit, 5));
-  fork.Write("tests_paddle/test_ops.py", "import paddle\nimport fastops\n\n\ndef test_op():\n  assert fastops.op_2(1) == 3\n");
+  fork.Write("tests_paddle/test_ops.py",
+             "import paddle\nimport fastops\n\n\ndef test_op():\n  assert fastops.op_2(1) == 3\n");
   fork.Write("README.md", "> Paddle port\n\n" + testing::ReadFile(path + "/README.md"));
   fork.Commit("import fastops for Paddle");
   return fork;
@@ -179,7 +184,7 @@ TEST_CASE("base auto: a re-imported port that deleted docs, tests and CI is base
   const BaseDistance& d = *a->base_distance;
   CHECK(d.commits_scanned == 9);
   CHECK(d.equivalent_commits == 1);
-  CHECK(d.runner_up == h.shas[6]);     // three kernel lines away
+  CHECK(d.runner_up == h.shas[6]);  // three kernel lines away
   CHECK(d.margin_lines == 3);
   CHECK(d.kept_lines - d.runner_up_kept_lines == d.margin_lines);
   CHECK(d.kept_lines > 0);

@@ -9,8 +9,8 @@
 
 #include "analyzer/classify/gate.h"
 #include "analyzer/diff/analysis.h"
-#include "tests/support/scatter_port.h"
 #include "tests/support/rules.h"
+#include "tests/support/scatter_port.h"
 
 namespace forkscope::analyzer {
 namespace {

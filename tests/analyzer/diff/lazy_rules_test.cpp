@@ -20,8 +20,7 @@ namespace {
 using testing::GitRepo;
 using testing::TempDir;
 
-std::string AnalysisJson(const TempDir& tmp, const std::string& fork, const std::string& upstream,
-                         const Rules& rules) {
+std::string AnalysisJson(const TempDir& tmp, const std::string& fork, const std::string& upstream, const Rules& rules) {
   AnalyzeRequest req;
   req.fork_location = fork;
   req.upstream_location = upstream;
@@ -45,7 +44,7 @@ TEST_CASE("rules compiled on first use classify exactly as rules compiled at loa
   const int regexes = lazy->data().RegexCount();
   REQUIRE(regexes > 50);
   CHECK(eager->data().RegexCount() == regexes);
-  CHECK(lazy->data().CompiledRegexCount() == 0);        // nothing compiled at load
+  CHECK(lazy->data().CompiledRegexCount() == 0);         // nothing compiled at load
   CHECK(eager->data().CompiledRegexCount() == regexes);  // everything compiled (and checked) at load
 
   TempDir tmp;

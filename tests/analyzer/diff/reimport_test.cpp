@@ -71,8 +71,9 @@ struct Reimport {
 
   Reimport() {
     up.Write("README.md", "# tinyops\n\nFast ops.\n");
-    up.Write("setup.py", "from setuptools import setup, find_packages\n\nsetup(\n    name=\"tinyops\",\n"
-                         "    packages=find_packages(exclude=[\"tests\"]),\n)\n");
+    up.Write("setup.py",
+             "from setuptools import setup, find_packages\n\nsetup(\n    name=\"tinyops\",\n"
+             "    packages=find_packages(exclude=[\"tests\"]),\n)\n");
     up.Write("tinyops/__init__.py", "from tinyops.ops import *\n");
     up.Write("tinyops/ops.py", Ops());
     up.Write("csrc/k.cu", Kernel(0));
@@ -103,14 +104,14 @@ struct Reimport {
     up.Write("CONTRIBUTING.md", "Send patches.\n");
     u.push_back(up.Commit("contributing"));  // u4: the fork's paths hold u3's content here too
     up.Write("tinyops/ops.py", Ops({{10, "    return x - 10"}, {7, "    return x * 7"}}));
-    u.push_back(up.Commit("f7 scales"));     // u5
+    u.push_back(up.Commit("f7 scales"));  // u5
     up.Write("docs/guide.md", "# Guide\n\nUse it well.\n");
-    u.push_back(up.Commit("guide"));         // u6
+    u.push_back(up.Commit("guide"));  // u6
     up.Write("csrc/cpu/a.cpp", Cpu("a", 3));
     up.Write("csrc/cpu/b.cpp", Cpu("b", 3));
-    u.push_back(up.Commit("a and b scale")); // u7
+    u.push_back(up.Commit("a and b scale"));  // u7
     up.Write("tinyops/ops.py", Ops({{10, "    return x - 10"}, {7, "    return x * 7"}, {2, "    return x + 2.0"}}));
-    u.push_back(up.Commit("f2 in float"));   // u8
+    u.push_back(up.Commit("f2 in float"));  // u8
   }
 
   AnalyzeRequest Request() const {

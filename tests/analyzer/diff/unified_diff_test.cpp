@@ -509,7 +509,8 @@ TEST_CASE("malformed input is refused with its line number", "[analyzer][diff]")
     CHECK_THAT(msg, Catch::Contains("line 6") && Catch::Contains("ends early"));
   }
   SECTION("too few lines at the end of input") {
-    CHECK_THAT(ParseError(head + "@@ -1,2 +1,2 @@\n a\n"), Catch::Contains("line 5") && Catch::Contains("end of input"));
+    CHECK_THAT(ParseError(head + "@@ -1,2 +1,2 @@\n a\n"),
+               Catch::Contains("line 5") && Catch::Contains("end of input"));
   }
   SECTION("more lines of one kind than the header counts") {
     CHECK_THAT(ParseError(head + "@@ -1,2 +1,2 @@\n-a\n-b\n-c\n+x\n+y\n"), Catch::Contains("line 6"));
@@ -524,21 +525,21 @@ TEST_CASE("malformed input is refused with its line number", "[analyzer][diff]")
     CHECK_THAT(ParseError("--- \"a/x\n+++ b/x\n"), Catch::Contains("line 1"));
     CHECK_THAT(ParseError("--- a/x\n+++ \"b/x\\q\"\n"), Catch::Contains("line 2"));
   }
-  SECTION("combined diffs") {
-    CHECK_THAT(ParseError("diff --cc file.c\nindex 1,2..3\n"), Catch::Contains("line 1"));
-  }
+  SECTION("combined diffs") { CHECK_THAT(ParseError("diff --cc file.c\nindex 1,2..3\n"), Catch::Contains("line 1")); }
 }
 
 TEST_CASE("paths that leave the repository are refused", "[analyzer][diff]") {
   SECTION("a '..' component") {
-    CHECK_THAT(ParseError("--- a/../etc/passwd\n+++ b/../etc/passwd\n"), Catch::Contains("line 1") && Catch::Contains(".."));
+    CHECK_THAT(ParseError("--- a/../etc/passwd\n+++ b/../etc/passwd\n"),
+               Catch::Contains("line 1") && Catch::Contains(".."));
     CHECK_THAT(ParseError("--- a/x\n+++ b/src/../../x\n"), Catch::Contains("line 2") && Catch::Contains(".."));
     CHECK_THAT(ParseError("diff --git a/ok b/ok\nrename from ok\nrename to x/..\n"), Catch::Contains("line 3"));
     CHECK_THAT(ParseError("Binary files a/x and b/.. differ\n"), Catch::Contains("line 1"));
     CHECK_THAT(ParseError("\n\ndiff --git \"a/..\" \"b/..\"\n"), Catch::Contains("line 3"));
   }
   SECTION("absolute paths") {
-    CHECK_THAT(ParseError("--- /etc/passwd\n+++ /etc/passwd\n"), Catch::Contains("line 1") && Catch::Contains("absolute"));
+    CHECK_THAT(ParseError("--- /etc/passwd\n+++ /etc/passwd\n"),
+               Catch::Contains("line 1") && Catch::Contains("absolute"));
     CHECK_THAT(ParseError("diff --git a//etc/x b//etc/x\n"), Catch::Contains("line 1") && Catch::Contains("absolute"));
   }
   SECTION("names that merely contain dots are fine") {

@@ -34,7 +34,8 @@ const char* kSetup =
 
 std::string OpsPy(const std::string& first, const std::string& last) {
   std::string s = "import torch\n\n\ndef first(x):\n" + first + "\n";
-  for (int i = 0; i < 8; ++i) s += "\n\ndef helper" + std::to_string(i) + "(x):\n    return x + " + std::to_string(i) + "\n";
+  for (int i = 0; i < 8; ++i)
+    s += "\n\ndef helper" + std::to_string(i) + "(x):\n    return x + " + std::to_string(i) + "\n";
   return s + "\n\ndef last(x):\n" + last + "\n";
 }
 const std::string kFirst = "    return torch.relu(x)";
@@ -55,9 +56,9 @@ std::string KernelCu(const std::string& scale_line, const std::string& launch_li
       "__global__ void scale_kernel(float* out, const float* in, float s, int n) {\n"
       "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
       "  if (i < n) {\n" +
-      scale_line +
-      "\n  }\n}\n\n";
-  for (int i = 0; i < 6; ++i) s += "__device__ float f" + std::to_string(i) + "(float x) { return x * " + std::to_string(i) + "; }\n";
+      scale_line + "\n  }\n}\n\n";
+  for (int i = 0; i < 6; ++i)
+    s += "__device__ float f" + std::to_string(i) + "(float x) { return x * " + std::to_string(i) + "; }\n";
   return s + "\nvoid launch(float* out, const float* in, float s, int n) {\n" + launch_line + "\n}\n";
 }
 const std::string kScale = "    out[i] = in[i] * s;";
@@ -112,12 +113,12 @@ TEST_CASE("drift: upstream moves after the fork", "[analyzer][drift]") {
   GitRepo& up = p.up;
   // Upstream, after the fork was cut:
   up.Write("pkg/ops.py", OpsPy(kFirst, "    return torch.tanh(x) * 2"));  // far from the fork's hunk
-  std::string u1 = up.Commit("Scale last");                                  // +3h
+  std::string u1 = up.Commit("Scale last");                               // +3h
   up.Write("setup.py", std::string(kSetup).replace(std::string(kSetup).find("CUDAExtension\n"), 13,
                                                    "CUDAExtension, CppExtension"));  // where the fork inserted
-  std::string u2 = up.Commit("Import CppExtension");                               // +4h
-  up.Write("pkg/util.py", UtilPy(kCeil, kPow2Fork));  // the fork's own second change
-  std::string u3 = up.Commit("Simplify is_pow2");      // +5h
+  std::string u2 = up.Commit("Import CppExtension");                                 // +4h
+  up.Write("pkg/util.py", UtilPy(kCeil, kPow2Fork));                                 // the fork's own second change
+  std::string u3 = up.Commit("Simplify is_pow2");                                    // +5h
   up.Move("csrc/k.cu", "csrc/kernels.cu");
   std::string u4 = up.Commit("Rename kernels");  // +6h
   up.Write("csrc/kernels.cu", KernelCu(kScale, "  scale_kernel<<<(n + 511) / 512, 512>>>(out, in, s, n);"));
@@ -180,7 +181,8 @@ TEST_CASE("drift: upstream moves after the fork", "[analyzer][drift]") {
     CHECK(r->notices.empty());
   }
   SECTION("an edit under the new upstream name that conflicts is reported at the fork's path") {
-    up.Write("csrc/kernels.cu", KernelCu("    out[i] = in[i] * s * 1.0f;", "  scale_kernel<<<(n + 511) / 512, 512>>>(out, in, s, n);"));
+    up.Write("csrc/kernels.cu",
+             KernelCu("    out[i] = in[i] * s * 1.0f;", "  scale_kernel<<<(n + 511) / 512, 512>>>(out, in, s, n);"));
     std::string u7 = up.Commit("Keep the scale explicit");
     auto r = p.Drift(base_time);
     REQUIRE(r.ok());
@@ -224,8 +226,8 @@ TEST_CASE("drift: upstream deletes a patched file and adds one the fork added", 
   p.up.Remove("pkg/ops.py");
   std::string u1 = p.up.Commit("Drop the Python ops");  // +4h
   p.up.Write("tests/test_paddle.py", "def test_nothing():\n    pass\n");
-  std::string u2 = p.up.Commit("Add a placeholder test");  // +5h
-  p.up.Write("csrc/k.cu", KernelCu(kScaleFork, kLaunch));  // the fork's kernel change, exactly
+  std::string u2 = p.up.Commit("Add a placeholder test");   // +5h
+  p.up.Write("csrc/k.cu", KernelCu(kScaleFork, kLaunch));   // the fork's kernel change, exactly
   std::string u3 = p.up.Commit("Round the scale in fp32");  // +6h
 
   auto r = p.Drift(kClock0 + 3600 + 3 * kDay);

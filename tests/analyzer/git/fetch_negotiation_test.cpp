@@ -36,8 +36,8 @@ size_t LineCount(const std::string& text) {
 
 // Objects reachable from the fork's refs and not from upstream's, as the network holds them.
 size_t OwnObjects(const std::string& network, const std::string& ns) {
-  return LineCount(GitIn(network, "rev-list --objects --glob='refs/forks/" + ns + "/heads/*' --glob='refs/forks/" +
-                                      ns + "/tags/*' --not --glob='refs/upstream/*'"));
+  return LineCount(GitIn(network, "rev-list --objects --glob='refs/forks/" + ns + "/heads/*' --glob='refs/forks/" + ns +
+                                      "/tags/*' --not --glob='refs/upstream/*'"));
 }
 
 size_t ObjectsInPacks(const std::string& repo) {

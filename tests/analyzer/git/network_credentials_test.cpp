@@ -19,7 +19,7 @@ TEST_CASE("url: credentials split off, put back, redacted and scrubbed", "[base]
   CHECK(base::UserAndPassword(split.userinfo) == std::pair<std::string, std::string>{"alice", "pw@x"});
   CHECK(base::UserAndPassword("ghp_token") == std::pair<std::string, std::string>{"ghp_token", ""});
   CHECK(base::WithUserinfo(split.url, split.userinfo) == "https://alice:pw%40x@github.com/PFCCLab/x.git");
-  CHECK(base::SplitCredentials("ssh://git@github.com/x.git").userinfo.empty());  // not a secret
+  CHECK(base::SplitCredentials("ssh://git@github.com/x.git").userinfo.empty());    // not a secret
   CHECK(base::SplitCredentials("https://github.com/a@b/x.git").userinfo.empty());  // '@' in the path
   CHECK(base::SplitCredentials("/local/path@2").userinfo.empty());
   CHECK(base::RedactUrl("http://u:p@127.0.0.1:8080/x.git") == "http://***@127.0.0.1:8080/x.git");

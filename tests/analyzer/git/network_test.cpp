@@ -14,8 +14,8 @@
 
 #include "analyzer/diff/analysis.h"
 #include "analyzer/git/compact.h"
-#include "analyzer/git/transfer.h"
 #include "analyzer/git/network.h"
+#include "analyzer/git/transfer.h"
 #include "base/memory.h"
 #include "tests/support/corpus.h"
 #include "tests/support/fixtures.h"
@@ -101,7 +101,8 @@ TEST_CASE("network: two forks of one upstream share objects, refs isolated per f
   CHECK(second->fork.received_objects < own + upstream_objects / 4);
 
   SECTION("the same fork cloned alone receives upstream's objects too") {
-    auto alone = git::SyncNetwork(up_url, server.Url("bob:pw-forks", "native.git"), "native", Options(tmp.Sub("alone")));
+    auto alone =
+        git::SyncNetwork(up_url, server.Url("bob:pw-forks", "native.git"), "native", Options(tmp.Sub("alone")));
     REQUIRE(alone.ok());
     // The same as joining the network with another fork in it: upstream came first either way.
     CHECK(alone->fork.received_objects == second->fork.received_objects);
@@ -216,7 +217,7 @@ TEST_CASE("network: packs piled up by fetches are consolidated into one, every r
     CHECK(done->packs_before == piled);
     CHECK(done->whole);  // no pack holds twice what the others do: everything the refs reach, repacked
     CHECK(done->packs_retired == piled);
-    CHECK(git::CountPacks(net) == piled + 1);  // retired packs stay for readers opened before
+    CHECK(git::CountPacks(net) == piled + 1);                     // retired packs stay for readers opened before
     CHECK(GitIn(net, "config pack.windowMemory") == "33554432");  // each delta-search window held to 32 MiB
     // The list of retired packs is not in objects/pack, where git would count it as garbage.
     CHECK(GitIn(net, "count-objects -v").find("garbage: 0") != std::string::npos);

@@ -87,8 +87,7 @@ TEST_CASE("push: only branches under refs/heads/forkscope/, never the migration 
   CHECK(PushEnv::Git(env.remote, "for-each-ref refs/heads/forkscope").empty());
 }
 
-TEST_CASE("push: a candidate to a local bare repository, forced on forkscope's branch only",
-          "[analyzer][git][push]") {
+TEST_CASE("push: a candidate to a local bare repository, forced on forkscope's branch only", "[analyzer][git][push]") {
   PushEnv env;
   Status st = PushCommit(env.Request(env.remote));
   INFO(st.ToString());

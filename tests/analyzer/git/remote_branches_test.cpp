@@ -74,8 +74,9 @@ TEST_CASE("remote branches: listed without a clone, migration branches first", "
     CHECK(RequireBranch(*found, "fork", "paddle-legacy").ok());
     Status missing = RequireBranch(*found, "fork", "nope");
     CHECK(missing.code() == StatusCode::kNotFound);
-    CHECK(missing.message() == "fork has no branch 'nope'; its branches: paddle, feat/paddle_v3, paddle-legacy, "
-                               "main, dev and release");
+    CHECK(missing.message() ==
+          "fork has no branch 'nope'; its branches: paddle, feat/paddle_v3, paddle-legacy, "
+          "main, dev and release");
   }
   SECTION("the text of a list") {
     CHECK(BranchListText(kOrdered, 3) == "its branches: paddle, feat/paddle_v3, paddle-legacy and 3 more");

@@ -90,8 +90,7 @@ TEST_CASE("renames on both sides of the 50% threshold agree with git", "[analyze
   CHECK(Has(lines, "D src/before_51.py"));
 }
 
-TEST_CASE("a same-basename pair wins from 75% only, and only when the basename is unique",
-          "[analyzer][git][renames]") {
+TEST_CASE("a same-basename pair wins from 75% only, and only when the basename is unique", "[analyzer][git][renames]") {
   TempDir tmp;
   GitRepo repo(tmp.Sub("repo"));
   repo.Write("low/conv.py", Body("low1", 100));
@@ -101,15 +100,15 @@ TEST_CASE("a same-basename pair wins from 75% only, and only when the basename i
   std::string base = repo.Commit("base");
   // Each has a better-scoring candidate under another name.
   repo.Remove("low/conv.py");
-  repo.Write("low2/conv.py", Body("low1", 100, 40, "lowx"));    // 60%: below the basename bar
+  repo.Write("low2/conv.py", Body("low1", 100, 40, "lowx"));     // 60%: below the basename bar
   repo.Write("low2/helpers.py", Body("low1", 100, 10, "lowy"));  // 90%
   repo.Remove("high/norm.py");
-  repo.Write("high2/norm.py", Body("hig1", 100, 20, "higx"));    // 80%: taken by basename
-  repo.Write("high2/extra.py", Body("hig1", 100, 5, "higy"));    // 95%
+  repo.Write("high2/norm.py", Body("hig1", 100, 20, "higx"));  // 80%: taken by basename
+  repo.Write("high2/extra.py", Body("hig1", 100, 5, "higy"));  // 95%
   repo.Remove("twice/a/util.py");
   repo.Remove("twice/b/util.py");
-  repo.Write("twice2/util.py", Body("twa1", 100, 20, "twax"));   // 80%, but util.py is no unique name
-  repo.Write("twice2/other.py", Body("twa1", 100, 5, "tway"));   // 95%
+  repo.Write("twice2/util.py", Body("twa1", 100, 20, "twax"));  // 80%, but util.py is no unique name
+  repo.Write("twice2/other.py", Body("twa1", 100, 5, "tway"));  // 95%
   std::string head = repo.Commit("move");
   auto lines = CheckAgreement(repo, base, head);
   INFO(Joined(lines));
@@ -129,8 +128,8 @@ TEST_CASE("several candidates for one rename: git's tie-breaks", "[analyzer][git
   repo.Write("r/mod.py", Body("mod", 30));
   std::string base = repo.Commit("base");
   for (const char* p : {"x/a.txt", "y/a.txt", "z/b.txt", "p/one.py", "p/two.py"}) repo.Remove(p);
-  repo.Write("w/a.txt", same);   // exact: the same basename wins
-  repo.Write("w/c.txt", same);   // exact: then the first source in path order
+  repo.Write("w/a.txt", same);                             // exact: the same basename wins
+  repo.Write("w/c.txt", same);                             // exact: then the first source in path order
   repo.Write("q/three.py", Body("twin", 50, 10, "twix"));  // equal scores, no basename: the first source
   repo.Write("r/mod.py", Body("mod", 30, 2, "moX"));       // a modification is never a rename source
   repo.Write("r/mod_copy.py", Body("mod", 30));
@@ -149,7 +148,7 @@ TEST_CASE("copies stay additions, as git -M reports them", "[analyzer][git][rena
   repo.Write("tests/test_kept.py", Body("kept", 30));
   repo.Write("tests/test_gone.py", Body("gone", 30));
   std::string base = repo.Commit("base");
-  repo.Write("tests_paddle/test_kept.py", Body("kept", 30));             // verbatim copy
+  repo.Write("tests_paddle/test_kept.py", Body("kept", 30));                  // verbatim copy
   repo.Write("tests_paddle/test_kept_more.py", Body("kept", 30, 5, "kepx"));  // adapted copy
   repo.Remove("tests/test_gone.py");
   repo.Write("n1/test_gone.py", Body("gone", 30));  // one deleted source, two copies: one rename
@@ -200,9 +199,9 @@ TEST_CASE("binary, CRLF, symlinks, type changes, empty files and modes agree wit
   REQUIRE(testing::RunCommand("chmod +x " + testing::ShellQuote(repo.path() + "/scripts/run.sh")).status == 0);
   repo.Write("thing/inner.py", Body("thing", 10));  // a file replaced by a directory
   repo.Remove("becomes_link");
-  Symlink(repo, "target.txt", "becomes_link");      // type change
-  Symlink(repo, "target.txt", "links2/a");          // symlink renamed as is
-  Symlink(repo, "elsewhere.txt", "links2/b");       // symlink renamed and retargeted
+  Symlink(repo, "target.txt", "becomes_link");  // type change
+  Symlink(repo, "target.txt", "links2/a");      // symlink renamed as is
+  Symlink(repo, "elsewhere.txt", "links2/b");   // symlink renamed and retargeted
   std::string head = repo.Commit("odd files");
   auto lines = CheckAgreement(repo, base, head);
   CHECK(Has(lines, "T becomes_link"));
@@ -224,9 +223,9 @@ TEST_CASE("a package directory moved and rewritten: git's renames, the rest pair
   repo.Write("setup.py", "from setuptools import setup\nsetup(name='torch_x')\n");
   std::string base = repo.Commit("upstream");
   repo.Move("torch_x", "paddle_x");
-  repo.Write("paddle_x/ops.py", Body("ops1", 60, 12, "opsX"));          // 80%: renamed
-  repo.Write("paddle_x/functional.py", Body("fun1", 60, 40, "funX"));   // 33%: rewritten
-  repo.Write("paddle_x/csrc/bind.cpp", Body("bnd1", 80, 50, "bndX"));   // 37%: rewritten
+  repo.Write("paddle_x/ops.py", Body("ops1", 60, 12, "opsX"));         // 80%: renamed
+  repo.Write("paddle_x/functional.py", Body("fun1", 60, 40, "funX"));  // 33%: rewritten
+  repo.Write("paddle_x/csrc/bind.cpp", Body("bnd1", 80, 50, "bndX"));  // 37%: rewritten
   repo.Write("setup.py", "from setuptools import setup\nsetup(name='paddle_x')\n");
   std::string head = repo.Commit("port");
   auto lines = CheckAgreement(repo, base, head);
@@ -302,7 +301,8 @@ TEST_CASE("an insertion that could sit at two places is cut where git cuts it (t
       "    if 'torch' in mods and isinstance(tensor, torch.Tensor):\n"
       "        if tensor.device.type == 'cuda':\n"
       "            tensor = tensor.cpu()\n"
-      "\n" + first_return +
+      "\n" +
+      first_return +
       "    else:\n"
       "        return tensor.numpy()\n";
   repo.Write("conv.py", text);
@@ -319,7 +319,8 @@ TEST_CASE("an insertion that could sit at two places is cut where git cuts it (t
   std::string expected;  // git's hunk headers and their lines
   std::istringstream in(git_diff.out);
   for (std::string line; std::getline(in, line);) {
-    if (line.rfind("@@", 0) == 0) expected += line.substr(0, line.find(" @@", 2) + 3) + "\n";
+    if (line.rfind("@@", 0) == 0)
+      expected += line.substr(0, line.find(" @@", 2) + 3) + "\n";
     else if (!line.empty() && (line[0] == ' ' || line[0] == '+' || line[0] == '-') && line.rfind("+++", 0) != 0 &&
              line.rfind("---", 0) != 0)
       expected += line + "\n";

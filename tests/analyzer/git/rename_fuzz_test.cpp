@@ -24,8 +24,13 @@ using testing::Joined;
 using testing::TempDir;
 
 // Lines many files share, as real sources share imports, braces and returns.
-const std::vector<std::string> kSharedLines = {"\n", "import torch\n", "    return x\n", "}\n", "    pass\n",
-                                               "#include <torch/extension.h>\n", "        return out\n"};
+const std::vector<std::string> kSharedLines = {"\n",
+                                               "import torch\n",
+                                               "    return x\n",
+                                               "}\n",
+                                               "    pass\n",
+                                               "#include <torch/extension.h>\n",
+                                               "        return out\n"};
 const std::vector<std::string> kDirs = {"a", "a/sub", "b", "torch_x", "torch_x/csrc", "tests"};
 const std::vector<std::string> kNames = {"util.py", "ops.py", "kernel.cu", "__init__.py", "test_ops.py", "README.md"};
 

@@ -55,18 +55,22 @@ class MapContent : public RenameContent {
 
 std::string Lines(const std::string& tag, int n, int rewritten = 0) {
   std::string out;
-  for (int i = 0; i < n; ++i) out += (i < rewritten ? "new " : "old ") + tag + " line " + std::to_string(100 + i) + "\n";
+  for (int i = 0; i < n; ++i)
+    out += (i < rewritten ? "new " : "old ") + tag + " line " + std::to_string(100 + i) + "\n";
   return out;
 }
 
 TEST_CASE("matching order: exact, then unique basenames at 75%, then best scores", "[analyzer][git][similarity]") {
   MapContent content;
-  content.blobs = {{"s1", Lines("s", 20)}, {"d1", Lines("s", 20)}, {"s2", Lines("t", 20)},
-                   {"d2", Lines("t", 20, 6)}, {"d3", Lines("t", 20, 2)}};
-  std::vector<RenameEntry> sources = {{"a/one.txt", 0100644, "s1"}, {"a/two.txt", 0100644, "s1"},
-                                      {"a/util.py", 0100644, "s2"}};
-  std::vector<RenameEntry> destinations = {{"b/two.txt", 0100644, "d1"}, {"b/helpers.py", 0100644, "d3"},
-                                           {"b/util.py", 0100644, "d2"}};
+  content.blobs = {{"s1", Lines("s", 20)},
+                   {"d1", Lines("s", 20)},
+                   {"s2", Lines("t", 20)},
+                   {"d2", Lines("t", 20, 6)},
+                   {"d3", Lines("t", 20, 2)}};
+  std::vector<RenameEntry> sources = {
+      {"a/one.txt", 0100644, "s1"}, {"a/two.txt", 0100644, "s1"}, {"a/util.py", 0100644, "s2"}};
+  std::vector<RenameEntry> destinations = {
+      {"b/two.txt", 0100644, "d1"}, {"b/helpers.py", 0100644, "d3"}, {"b/util.py", 0100644, "d2"}};
   content.blobs["d1"] = content.blobs["s1"];
   destinations[0].oid = "s1";  // identical to both one.txt and two.txt
   auto result = FindRenames(sources, destinations, content, RenameOptions{});

@@ -70,7 +70,8 @@ TEST_CASE("the bump branch holds one commit that moves one gitlink, and a fresh 
   CHECK(Sh(git + "rev-parse develop") == Sh("git -C " + ShellQuote(mirror) + " rev-parse develop"));
 
   Sh("git clone -q -b " + branch + " " + ShellQuote(fx.integrator) + " " + ShellQuote(tmp.Sub("fresh")));
-  Sh("git -C " + ShellQuote(tmp.Sub("fresh")) + " -c protocol.file.allow=always submodule update -q --init " + lib.path);
+  Sh("git -C " + ShellQuote(tmp.Sub("fresh")) + " -c protocol.file.allow=always submodule update -q --init " +
+     lib.path);
   CHECK(Sh("git -C " + ShellQuote(tmp.Sub("fresh") + "/" + lib.path) + " rev-parse HEAD") == fx.deep_ep_head);
 
   SECTION("the same bump again: nothing to change") {
@@ -110,8 +111,8 @@ TEST_CASE("a bump is refused off the forkscope/ branches and off a gitlink", "[a
   req.push_url = fx.integrator;
   auto refused = PushBump(req);
   CHECK(refused.status().code() == StatusCode::kInvalidArgument);
-  CHECK(RunCommand("git -C " + ShellQuote(fx.integrator) + " rev-parse -q --verify refs/heads/" +
-                   req.integrator.branch).status != 0);
+  CHECK(RunCommand("git -C " + ShellQuote(fx.integrator) + " rev-parse -q --verify refs/heads/" + req.integrator.branch)
+            .status != 0);
 }
 
 TEST_CASE("the manual bump commands make the same tree", "[analyzer][integration][bump]") {

@@ -34,7 +34,8 @@ const Violation* Find(const Analysis& a, const std::string& rule) {
   return it == a.violations.end() ? nullptr : &*it;
 }
 
-TEST_CASE("a compat fork's analysis carries the eager-import findings of its package", "[analyzer][integration][eager]") {
+TEST_CASE("a compat fork's analysis carries the eager-import findings of its package",
+          "[analyzer][integration][eager]") {
   TempDir tmp;
   GitRepo up = testing::BuildLazyUpstream(tmp.Sub("upstream"));
   GitRepo fork = testing::BuildLazyCompatFork(up.path(), tmp.Sub("fork"));
@@ -56,7 +57,8 @@ TEST_CASE("a compat fork's analysis carries the eager-import findings of its pac
   CHECK(std::none_of(a.notices.begin(), a.notices.end(),
                      [](const std::string& n) { return n.find("needed compat scope") != std::string::npos; }));
   // None of these files is in the diff: the rule is about the package as it is at the head.
-  CHECK(std::none_of(a.files.begin(), a.files.end(), [](const FileChange& f) { return f.path.rfind("lazyops/", 0) == 0; }));
+  CHECK(std::none_of(a.files.begin(), a.files.end(),
+                     [](const FileChange& f) { return f.path.rfind("lazyops/", 0) == 0; }));
 }
 
 TEST_CASE("the demo compat fork loads eagerly: no findings, and its needed scope as a notice",

@@ -93,7 +93,8 @@ TEST_CASE("an unloaded subpackage is one finding listing its torch modules", "[a
   CHECK(missing[0]->message.find("`from . import layers` in src/pkg/__init__.py") != std::string::npos);
 }
 
-TEST_CASE("import torch inside a function is function-level-torch-import at its line", "[analyzer][integration][eager]") {
+TEST_CASE("import torch inside a function is function-level-torch-import at its line",
+          "[analyzer][integration][eager]") {
   const std::string sub =
       "import os\n"
       "\n"
@@ -134,7 +135,8 @@ TEST_CASE("import torch inside a function is function-level-torch-import at its 
   CHECK(missing[0]->path == "custom_op/heavy.py");
 }
 
-TEST_CASE("a circular-import excuse is no exception; a documented lazy import is a note", "[analyzer][integration][eager]") {
+TEST_CASE("a circular-import excuse is no exception; a documented lazy import is a note",
+          "[analyzer][integration][eager]") {
   const std::string sub =
       "def conv(x):\n"
       "    # Import here to avoid circular dependency\n"
@@ -194,12 +196,13 @@ TEST_CASE("a circular import fixed by import order passes", "[analyzer][integrat
   CHECK(Findings(r, "function-level-torch-import").empty());
   CHECK(Findings(r, "lazy-loader").empty());
 
-  auto fixed = Lint({{"fla/__init__.py", "from fla.ops.cp import FLACPContext\nfrom fla.modules.conv import causal_conv1d\n"},
-                     {"fla/ops/__init__.py", "from . import uses_modules\n"},
-                     {"fla/ops/cp.py", "import torch\n"},
-                     {"fla/modules/__init__.py", ""},
-                     {"fla/modules/conv.py", "import torch\nfrom fla.ops.cp import FLACPContext\n"},
-                     {"fla/ops/uses_modules.py", "from fla.modules.conv import causal_conv1d\n"}});
+  auto fixed =
+      Lint({{"fla/__init__.py", "from fla.ops.cp import FLACPContext\nfrom fla.modules.conv import causal_conv1d\n"},
+            {"fla/ops/__init__.py", "from . import uses_modules\n"},
+            {"fla/ops/cp.py", "import torch\n"},
+            {"fla/modules/__init__.py", ""},
+            {"fla/modules/conv.py", "import torch\nfrom fla.ops.cp import FLACPContext\n"},
+            {"fla/ops/uses_modules.py", "from fla.modules.conv import causal_conv1d\n"}});
   CHECK(fixed.violations.empty());
   CHECK(fixed.needed_scope == std::vector<std::string>{"fla"});
 }
@@ -293,10 +296,12 @@ TEST_CASE("python3 missing is a clear error; the helper never runs repository co
 
 TEST_CASE("the rules decide severities and which checks run", "[analyzer][integration][eager]") {
   std::string text = forkscope::testing::ReadFile(FORKSCOPE_SOURCE_DIR "/analyzer/rules/default_rules.json");
-  const std::string from = "{\"id\": \"function-level-torch-import\", \"check\": \"function-level-torch-import\", \"severity\": \"error\"";
+  const std::string from =
+      "{\"id\": \"function-level-torch-import\", \"check\": \"function-level-torch-import\", \"severity\": \"error\"";
   REQUIRE(text.find(from) != std::string::npos);
   text.replace(text.find(from), from.size(),
-               "{\"id\": \"function-level-torch-import\", \"check\": \"function-level-torch-import\", \"severity\": \"warning\"");
+               "{\"id\": \"function-level-torch-import\", \"check\": \"function-level-torch-import\", \"severity\": "
+               "\"warning\"");
   auto rules = Rules::FromJson(text, "<test>");
   REQUIRE(rules.ok());
   auto r = LintPythonPackages(rules->data(), {{"p/__init__.py", "def f():\n    import torch\n"}});

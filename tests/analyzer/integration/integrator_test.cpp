@@ -34,8 +34,9 @@ RegisteredFork Fork(const PaddleFleetFixture& fx, const std::string& name, const
 // (other forks' packages proxy-sensitive), URLs in other spellings than the .gitmodules ones.
 std::vector<RegisteredFork> Forks(const PaddleFleetFixture& fx) {
   std::vector<RegisteredFork> forks = {
-      Fork(fx, "HybridEP", fx.forks.at("HybridEP"), "hybrid-ep-paddle"),  // listed first: matching must not take it for DeepEP
-      Fork(fx, "DeepGEMM", fx.forks.at("DeepGEMM") + "/", "paddle"),      // a trailing slash
+      Fork(fx, "HybridEP", fx.forks.at("HybridEP"),
+           "hybrid-ep-paddle"),  // listed first: matching must not take it for DeepEP
+      Fork(fx, "DeepGEMM", fx.forks.at("DeepGEMM") + "/", "paddle"),  // a trailing slash
       Fork(fx, "DeepEP", "file://" + fx.forks.at("DeepEP"), "paddle"),
       Fork(fx, "sonic-moe", fx.forks.at("sonic-moe"), "paddle"),
       Fork(fx, "quack", fx.forks.at("quack"), "paddle"),
@@ -57,7 +58,8 @@ std::vector<RegisteredFork> Forks(const PaddleFleetFixture& fx) {
 }
 
 IntegratorReport Read(const PaddleFleetFixture& fx, const std::vector<RegisteredFork>& forks) {
-  IntegratorSource source{"PaddleFleet", testing::FileUrl(fx.integrator), "develop", fx.integrator, "refs/heads/develop"};
+  IntegratorSource source{"PaddleFleet", testing::FileUrl(fx.integrator), "develop", fx.integrator,
+                          "refs/heads/develop"};
   auto r = ReadIntegrator(source, forks);
   INFO(r.status().ToString());
   REQUIRE(r.ok());
@@ -65,17 +67,20 @@ IntegratorReport Read(const PaddleFleetFixture& fx, const std::vector<Registered
 }
 
 const LibraryReport& Lib(const IntegratorReport& r, const std::string& name) {
-  auto it = std::find_if(r.libraries.begin(), r.libraries.end(), [&](const LibraryReport& l) { return l.name == name; });
+  auto it =
+      std::find_if(r.libraries.begin(), r.libraries.end(), [&](const LibraryReport& l) { return l.name == name; });
   INFO("no library " << name);
   REQUIRE(it != r.libraries.end());
   return *it;
 }
 
 bool Mentions(const std::vector<std::string>& texts, const std::string& what) {
-  return std::any_of(texts.begin(), texts.end(), [&](const std::string& t) { return t.find(what) != std::string::npos; });
+  return std::any_of(texts.begin(), texts.end(),
+                     [&](const std::string& t) { return t.find(what) != std::string::npos; });
 }
 
-TEST_CASE("a PaddleFleet-shaped integrator: pins, steps, guards and what to paste", "[analyzer][integration][integrator]") {
+TEST_CASE("a PaddleFleet-shaped integrator: pins, steps, guards and what to paste",
+          "[analyzer][integration][integrator]") {
   TempDir tmp;
   PaddleFleetFixture fx = testing::BuildPaddleFleet(tmp.path());
   const auto forks = Forks(fx);
@@ -109,7 +114,7 @@ TEST_CASE("a PaddleFleet-shaped integrator: pins, steps, guards and what to past
   CHECK(ep.state == PinState::kBehind);
   CHECK(ep.behind == 1);
   CHECK(!ep.upstream_behind);
-  CHECK(ep.steps.gitignore);  // deep_ep and deep_ep_cpp.so
+  CHECK(ep.steps.gitignore);                  // deep_ep and deep_ep_cpp.so
   CHECK(ep.loader.guard == "enable_compat");  // the older block: to be replaced
   CHECK(ep.loader.scope == std::vector<std::string>{"deep_ep"});
   REQUIRE(ep.missing.size() == 1);
@@ -139,7 +144,7 @@ TEST_CASE("a PaddleFleet-shaped integrator: pins, steps, guards and what to past
   CHECK(quack.path == "third_party/quack");  // the older layout
   CHECK(quack.steps.get_libs);               // source_rel_path relative to the repository root
   CHECK(quack.steps.submodule_check);
-  CHECK(quack.steps.loader);                 // as sonicmoe's extra library
+  CHECK(quack.steps.loader);  // as sonicmoe's extra library
   CHECK(quack.loader.module == "sonicmoe");
   CHECK(quack.scope_lacks == std::vector<std::string>{"quack"});
 
@@ -161,8 +166,8 @@ TEST_CASE("a PaddleFleet-shaped integrator: pins, steps, guards and what to past
   CHECK(!tile.steps.submodule);
   REQUIRE(tile.missing.size() == 6);
   CHECK(tile.missing[0].find("[submodule \"packages/paddlefleet_ops/third_party/tilekit\"]\n\tpath = "
-                             "packages/paddlefleet_ops/third_party/tilekit\n\turl = " + fx.forks.at("tilekit")) !=
-        std::string::npos);
+                             "packages/paddlefleet_ops/third_party/tilekit\n\turl = " +
+                             fx.forks.at("tilekit")) != std::string::npos);
   CHECK(tile.missing[1].find("EcosystemLibrary(\n    name=\"tilekit\",\n    source_rel_path=\"third_party/tilekit\"") !=
         std::string::npos);
   CHECK(tile.missing[4].find("with paddle.use_compat_guard(scope={\"tilekit\", \"tilelang\"}, silent=True):") !=
@@ -176,7 +181,9 @@ TEST_CASE("a force-push of the fork orphans the pin, and a fresh checkout of the
   PaddleFleetFixture fx = testing::BuildPaddleFleet(tmp.path());
   const std::string update = "git -C " + ShellQuote(tmp.Sub("fresh")) +
                              " -c protocol.file.allow=always submodule update --init third_party/fastattn 2>&1";
-  REQUIRE(RunCommand("git clone -q " + ShellQuote(fx.integrator) + " " + ShellQuote(tmp.Sub("fresh")) + " 2>&1").status == 0);
+  REQUIRE(
+      RunCommand("git clone -q " + ShellQuote(fx.integrator) + " " + ShellQuote(tmp.Sub("fresh")) + " 2>&1").status ==
+      0);
   auto before = RunCommand(update);
   INFO(before.out);
   REQUIRE(before.status == 0);  // the pin is fetchable now
@@ -195,7 +202,9 @@ TEST_CASE("a force-push of the fork orphans the pin, and a fresh checkout of the
   // The others are untouched.
   CHECK(Lib(gone, "DeepGEMM").state == PinState::kCurrent);
 
-  REQUIRE(RunCommand("git clone -q " + ShellQuote(fx.integrator) + " " + ShellQuote(tmp.Sub("fresh2")) + " 2>&1").status == 0);
+  REQUIRE(
+      RunCommand("git clone -q " + ShellQuote(fx.integrator) + " " + ShellQuote(tmp.Sub("fresh2")) + " 2>&1").status ==
+      0);
   auto after = RunCommand("git -C " + ShellQuote(tmp.Sub("fresh2")) +
                           " -c protocol.file.allow=always submodule update --init third_party/fastattn 2>&1");
   INFO(after.out);
@@ -208,14 +217,16 @@ TEST_CASE("a pin kept on another ref of the fork is off-branch, not orphaned", "
   PaddleFleetFixture fx = testing::BuildPaddleFleet(tmp.path());
   // The archive tag that keeps a pin reachable, pushed before the force-push.
   testing::GitRepo work(fx.root + "/work/fastattn", "main");
-  work.Git("push -q " + ShellQuote(fx.forks.at("fastattn")) + " " + fx.fastattn_pin + ":refs/tags/paddle-archive/2023-11-14");
+  work.Git("push -q " + ShellQuote(fx.forks.at("fastattn")) + " " + fx.fastattn_pin +
+           ":refs/tags/paddle-archive/2023-11-14");
   testing::ForcePushFastattn(fx, true);
   const LibraryReport& fa = Lib(Read(fx, Forks(fx)), "fastattn");
   CHECK(fa.state == PinState::kOffBranch);
   CHECK(fa.notes.find("tags/paddle-archive/2023-11-14") != std::string::npos);
 }
 
-TEST_CASE("an unreachable fork and an integrator without the PaddleFleet files", "[analyzer][integration][integrator]") {
+TEST_CASE("an unreachable fork and an integrator without the PaddleFleet files",
+          "[analyzer][integration][integrator]") {
   TempDir tmp;
   PaddleFleetFixture fx = testing::BuildPaddleFleet(tmp.path());
   auto forks = Forks(fx);
@@ -238,11 +249,12 @@ TEST_CASE("an unreachable fork and an integrator without the PaddleFleet files",
 TEST_CASE("repository URL forms are one URL", "[analyzer][integration][url]") {
   const std::string key = RepoUrlKey("https://github.com/PFCCLab/DeepEP.git");
   CHECK(key == "github.com/pfcclab/deepep");
-  for (const char* form : {"https://github.com/PFCCLab/DeepEP", "https://github.com/PFCCLab/DeepEP/",
-                           "https://github.com/pfcclab/deepep.git/", "http://github.com/PFCCLab/DeepEP.git",
-                           "https://user:token@github.com/PFCCLab/DeepEP.git", "ssh://git@github.com/PFCCLab/DeepEP.git",
-                           "ssh://git@github.com:22/PFCCLab/DeepEP", "git@github.com:PFCCLab/DeepEP.git",
-                           "git@github.com:PFCCLab/DeepEP", "git://github.com/PFCCLab/DeepEP.git"}) {
+  for (const char* form :
+       {"https://github.com/PFCCLab/DeepEP", "https://github.com/PFCCLab/DeepEP/",
+        "https://github.com/pfcclab/deepep.git/", "http://github.com/PFCCLab/DeepEP.git",
+        "https://user:token@github.com/PFCCLab/DeepEP.git", "ssh://git@github.com/PFCCLab/DeepEP.git",
+        "ssh://git@github.com:22/PFCCLab/DeepEP", "git@github.com:PFCCLab/DeepEP.git", "git@github.com:PFCCLab/DeepEP",
+        "git://github.com/PFCCLab/DeepEP.git"}) {
     INFO(form);
     CHECK(RepoUrlKey(form) == key);
   }
@@ -251,7 +263,8 @@ TEST_CASE("repository URL forms are one URL", "[analyzer][integration][url]") {
   CHECK(RepoUrlKey("/srv/forks/DeepEP.git") == RepoUrlKey("file:///srv/forks/DeepEP.git/"));
   CHECK(ResolveSubmoduleUrl("https://github.com/PaddlePaddle/PaddleFleet.git", "../../PFCCLab/DeepEP.git") ==
         "https://github.com/PFCCLab/DeepEP.git");
-  CHECK(ResolveSubmoduleUrl("git@github.com:PaddlePaddle/PaddleFleet", "../DeepEP") == "git@github.com:PaddlePaddle/DeepEP");
+  CHECK(ResolveSubmoduleUrl("git@github.com:PaddlePaddle/PaddleFleet", "../DeepEP") ==
+        "git@github.com:PaddlePaddle/DeepEP");
   CHECK(ResolveSubmoduleUrl("https://x/y", "https://z/w") == "https://z/w");
   CHECK(RepoName("git@github.com:PFCCLab/sonic-moe.git") == "sonic-moe");
 }

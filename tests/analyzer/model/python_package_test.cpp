@@ -29,7 +29,7 @@ std::vector<std::string> Detect(const std::vector<std::string>& paths,
 }
 
 TEST_CASE("python packages: declared by setup.py or pyproject.toml, else the tree's", "[analyzer][model][package]") {
-  const std::vector<std::string> tree = {"flash_mla/__init__.py", "flash_mla/ops.py", "paddle_test/bench_mla.py",
+  const std::vector<std::string> tree = {"flash_mla/__init__.py", "flash_mla/ops.py",  "paddle_test/bench_mla.py",
                                          "paddle_test/utils.py",  "tests/__init__.py", "tests/test_mla.py",
                                          "benchmark/__init__.py", "setup.py"};
   SECTION("a folder of scripts without __init__.py is no package, nor are tests with one") {
@@ -55,8 +55,9 @@ TEST_CASE("python packages: declared by setup.py or pyproject.toml, else the tre
   }
   SECTION("pyproject: setuptools find tables and src layouts") {
     std::vector<std::string> paths = {"src/quack/__init__.py", "src/quack_tools/__init__.py"};
-    const std::string toml = "[project]\nname = \"quack-kernels\"\n\n[tool.setuptools.packages.find]\n"
-                             "where = [\"src\"]\ninclude = [\"quack\"]\n";
+    const std::string toml =
+        "[project]\nname = \"quack-kernels\"\n\n[tool.setuptools.packages.find]\n"
+        "where = [\"src\"]\ninclude = [\"quack\"]\n";
     CHECK(Detect(paths, {{"pyproject.toml", toml}}) == std::vector<std::string>{"quack"});
     CHECK(Detect(paths, {{"pyproject.toml", "[tool.setuptools]\npackages = [\"quack_tools\"]\n"}}) ==
           std::vector<std::string>{"quack_tools"});
@@ -71,8 +72,9 @@ TEST_CASE("python packages: declared by setup.py or pyproject.toml, else the tre
 TEST_CASE("validation path: the package is imported, not the test folder beside it", "[analyzer][render][package]") {
   TempDir tmp;
   GitRepo up(tmp.Sub("upstream"));
-  up.Write("setup.py", "from setuptools import setup, find_packages\nfrom torch.utils.cpp_extension import "
-                       "BuildExtension\n\nsetup(name='flash_mla', packages=find_packages(include=['flash_mla']))\n");
+  up.Write("setup.py",
+           "from setuptools import setup, find_packages\nfrom torch.utils.cpp_extension import "
+           "BuildExtension\n\nsetup(name='flash_mla', packages=find_packages(include=['flash_mla']))\n");
   up.Write("flash_mla/__init__.py", "from flash_mla.flash_mla_interface import *\n");
   up.Write("flash_mla/flash_mla_interface.py", "import torch\n\n\ndef mla(q):\n    return q\n");
   up.Write("tests/test_flash_mla.py", "import torch\nimport flash_mla\n");

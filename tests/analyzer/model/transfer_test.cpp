@@ -35,7 +35,7 @@ TEST_CASE("progress lines: one per 10% per phase, phases named, monotonic", "[an
     if (std::string l = lines.Next(p); !l.empty()) out.push_back(l);
   };
   for (unsigned i = 0; i <= 1000; ++i) feed(Receiving("up", i, 1000));  // 1001 callbacks
-  REQUIRE(out.size() == 11);                                          // 0%, 10%, ... 100%
+  REQUIRE(out.size() == 11);                                            // 0%, 10%, ... 100%
   CHECK(out.front().find("phase=\"receiving objects\" progress=0%") != std::string::npos);
   CHECK(out.back().find("progress=100% objects=1000/1000") != std::string::npos);
   feed(Receiving("up", 500, 1000));  // going back gives no line

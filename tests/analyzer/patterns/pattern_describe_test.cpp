@@ -19,8 +19,9 @@ HunkFingerprint Fp(std::string_view path, Layer layer, std::string_view body) {
 TEST_CASE("a mined pattern says what it does, where, with a line of its representative hunk",
           "[analyzer][mining][describe]") {
   SECTION("a deletion from a CI script names the line as it was, not its tokens") {
-    const std::string body = "-export CUDA_HOME=/usr/local/cuda-12.4\n-export PATH=$CUDA_HOME/bin:$PATH\n"
-                             "-nvcc --version\n-pip install torch\n-python setup.py develop";
+    const std::string body =
+        "-export CUDA_HOME=/usr/local/cuda-12.4\n-export PATH=$CUDA_HOME/bin:$PATH\n"
+        "-nvcc --version\n-pip install torch\n-python setup.py develop";
     const HunkFingerprint fp = Fp("ci/build.sh", Layer::kBuild, body);
     const PatternDescription d = DescribeMinedPattern(fp, "ci/build.sh", {"-export CUDA_HOME=/usr/local/cuda-12.4"});
     CHECK(d.text == "Deletes 5 lines from CI scripts, e.g. `export CUDA_HOME=/usr/local/cuda-12.4`");
@@ -30,12 +31,15 @@ TEST_CASE("a mined pattern says what it does, where, with a line of its represen
     CHECK(d.text.find("$ID") == std::string::npos);
   }
   SECTION("an edit shows the line it replaces and its replacement") {
-    const HunkFingerprint fp = Fp("csrc/b.cpp", Layer::kCppCompat,
-                                  "-  src.record_stream(stream);\n+  paddle::experimental::record_stream(src, stream);");
+    const HunkFingerprint fp =
+        Fp("csrc/b.cpp", Layer::kCppCompat,
+           "-  src.record_stream(stream);\n+  paddle::experimental::record_stream(src, stream);");
     const PatternDescription d = DescribeMinedPattern(
-        fp, "csrc/b.cpp", {" // ctx", "-  src.record_stream(stream);", "+  paddle::experimental::record_stream(src, stream);"});
-    CHECK(d.text == "Changes C++ bindings and host code: `src.record_stream(stream);` → "
-                    "`paddle::experimental::record_stream(src, stream);` (1 line replaced by 1)");
+        fp, "csrc/b.cpp",
+        {" // ctx", "-  src.record_stream(stream);", "+  paddle::experimental::record_stream(src, stream);"});
+    CHECK(d.text ==
+          "Changes C++ bindings and host code: `src.record_stream(stream);` → "
+          "`paddle::experimental::record_stream(src, stream);` (1 line replaced by 1)");
     CHECK(d.code == "pattern.edits");
   }
   SECTION("an addition to a build file; without an example, the tokens") {

@@ -5,8 +5,8 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "analyzer/patterns/pattern_catalogue.h"
 #include "analyzer/classify/rules_data.h"
+#include "analyzer/patterns/pattern_catalogue.h"
 #include "tests/analyzer/classifier_fixture.h"
 
 namespace forkscope::analyzer {

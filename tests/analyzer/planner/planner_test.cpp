@@ -199,7 +199,8 @@ std::vector<SourceFile> AttentionLibrary() {
   for (const char* name : {"fwd", "bwd", "splitkv", "paged", "varlen"}) {
     std::string text = "#include <torch/extension.h>\n#include <c10/cuda/CUDAGuard.h>\n\n";
     for (int i = 0; i < 4; ++i)
-      text += "void launch_" + std::to_string(i) + "(at::Tensor& q) {\n  auto stream = at::cuda::getCurrentCUDAStream();\n"
+      text += "void launch_" + std::to_string(i) +
+              "(at::Tensor& q) {\n  auto stream = at::cuda::getCurrentCUDAStream();\n"
               "  run(q, stream);\n}\n";
     files.push_back({std::string("csrc/") + name + ".cu", text});
   }
@@ -250,8 +251,9 @@ TEST_CASE("an attention library's C++ is no first-round change when no fork like
   CHECK(ops->when == TouchpointWhen::kIfNeeded);
   const Touchpoint* stream = Find(plan, "csrc/fwd.cu", "cpp_compat.stream-rewire");
   REQUIRE(stream != nullptr);
-  CHECK_THAT(stream->why, Catch::Contains("1 of 2 migrated forks made this change (e.g. comm-paddle csrc/buffer.cpp:40)") &&
-                              Catch::Contains("none of them among the forks most like this library"));
+  CHECK_THAT(stream->why,
+             Catch::Contains("1 of 2 migrated forks made this change (e.g. comm-paddle csrc/buffer.cpp:40)") &&
+                 Catch::Contains("none of them among the forks most like this library"));
   for (const auto& s : plan.similar)
     for (const auto& e : s.examples) CHECK(e.line >= 1);
 
@@ -279,15 +281,20 @@ TEST_CASE("a fork much like the library that did change its C++ moves that chang
   const Touchpoint* stream = Find(plan, "csrc/fwd.cu", "cpp_compat.stream-rewire");
   REQUIRE(stream != nullptr);
   CHECK(stream->when == TouchpointWhen::kFirst);
-  CHECK_THAT(stream->why, Catch::Contains("a fork much like this library made this change (attn-paddle csrc/fwd.cu:6)"));
+  CHECK_THAT(stream->why,
+             Catch::Contains("a fork much like this library made this change (attn-paddle csrc/fwd.cu:6)"));
   REQUIRE_FALSE(stream->examples.empty());
   CHECK(stream->examples[0].line == 6);
 }
 
 TEST_CASE("a stream access another fork bridged is one touchpoint, the bridge", "[analyzer][planner]") {
   Experience e = AttentionExperience();
-  e.bridged = {{"getCurrentCUDAStream", "at::cuda::getCurrentCUDAStream", {"attn-paddle"}, 1,
-                {"paddle::experimental::get_current_stream"}, {}}};
+  e.bridged = {{"getCurrentCUDAStream",
+                "at::cuda::getCurrentCUDAStream",
+                {"attn-paddle"},
+                1,
+                {"paddle::experimental::get_current_stream"},
+                {}}};
   const MigrationPlan plan = PlanMigration(DefaultRules(), AttentionLibrary(), e);
   const Touchpoint* bridge = Find(plan, "csrc/fwd.cu", "cpp_compat.pd-bridge");
   REQUIRE(bridge != nullptr);

@@ -31,9 +31,11 @@ CarryResult Sample() {
   c.kind = ConflictKind::kContent;
   c.fork_commit = std::string(40, '2');
   c.upstream_commits = {{std::string(40, 'u'), "Record the stream"}};
-  c.regions.push_back({12, {"  auto s = at::cuda::getCurrentCUDAStream();"},
+  c.regions.push_back({12,
+                       {"  auto s = at::cuda::getCurrentCUDAStream();"},
                        {"  auto s = at::cuda::getCurrentCUDAStream(dev);"},
-                       {"  auto s = paddle_stream(x);", "  // ```"}, false});
+                       {"  auto s = paddle_stream(x);", "  // ```"},
+                       false});
   r.conflicts.push_back(c);
   CarryConflict gone;
   gone.path = "csrc/k.cu";
@@ -69,8 +71,8 @@ TEST_CASE("carry json: every documented key", "[analyzer][carry]") {
   CHECK(c.at("layer") == "cpp_compat");
   CHECK(c.at("kind") == "content");
   CHECK(c.at("fork_commit") == std::string(40, '2'));
-  CHECK(c.at("upstream_commits") == json::parse(R"([{"sha":")" + std::string(40, 'u') +
-                                                R"(","subject":"Record the stream"}])"));
+  CHECK(c.at("upstream_commits") ==
+        json::parse(R"([{"sha":")" + std::string(40, 'u') + R"(","subject":"Record the stream"}])"));
   CHECK(c.at("regions").at(0).at("base_start") == 12);
   CHECK(c.at("regions").at(0).at("base_lines").size() == 1);
   CHECK(c.at("regions").at(0).at("upstream_lines").size() == 1);

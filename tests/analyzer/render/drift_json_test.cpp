@@ -23,8 +23,11 @@ DriftReport Sample() {
   r.merge_base_time = 1717200000;  // 2024-06-01T00:00:00Z
   r.merge_base_age_days = 12.5;
   r.upstream_commits_scanned = 3;
-  r.upstream_commits_touching_patched.push_back({std::string(40, '1'), "Add mul | div", 1718928000,
-                                                 {"fastops/ops.py", "setup.py"}, {Layer::kPython, Layer::kBuild}});
+  r.upstream_commits_touching_patched.push_back({std::string(40, '1'),
+                                                 "Add mul | div",
+                                                 1718928000,
+                                                 {"fastops/ops.py", "setup.py"},
+                                                 {Layer::kPython, Layer::kBuild}});
   r.predicted_conflicts.push_back({"fastops/ops.py", Layer::kPython, ConflictKind::kContent, ""});
   r.predicted_conflicts.push_back({"tests/test_ops.py", Layer::kPython, ConflictKind::kModifyDelete, "fork"});
   r.redundant_hunks.push_back({"csrc/fastops_kernels.cu", 12, 13});

@@ -21,10 +21,9 @@ Analysis NativePort(MigrationStyle style) {
   a.style_evidence.compat_lines = 1;
   a.style_evidence.native_hunks = 14;
   a.style_evidence.native_lines = 212;
-  a.style_evidence.strongest = {
-      {MigrationStyle::kNative, "cpp_compat.native-op-api", "csrc/convert.cpp", 3, 31},
-      {MigrationStyle::kNative, "package-rename", "torch_sparse/ -> paddle_sparse/", 0, 17},
-      {MigrationStyle::kCompat, "cpp_compat.pd-bridge", "csrc/cuda/convert_cuda.cu", 44, 1}};
+  a.style_evidence.strongest = {{MigrationStyle::kNative, "cpp_compat.native-op-api", "csrc/convert.cpp", 3, 31},
+                                {MigrationStyle::kNative, "package-rename", "torch_sparse/ -> paddle_sparse/", 0, 17},
+                                {MigrationStyle::kCompat, "cpp_compat.pd-bridge", "csrc/cuda/convert_cuda.cu", 44, 1}};
   FileChange setup;
   setup.path = "setup.py";
   setup.layer = Layer::kBuild;
@@ -46,8 +45,11 @@ TEST_CASE("the analysis JSON carries the style evidence and reads it back", "[an
   CHECK(e.at("native") == json({{"hunks", 14}, {"lines", 212}}));
   CHECK(e.at("harness_only") == false);
   REQUIRE(e.at("strongest").size() == 3);
-  CHECK(e.at("strongest")[0] == json({{"style", "native"}, {"signal", "cpp_compat.native-op-api"},
-                                      {"path", "csrc/convert.cpp"}, {"line", 3}, {"weight", 31}}));
+  CHECK(e.at("strongest")[0] == json({{"style", "native"},
+                                      {"signal", "cpp_compat.native-op-api"},
+                                      {"path", "csrc/convert.cpp"},
+                                      {"line", 3},
+                                      {"weight", 31}}));
 
   const Result<Analysis> back = AnalysisFromJson(doc);
   REQUIRE(back.ok());

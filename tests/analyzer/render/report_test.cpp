@@ -64,31 +64,32 @@ Analysis MakeAnalysis() {
   a.duration_ms = 1834;
   a.migration_branches = {"paddle", "paddle-legacy"};
 
-  FileChange setup = MakeFile("setup.py", FileStatus::kModified, Layer::kBuild,
-                              {MakeHunk(10, 10, {" import os", "+import paddle", "+paddle.enable_compat()",
-                                                 " from torch.utils import cpp_extension"},
-                                        Layer::kBuild, {"enable-compat-build"})});
+  FileChange setup = MakeFile(
+      "setup.py", FileStatus::kModified, Layer::kBuild,
+      {MakeHunk(10, 10,
+                {" import os", "+import paddle", "+paddle.enable_compat()", " from torch.utils import cpp_extension"},
+                Layer::kBuild, {"enable-compat-build"})});
   setup.hunks[0].header = " import sys";
 
-  FileChange ops = MakeFile(
-      "csrc/flashinfer_ops.cu", FileStatus::kModified, Layer::kCppCompat,
-      {MakeHunk(40, 40, {"   auto s = x.sizes();", "-  auto y = at::empty_like(x);",
-                         "+  auto y = paddle::experimental::empty_like(x._PD_GetInner());"},
-                Layer::kCppCompat, {"pd-getinner-bridge"})});
+  FileChange ops = MakeFile("csrc/flashinfer_ops.cu", FileStatus::kModified, Layer::kCppCompat,
+                            {MakeHunk(40, 40,
+                                      {"   auto s = x.sizes();", "-  auto y = at::empty_like(x);",
+                                       "+  auto y = paddle::experimental::empty_like(x._PD_GetInner());"},
+                                      Layer::kCppCompat, {"pd-getinner-bridge"})});
   ops.path_layer = Layer::kKernel;
   ops.hunks[0].context = "void run_decode(at::Tensor x)";
 
-  FileChange decode = MakeFile("include/flashinfer/attention/decode.cuh", FileStatus::kModified, Layer::kKernel,
-                               {MakeHunk(120, 120, {"-  int a=b;", "+  int a = b;"}, Layer::kKernel, {},
-                                         {"formatting-only"})});
+  FileChange decode =
+      MakeFile("include/flashinfer/attention/decode.cuh", FileStatus::kModified, Layer::kKernel,
+               {MakeHunk(120, 120, {"-  int a=b;", "+  int a = b;"}, Layer::kKernel, {}, {"formatting-only"})});
 
   FileChange core = MakeFile("flashinfer/jit/core.py", FileStatus::kModified, Layer::kPython,
                              {MakeHunk(1, 1, {" import torch", "+import paddle", "+paddle.enable_compat()"},
                                        Layer::kPython, {}, {"global-enable-compat-runtime"})});
 
-  FileChange renamed = MakeFile("tests_paddle/test_batch_decode.py", FileStatus::kRenamed, Layer::kPython,
-                                {MakeHunk(3, 3, {"-import torch.profiler", "+import paddle.profiler"},
-                                          Layer::kPython, {"profiler-swap"})});
+  FileChange renamed = MakeFile(
+      "tests_paddle/test_batch_decode.py", FileStatus::kRenamed, Layer::kPython,
+      {MakeHunk(3, 3, {"-import torch.profiler", "+import paddle.profiler"}, Layer::kPython, {"profiler-swap"})});
   renamed.old_path = "tests/test_batch_decode.py";
   renamed.similarity = 92;
 
@@ -96,16 +97,17 @@ Analysis MakeAnalysis() {
                               {MakeHunk(0, 1, {"+def f():", "+    return 1"}, Layer::kPython)});
   moved.moved_from = "flashinfer/utils.py";
 
-  FileChange ci = MakeFile(".github/workflows/ci.yml", FileStatus::kDeleted, Layer::kBuild,
-                           {MakeHunk(1, 0, {"-name: ci", "-on: [push]"}, Layer::kBuild, {},
-                                     {"deleted-upstream-file"})});
+  FileChange ci =
+      MakeFile(".github/workflows/ci.yml", FileStatus::kDeleted, Layer::kBuild,
+               {MakeHunk(1, 0, {"-name: ci", "-on: [push]"}, Layer::kBuild, {}, {"deleted-upstream-file"})});
 
   FileChange logo = MakeFile("docs/logo.png", FileStatus::kModified, Layer::kOther, {});
   logo.binary = true;
 
-  FileChange readme = MakeFile("README.md", FileStatus::kModified, Layer::kOther,
-                               {MakeHunk(1, 1, {" # FlashInfer", "+Paddle: `paddle.enable_compat(scope={\"flashinfer\"})`"},
-                                         Layer::kOther, {"readme-banner"})});
+  FileChange readme =
+      MakeFile("README.md", FileStatus::kModified, Layer::kOther,
+               {MakeHunk(1, 1, {" # FlashInfer", "+Paddle: `paddle.enable_compat(scope={\"flashinfer\"})`"},
+                         Layer::kOther, {"readme-banner"})});
   a.files = {setup, ops, decode, core, renamed, moved, ci, logo, readme};
 
   a.layers[static_cast<size_t>(Layer::kKernel)] = {1, 1, 1, 1};
@@ -188,19 +190,28 @@ TEST_CASE("AnalysisToJson writes the top-level keys with their types", "[analyze
   CHECK(LayerRow(doc, "cpp_compat").at("files") == 1);
 
   REQUIRE(doc.at("patterns").size() == 3);
-  CHECK(doc.at("patterns")[2] == json({{"id", "profiler-swap"}, {"layer", "python"},
-                                       {"description", "torch.profiler -> paddle.profiler"}, {"count", 2}}));
+  CHECK(doc.at("patterns")[2] == json({{"id", "profiler-swap"},
+                                       {"layer", "python"},
+                                       {"description", "torch.profiler -> paddle.profiler"},
+                                       {"count", 2}}));
   REQUIRE(doc.at("violations").size() == 3);
   CHECK(doc.at("violations")[0] == json({{"rule", "formatting-only"},
-                                         {"path", "include/flashinfer/attention/decode.cuh"}, {"line", 120},
+                                         {"path", "include/flashinfer/attention/decode.cuh"},
+                                         {"line", 120},
                                          {"message", "whitespace-only change in a kernel"},
-                                         {"message_code", "formatting-only"}, {"message_params", json::object()},
+                                         {"message_code", "formatting-only"},
+                                         {"message_params", json::object()},
                                          {"severity", "error"},
-                                         {"snippet", nullptr}, {"files", json::array()},
+                                         {"snippet", nullptr},
+                                         {"files", json::array()},
                                          {"fingerprint", ViolationFingerprint(MakeAnalysis().violations[0])}}));
   REQUIRE(doc.at("moves").size() == 1);
-  CHECK(doc.at("moves")[0] == json({{"kind", "copy"}, {"from", "tests/"}, {"to", "tests_paddle/"}, {"files", 2},
-                                    {"verbatim", 1}, {"adapted", 1}}));
+  CHECK(doc.at("moves")[0] == json({{"kind", "copy"},
+                                    {"from", "tests/"},
+                                    {"to", "tests_paddle/"},
+                                    {"files", 2},
+                                    {"verbatim", 1},
+                                    {"adapted", 1}}));
 }
 
 TEST_CASE("AnalysisToJson writes compat gaps with empty strings as null", "[analyzer][report]") {
@@ -209,8 +220,8 @@ TEST_CASE("AnalysisToJson writes compat gaps with empty strings as null", "[anal
   CHECK(gaps[0].at("removal") == "Paddle ships at::empty_like");
   CHECK(gaps[0].at("scope") == "decode|prefill");
   CHECK(gaps[0].at("line") == 42);
-  for (const char* key : {"path", "api", "bridge", "scope", "removal", "issue", "origin", "forwarded",
-                          "applied_upstream", "line"})
+  for (const char* key :
+       {"path", "api", "bridge", "scope", "removal", "issue", "origin", "forwarded", "applied_upstream", "line"})
     CHECK(gaps[1].contains(key));
   CHECK(gaps[1].at("api") == "c10::cuda::getCurrentCUDAStream");
   CHECK(gaps[1].at("removal").is_null());
@@ -265,8 +276,8 @@ TEST_CASE("AnalysisToJson writes files and hunks", "[analyzer][report]") {
   }
   SECTION("lines only when asked, each starting with its origin") {
     const json with = AnalysisToJson(a, /*with_lines=*/true).at("files")[0].at("hunks")[0].at("lines");
-    CHECK(with == json({" import os", "+import paddle", "+paddle.enable_compat()",
-                        " from torch.utils import cpp_extension"}));
+    CHECK(with ==
+          json({" import os", "+import paddle", "+paddle.enable_compat()", " from torch.utils import cpp_extension"}));
   }
 }
 
@@ -417,7 +428,8 @@ TEST_CASE("RenderMarkdown writes the report a maintainer pastes into a pull requ
 
   SECTION("title and header table") {
     CHECK_THAT(md, Catch::StartsWith("# Paddle migration: PFCCLab/flashinfer@paddle → flashinfer-ai/flashinfer@main"));
-    CHECK_THAT(md, Catch::Contains("| Fork | https://github.com/PFCCLab/flashinfer.git — branch `paddle` at `1111111` |"));
+    CHECK_THAT(md,
+               Catch::Contains("| Fork | https://github.com/PFCCLab/flashinfer.git — branch `paddle` at `1111111` |"));
     CHECK_THAT(md, Catch::Contains("(upstream default branch) at `2222222`"));
     CHECK_THAT(md, Catch::Contains("| Merge-base | `3333333` |"));
     CHECK_THAT(md, Catch::Contains("| Ahead / behind | 7 ahead, 41 behind |"));
@@ -429,10 +441,10 @@ TEST_CASE("RenderMarkdown writes the report a maintainer pastes into a pull requ
   SECTION("sections in order") {
     size_t at = 0;
     // What to act on first, the long file tables last and folded.
-    for (const char* heading : {"## Summary", "## Notices", "## Minimal-modification violations", "## Validation path",
-                                "## Compat-gap workarounds", "## Patterns", "## Directory moves and copies",
-                                "## Changed files by layer", "<details>\n<summary>Every changed file, by layer</summary>\n\n",
-                                "### kernel — ", "</details>"}) {
+    for (const char* heading :
+         {"## Summary", "## Notices", "## Minimal-modification violations", "## Validation path",
+          "## Compat-gap workarounds", "## Patterns", "## Directory moves and copies", "## Changed files by layer",
+          "<details>\n<summary>Every changed file, by layer</summary>\n\n", "### kernel — ", "</details>"}) {
       INFO(heading);
       const size_t found = md.find(heading);
       REQUIRE(found != std::string::npos);
@@ -445,8 +457,8 @@ TEST_CASE("RenderMarkdown writes the report a maintainer pastes into a pull requ
     CHECK_THAT(md, Catch::Contains("### kernel — framework-independent kernels and algorithms"));
     CHECK_THAT(md, Catch::Contains("### cpp_compat — C++ compat API and operator registration"));
     CHECK_THAT(md, Catch::Contains("| `setup.py` | modified | +2 / −0 | `enable-compat-build` |"));
-    CHECK_THAT(md, Catch::Contains(
-                       "| `tests/test_batch_decode.py` → `tests_paddle/test_batch_decode.py` | renamed (92%) |"));
+    CHECK_THAT(
+        md, Catch::Contains("| `tests/test_batch_decode.py` → `tests_paddle/test_batch_decode.py` | renamed (92%) |"));
     CHECK_THAT(md, Catch::Contains("| `docs/logo.png` | modified | binary | — |"));
     CHECK_THAT(md, Catch::Contains("| `.github/workflows/ci.yml` | deleted | +0 / −2 |"));
     CHECK_THAT(md, Catch::Contains("(moved from `flashinfer/utils.py`)"));
@@ -462,12 +474,13 @@ TEST_CASE("RenderMarkdown writes the report a maintainer pastes into a pull requ
   }
   SECTION("patterns, violations and compat gaps") {
     CHECK_THAT(md, Catch::Contains("| `profiler-swap` | python | 2 | torch.profiler -> paddle.profiler |"));
-    CHECK_THAT(md, Catch::Contains(
-                       "| `formatting-only` | `include/flashinfer/attention/decode.cuh:120` | whitespace-only change in a kernel |"));
+    CHECK_THAT(md, Catch::Contains("| `formatting-only` | `include/flashinfer/attention/decode.cuh:120` | "
+                                   "whitespace-only change in a kernel |"));
     CHECK_THAT(md, Catch::Contains("| `deleted-upstream-file` | `.github/workflows/ci.yml` |"));
     CHECK_THAT(md, Catch::Contains("global enable_compat() \\| use scope={...}"));
-    CHECK_THAT(md, Catch::Contains("| `at::empty_like` | `paddle::experimental::empty_like` | `csrc/flashinfer_ops.cu:42` | "
-                                   "decode\\|prefill | Paddle ships at::empty_like |"));
+    CHECK_THAT(
+        md, Catch::Contains("| `at::empty_like` | `paddle::experimental::empty_like` | `csrc/flashinfer_ops.cu:42` | "
+                            "decode\\|prefill | Paddle ships at::empty_like |"));
     CHECK_THAT(md, Catch::Contains("| `c10::cuda::getCurrentCUDAStream` | `phi::GPUContext::stream` | "
                                    "`csrc/flashinfer_ops.cu:77` | — | **missing** | — |"));
     CHECK_THAT(md, Catch::Contains("1 of 2 lack a removal condition"));
@@ -478,7 +491,8 @@ TEST_CASE("RenderMarkdown writes the report a maintainer pastes into a pull requ
     CHECK_THAT(md, Catch::Contains("- [ ] **1. Build**: `pip install -e . --no-build-isolation`"));
     CHECK_THAT(md, Catch::Contains(
                        "`python -c \"import paddle; paddle.enable_compat(scope={'flashinfer'}); import flashinfer\"`"));
-    CHECK_THAT(md, Catch::Contains("- [ ] **3. Minimal functional test**: `pytest tests_paddle/test_batch_decode.py -x`"));
+    CHECK_THAT(md,
+               Catch::Contains("- [ ] **3. Minimal functional test**: `pytest tests_paddle/test_batch_decode.py -x`"));
     CHECK_THAT(md, Catch::Contains("- [ ] **4. Runtime comparison against upstream**"));
     CHECK_THAT(md, Catch::Contains("first diverging call"));
   }

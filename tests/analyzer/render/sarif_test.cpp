@@ -3,8 +3,8 @@
 // mapped to line 1, stable fingerprints, and an empty analysis that is still a valid log.
 #include "analyzer/render/sarif.h"
 
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <set>
 #include <string>
 
@@ -54,7 +54,8 @@ void CheckEnvelope(const json& doc) {
     CHECK(rule.at("name").is_string());
     CHECK(rule.at("shortDescription").at("text").is_string());
     CHECK(rule.at("defaultConfiguration").at("level").is_string());
-    CHECK(rule.at("helpUri").get<std::string>().rfind("https://github.com/PFCCLab/forkscope/blob/main/docs/check.md#", 0) == 0);
+    CHECK(rule.at("helpUri").get<std::string>().rfind("https://github.com/PFCCLab/forkscope/blob/main/docs/check.md#",
+                                                      0) == 0);
   }
   REQUIRE(run.at("results").is_array());
   for (const json& r : run["results"]) {
@@ -159,15 +160,21 @@ TEST_CASE("SARIF of an analysis with violations and a compat gap", "[analyzer][s
     CHECK(results[0]["message"]["id"] == "default");
     CHECK(results[0]["message"]["arguments"] == json::array({"csrc/ops.cu:12"}));
     CHECK(results[4]["message"]["arguments"] ==
-          json::array({"at::Tensor::record_stream", "paddle::experimental::record_stream", "Paddle ships record_stream"}));
+          json::array(
+              {"at::Tensor::record_stream", "paddle::experimental::record_stream", "Paddle ships record_stream"}));
   }
 }
 
 TEST_CASE("SARIF quotes each location's line and the lines around it", "[analyzer][sarif]") {
   Analysis a = MakeAnalysis();
   a.violations[2].snippet = "x = f( 1 )";
-  Violation moved{"renamed-upstream-file", "paddle_x/", 0, "upstream file renamed or moved: torch_x/ -> paddle_x/ (2 files)",
-                  Severity::kWarning, "", {"paddle_x/a.py", "paddle_x/b.py"}};
+  Violation moved{"renamed-upstream-file",
+                  "paddle_x/",
+                  0,
+                  "upstream file renamed or moved: torch_x/ -> paddle_x/ (2 files)",
+                  Severity::kWarning,
+                  "",
+                  {"paddle_x/a.py", "paddle_x/b.py"}};
   a.violations.push_back(moved);
   FileChange f;
   f.path = "csrc/ops.cu";
@@ -192,7 +199,8 @@ TEST_CASE("SARIF quotes each location's line and the lines around it", "[analyze
     const json run = RenderSarif(a, {}, source)["runs"][0];
     const json gap = run["results"][5]["locations"][0]["physicalLocation"];
     CHECK(gap["region"]["snippet"]["text"] == "bind 40");
-    CHECK(gap["contextRegion"] == json{{"startLine", 38}, {"endLine", 42},
+    CHECK(gap["contextRegion"] == json{{"startLine", 38},
+                                       {"endLine", 42},
                                        {"snippet", {{"text", "bind 38\nbind 39\nbind 40\nbind 41\nbind 42"}}}});
     // A grouped finding is shown at its first file; a directory has no lines.
     const json group = run["results"][4];

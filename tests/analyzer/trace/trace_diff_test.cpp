@@ -59,17 +59,23 @@ TEST_CASE("trace diff: values within tolerance match, beyond it diverge", "[anal
     CHECK(r.compared == 1);
   }
   SECTION("a record's own tolerance wins over the defaults") {
-    std::string loose = R"({"site":"a.py:1","op":"add","outputs":[{"values":[1.0]}],"atol":0.6})" "\n";
-    std::string off = R"({"site":"a.py:1","op":"add","outputs":[{"values":[1.5]}]})" "\n";
+    std::string loose = R"({"site":"a.py:1","op":"add","outputs":[{"values":[1.0]}],"atol":0.6})"
+                        "\n";
+    std::string off = R"({"site":"a.py:1","op":"add","outputs":[{"values":[1.5]}]})"
+                      "\n";
     CHECK(DiffTraces(Parse(loose), Parse(off)).identical());
     CHECK(DiffTraces(Parse(loose), Parse(off), TraceTolerance{0, 0}).identical());
-    CHECK(DiffTraces(Parse(off), Parse(loose)).identical());  // the migrated record's atol counts when the reference has none
-    std::string strict = R"({"site":"a.py:1","op":"add","outputs":[{"values":[1.0]}]})" "\n";
+    CHECK(DiffTraces(Parse(off), Parse(loose))
+              .identical());  // the migrated record's atol counts when the reference has none
+    std::string strict = R"({"site":"a.py:1","op":"add","outputs":[{"values":[1.0]}]})"
+                         "\n";
     CHECK_FALSE(DiffTraces(Parse(strict), Parse(off)).identical());
   }
   SECTION("NaN matches NaN only") {
-    std::string nan = R"({"site":"a.py:1","op":"f","outputs":[{"values":[null, 1]}]})" "\n";
-    std::string one = R"({"site":"a.py:1","op":"f","outputs":[{"values":[1, 1]}]})" "\n";
+    std::string nan = R"({"site":"a.py:1","op":"f","outputs":[{"values":[null, 1]}]})"
+                      "\n";
+    std::string one = R"({"site":"a.py:1","op":"f","outputs":[{"values":[1, 1]}]})"
+                      "\n";
     CHECK(DiffTraces(Parse(nan), Parse(nan)).identical());
     CHECK_FALSE(DiffTraces(Parse(nan), Parse(one)).identical());
   }
@@ -87,8 +93,8 @@ TEST_CASE("trace diff: a shape or dtype change is the divergence", "[analyzer][t
     CHECK(r.divergence->migrated == "[4, 1]");
   }
   SECTION("input dtype") {
-    TraceDiffResult r = DiffTraces(ref, Parse(kA + kB + Rec("csrc/scale.cu:42", "scale_kernel", "[0.5, 1, 1.5, 2]",
-                                                                   "[4]", "bfloat16")));
+    TraceDiffResult r = DiffTraces(
+        ref, Parse(kA + kB + Rec("csrc/scale.cu:42", "scale_kernel", "[0.5, 1, 1.5, 2]", "[4]", "bfloat16")));
     REQUIRE(r.divergence);
     CHECK(r.divergence->index == 2);
     CHECK(r.divergence->kind == DivergenceKind::kDtype);
@@ -201,14 +207,16 @@ TEST_CASE("trace diff: the divergence's file and layer", "[analyzer][trace]") {
     CHECK(*r.divergence->layer == Layer::kPython);
   }
   SECTION("an absolute site elsewhere matches an analysis file by suffix") {
-    TraceDiffResult r = DiffTraces(ref, Parse(kA + Rec("/site-packages/fastops/ops.py:20", "add", "[0, 3, 4, 5]") + kC));
+    TraceDiffResult r =
+        DiffTraces(ref, Parse(kA + Rec("/site-packages/fastops/ops.py:20", "add", "[0, 3, 4, 5]") + kC));
     REQUIRE(r.divergence);
     AttachLayer(*r.divergence, &analysis, &*rules);
     CHECK(r.divergence->file == "fastops/ops.py");
     CHECK(r.divergence->layer_source == "analysis");
   }
   SECTION("a file the migration left alone takes its layer from the path rules") {
-    TraceDiffResult r = DiffTraces(ref, Parse(kA + kB + Rec("csrc/other_kernel.cu:7", "scale_kernel", "[9, 1, 1.5, 2]")));
+    TraceDiffResult r =
+        DiffTraces(ref, Parse(kA + kB + Rec("csrc/other_kernel.cu:7", "scale_kernel", "[9, 1, 1.5, 2]")));
     REQUIRE(r.divergence);
     AttachLayer(*r.divergence, &analysis, &*rules);
     CHECK(r.divergence->file == "csrc/other_kernel.cu");

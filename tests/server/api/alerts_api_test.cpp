@@ -45,11 +45,12 @@ struct Env {
       hooks += std::string(kind) == "feishu" ? "secret_env = \"FS_TEST_FEISHU_SECRET\"\n"
                                              : std::string("secret = \"") + kind + "-secret\"\n";
     }
-    WriteFile(config_path, "[alerts]\nfailures_before_alert = 2\n\n[alerts.delivery]\nretry_base_s = 1\n"
-                           "retry_max_s = 2\nmax_attempts = 100\ntimeout_s = 5\n\n[security]\n"
-                           "allowed_hosts = [\"127.0.0.1\"]\n\n[[security.tokens]]\n"
-                           "name = \"alice\"\nscope = \"write\"\nsha256 = \"" + server::HashToken(kAlice) + "\"\n" +
-                               hooks);
+    WriteFile(config_path,
+              "[alerts]\nfailures_before_alert = 2\n\n[alerts.delivery]\nretry_base_s = 1\n"
+              "retry_max_s = 2\nmax_attempts = 100\ntimeout_s = 5\n\n[security]\n"
+              "allowed_hosts = [\"127.0.0.1\"]\n\n[[security.tokens]]\n"
+              "name = \"alice\"\nscope = \"write\"\nsha256 = \"" +
+                  server::HashToken(kAlice) + "\"\n" + hooks);
   }
   DaemonOptions Options() const {
     return {FORKSCOPE_BINARY, tmp.Sub("data"), {"--allow-local-repos", "--config", config_path}, kAdmin};
@@ -102,7 +103,8 @@ TEST_CASE("daemon: alerts API, and deliveries pending at SIGKILL arrive after a 
   auto c = d->Client();
   for (const char* name : {"broken-a", "broken-b"}) {
     // Nothing listens on port 1: registration lets an unanswered remote through, every sync fails.
-    json fork{{"name", name}, {"fork_url", std::string("http://127.0.0.1:1/missing-") + name + ".git"},
+    json fork{{"name", name},
+              {"fork_url", std::string("http://127.0.0.1:1/missing-") + name + ".git"},
               {"upstream_url", "http://127.0.0.1:1/missing-upstream.git"}};
     REQUIRE(Call(*c, "POST", "/api/v1/forks", "/api/v1/forks", fork.dump(), kAdmin).status == 201);
     // The registration queued the first sync itself: wait for it, so each later sync is a new failure.

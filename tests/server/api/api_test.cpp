@@ -30,8 +30,10 @@ struct Env {
   std::string config_path = tmp.Sub("forkscope.toml");
 
   Env() {
-    WriteFile(config_path, "[http]\nmax_body_bytes = 65536\n\n[[security.tokens]]\nname = \"reader\"\nscope = \"read\"\n"
-                           "sha256 = \"" + server::HashToken("reader-secret") + "\"\n");
+    WriteFile(config_path,
+              "[http]\nmax_body_bytes = 65536\n\n[[security.tokens]]\nname = \"reader\"\nscope = \"read\"\n"
+              "sha256 = \"" +
+                  server::HashToken("reader-secret") + "\"\n");
   }
   DaemonOptions Options() const {
     return {FORKSCOPE_BINARY, tmp.Sub("data"), {"--allow-local-repos", "--config", config_path}, kAdmin};
@@ -115,8 +117,9 @@ TEST_CASE("daemon: registry, sync, analysis, files, hunks, patterns", "[server][
   CHECK(unknown.status == 404);
   CHECK_API(unknown);
 
-  REQUIRE(Call(*c, "POST", "/api/v1/forks", "/api/v1/forks", env.ForkBody("fastops-native", env.native), kAdmin).status ==
-          201);
+  REQUIRE(
+      Call(*c, "POST", "/api/v1/forks", "/api/v1/forks", env.ForkBody("fastops-native", env.native), kAdmin).status ==
+      201);
   SyncFork(*c, "fastops-native");
   auto patterns = Call(*c, "GET", "/api/v1/patterns", "/api/v1/patterns");
   REQUIRE(patterns.status == 200);
@@ -166,19 +169,21 @@ TEST_CASE("daemon: tokens, malformed input, limits", "[server][api]") {
   CHECK_API(malformed);
   auto missing = Call(*c, "POST", "/api/v1/forks", "/api/v1/forks", "{\"name\":\"x\"}", kAdmin);
   CHECK(missing.status == 400);
-  auto traversal = Call(*c, "POST", "/api/v1/forks", "/api/v1/forks",
-                        json{{"name", "../x"}, {"fork_url", env.compat.path()}, {"upstream_url", env.up.path()}}.dump(),
-                        kAdmin);
+  auto traversal =
+      Call(*c, "POST", "/api/v1/forks", "/api/v1/forks",
+           json{{"name", "../x"}, {"fork_url", env.compat.path()}, {"upstream_url", env.up.path()}}.dump(), kAdmin);
   CHECK(traversal.status == 400);
   // Branch names follow git check-ref-format; a newline or an option-looking name never reaches git or a log.
-  for (const std::string& bad_branch : std::vector<std::string>{"a\nb", std::string("a\0b", 3), "../../HEAD", "--upload-pack=x", "a..b", "x.lock",
-                                       "-x", "a b", "refs/@{x}"}) {
+  for (const std::string& bad_branch :
+       std::vector<std::string>{"a\nb", std::string("a\0b", 3), "../../HEAD", "--upload-pack=x", "a..b", "x.lock", "-x",
+                                "a b", "refs/@{x}"}) {
     json fork = json::parse(env.ForkBody("fb", env.compat));
     fork["branch"] = bad_branch;
     auto refused = Call(*c, "POST", "/api/v1/forks", "/api/v1/forks", fork.dump(), kAdmin);
     INFO(bad_branch);
     CHECK(refused.status == 400);
-    CHECK(JsonBody(refused)["error"]["message"].get<std::string>().find("not a valid git branch name") != std::string::npos);
+    CHECK(JsonBody(refused)["error"]["message"].get<std::string>().find("not a valid git branch name") !=
+          std::string::npos);
   }
   // A 32-bit wrap would store 4294967596 as 300: the interval is range-checked as read.
   for (const char* interval : {"4294967596", "-1", "299", "18446744073709551615"}) {
@@ -207,8 +212,10 @@ TEST_CASE("daemon: fork URLs outside the allow-list are refused", "[server][api]
   CHECK(local.status == 422);
   CHECK_API(local);
   auto other = Call(*c, "POST", "/api/v1/forks", "/api/v1/forks",
-                    json{{"name", "f"}, {"fork_url", "https://evil.example.com/x.git"},
-                         {"upstream_url", "https://github.com/flashinfer-ai/flashinfer"}}.dump(),
+                    json{{"name", "f"},
+                         {"fork_url", "https://evil.example.com/x.git"},
+                         {"upstream_url", "https://github.com/flashinfer-ai/flashinfer"}}
+                        .dump(),
                     kAdmin);
   CHECK(other.status == 422);
 }
@@ -217,8 +224,9 @@ TEST_CASE("daemon: the CI check in JSON and SARIF", "[server][api]") {
   Env env;
   Daemon d(env.Options());
   auto c = d.Client();
-  REQUIRE(Call(*c, "POST", "/api/v1/forks", "/api/v1/forks", env.ForkBody("fastops-paddle", env.compat), kAdmin).status ==
-          201);
+  REQUIRE(
+      Call(*c, "POST", "/api/v1/forks", "/api/v1/forks", env.ForkBody("fastops-paddle", env.compat), kAdmin).status ==
+      201);
   SECTION("fork commit") {
     const std::string body = json{{"fork", "fastops-paddle"}, {"head", env.compat.Head()}}.dump();
     auto r = CheckCommit(*c, "", body, kAdmin);
@@ -259,14 +267,16 @@ TEST_CASE("daemon: the CI check in JSON and SARIF", "[server][api]") {
     CHECK(unknown_fork.status == 404);
   }
   SECTION("raw diff") {
-    std::string clean = "diff --git a/setup.py b/setup.py\n--- a/setup.py\n+++ b/setup.py\n@@ -1,2 +1,4 @@\n import os\n"
-                        "+import paddle\n+paddle.enable_compat()\n from setuptools import setup\n";
+    std::string clean =
+        "diff --git a/setup.py b/setup.py\n--- a/setup.py\n+++ b/setup.py\n@@ -1,2 +1,4 @@\n import os\n"
+        "+import paddle\n+paddle.enable_compat()\n from setuptools import setup\n";
     auto pass = Call(*c, "POST", "/api/v1/check?fork=fastops-paddle", "/api/v1/check", clean, kAdmin, "text/x-diff");
     REQUIRE(pass.status == 200);
     CHECK_API(pass);
     CHECK(JsonBody(pass)["verdict"] == "pass");
-    std::string bad = "--- a/pkg/run.py\n+++ b/pkg/run.py\n@@ -1,1 +1,3 @@\n import os\n+import paddle\n"
-                      "+paddle.enable_compat()\n";
+    std::string bad =
+        "--- a/pkg/run.py\n+++ b/pkg/run.py\n@@ -1,1 +1,3 @@\n import os\n+import paddle\n"
+        "+paddle.enable_compat()\n";
     auto fail = Call(*c, "POST", "/api/v1/check", "/api/v1/check", bad, kAdmin, "text/x-diff");
     REQUIRE(fail.status == 200);
     CHECK(JsonBody(fail)["verdict"] == "fail");
@@ -282,8 +292,8 @@ TEST_CASE("daemon: the CI check in JSON and SARIF", "[server][api]") {
       CHECK(closed.status == 400);
       CHECK(JsonBody(closed)["error"]["message"].get<std::string>().find("no unified diff") != std::string::npos);
     }
-    auto escape = Call(*c, "POST", "/api/v1/check", "/api/v1/check",
-                       "--- a/../x\n+++ b/../x\n@@ -1 +1 @@\n-a\n+b\n", kAdmin, "text/x-diff");
+    auto escape = Call(*c, "POST", "/api/v1/check", "/api/v1/check", "--- a/../x\n+++ b/../x\n@@ -1 +1 @@\n-a\n+b\n",
+                       kAdmin, "text/x-diff");
     CHECK(escape.status == 400);
   }
 }
@@ -292,10 +302,12 @@ TEST_CASE("daemon: concurrent clients during a sync, SIGTERM leaves a consistent
   Env env;
   auto d = std::make_unique<Daemon>(env.Options());
   auto c = d->Client();
-  REQUIRE(Call(*c, "POST", "/api/v1/forks", "/api/v1/forks", env.ForkBody("fastops-paddle", env.compat), kAdmin).status ==
-          201);
-  REQUIRE(Call(*c, "POST", "/api/v1/forks", "/api/v1/forks", env.ForkBody("fastops-native", env.native), kAdmin).status ==
-          201);
+  REQUIRE(
+      Call(*c, "POST", "/api/v1/forks", "/api/v1/forks", env.ForkBody("fastops-paddle", env.compat), kAdmin).status ==
+      201);
+  REQUIRE(
+      Call(*c, "POST", "/api/v1/forks", "/api/v1/forks", env.ForkBody("fastops-native", env.native), kAdmin).status ==
+      201);
   std::atomic<int> ok{0}, failed{0};
   std::vector<std::thread> clients;
   for (int i = 0; i < 4; ++i)
@@ -326,8 +338,7 @@ TEST_CASE("daemon: concurrent clients during a sync, SIGTERM leaves a consistent
     REQUIRE(task.ok());
     REQUIRE(task->has_value());
     CHECK(((*task)->state == storage::TaskState::kSucceeded || (*task)->state == storage::TaskState::kFailed));
-    if ((*task)->state == storage::TaskState::kFailed)
-      CHECK((*task)->error.find("interrupted") != std::string::npos);
+    if ((*task)->state == storage::TaskState::kFailed) CHECK((*task)->error.find("interrupted") != std::string::npos);
   }
   // A restart serves the registry and keeps every finished analysis.
   d = std::make_unique<Daemon>(env.Options());
@@ -441,8 +452,10 @@ TEST_CASE("serve: config forks pass the same URL policy and branch rules as the 
 
 TEST_CASE("serve: a bad recipe stops start-up before the config's forks are written", "[server][api]") {
   TempDir tmp;
-  WriteFile(tmp.Sub("forks.toml"), "[[forks]]\nname = \"x\"\nfork_url = \"https://github.com/PFCCLab/x\"\n"
-                                   "upstream_url = \"https://github.com/up/x\"\nrecipe = \"" + tmp.Sub("missing.toml") + "\"\n");
+  WriteFile(tmp.Sub("forks.toml"),
+            "[[forks]]\nname = \"x\"\nfork_url = \"https://github.com/PFCCLab/x\"\n"
+            "upstream_url = \"https://github.com/up/x\"\nrecipe = \"" +
+                tmp.Sub("missing.toml") + "\"\n");
   auto r = RunCommand(std::string(FORKSCOPE_BINARY) + " serve --listen 127.0.0.1:0 --data-dir " + tmp.Sub("d") +
                       " --config " + tmp.Sub("forks.toml") + " 2>&1");
   CHECK(r.status == 2);

@@ -64,8 +64,8 @@ TEST_CASE("daemon: chunked bodies are held to max_body_bytes, unauthenticated on
   // Warm up the allocator and the worker threads, then measure.
   for (int i = 0; i < 5; ++i) (void)RawRequest(d.port(), Head("GET", "/api/v1/forks") + "\r\n");
   const long before_kib = ResidentKiB(d.pid());
-  RawResponse anonymous = RawChunkedRequest(d.port(), Head("POST", "/api/v1/check", false) +
-                                                          "Content-Type: text/x-diff", ten_mb);
+  RawResponse anonymous =
+      RawChunkedRequest(d.port(), Head("POST", "/api/v1/check", false) + "Content-Type: text/x-diff", ten_mb);
   CHECK(anonymous.status == 401);
   RawResponse too_large =
       RawChunkedRequest(d.port(), Head("POST", "/api/v1/check") + "Content-Type: text/x-diff", ten_mb);
@@ -85,14 +85,15 @@ TEST_CASE("daemon: chunked bodies are held to max_body_bytes, unauthenticated on
   auto c = d.Client();
   httplib::Headers auth{{"Authorization", std::string("Bearer ") + kAdmin}};
   const std::string body = env.ForkBody();
-  auto created = c->Post("/api/v1/forks", auth,
-                         [&body](size_t offset, httplib::DataSink& sink) {
-                           const size_t n = std::min<size_t>(7, body.size() - offset);
-                           if (offset < body.size()) sink.write(body.data() + offset, n);
-                           if (offset + 7 >= body.size()) sink.done();
-                           return true;
-                         },
-                         "application/json");
+  auto created = c->Post(
+      "/api/v1/forks", auth,
+      [&body](size_t offset, httplib::DataSink& sink) {
+        const size_t n = std::min<size_t>(7, body.size() - offset);
+        if (offset < body.size()) sink.write(body.data() + offset, n);
+        if (offset + 7 >= body.size()) sink.done();
+        return true;
+      },
+      "application/json");
   REQUIRE(created);
   CHECK(created->status == 201);
   // A Content-Length over the cap: 413 as well.
@@ -156,10 +157,10 @@ TEST_CASE("daemon: undecodable targets are 400s, logged and counted; wrong metho
   struct MethodCase {
     std::string method, target, allow;
   };
-  for (const MethodCase& m : {MethodCase{"PUT", "/api/v1/forks/x", "GET, HEAD, PATCH, DELETE"},
-                              MethodCase{"GET", "/api/v1/forks/x/sync", "POST"},
-                              MethodCase{"DELETE", "/api/v1/check", "POST"},
-                              MethodCase{"POST", "/healthz", "GET, HEAD"}}) {
+  for (const MethodCase& m :
+       {MethodCase{"PUT", "/api/v1/forks/x", "GET, HEAD, PATCH, DELETE"},
+        MethodCase{"GET", "/api/v1/forks/x/sync", "POST"}, MethodCase{"DELETE", "/api/v1/check", "POST"},
+        MethodCase{"POST", "/healthz", "GET, HEAD"}}) {
     INFO(m.method << " " << m.target);
     RawResponse r = RawRequest(d.port(), Head(m.method, m.target) + "Content-Length: 0\r\n\r\n");
     CHECK(r.status == 405);

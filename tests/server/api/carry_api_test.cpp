@@ -9,13 +9,13 @@
 
 #include <chrono>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <tuple>
-#include <nlohmann/json.hpp>
 
-#include "analyzer/git/transfer.h"
 #include "analyzer/git/network.h"
+#include "analyzer/git/transfer.h"
 #include "server/app/demo_corpus.h"
 #include "server/config/config.h"
 #include "server/services/webhooks.h"
@@ -131,12 +131,12 @@ struct CarryEnv {
     receiver.Start();
     // Both recipes check that the work tree is the candidate: upstream's new file and the fork's change.
     const std::string build = "run = \"test -f fastops/new_op.py && grep -q enable_compat setup.py && echo built\"\n";
-    WriteFile(tmp.Sub("gpu.toml"), "name = \"gpu\"\n[stages.build]\n" + build +
-                                        "[stages.smoke]\nrun = \"nvidia-smi\"\ngpu = true\n");
+    WriteFile(tmp.Sub("gpu.toml"),
+              "name = \"gpu\"\n[stages.build]\n" + build + "[stages.smoke]\nrun = \"nvidia-smi\"\ngpu = true\n");
     WriteFile(tmp.Sub("cpu.toml"), "name = \"cpu\"\n[stages.build]\n" + build + "[stages.import]\nrun = \"true\"\n");
     std::string forks;
-    for (const auto& [name, repo, recipe] : {std::tuple{"fastops", &gpu_fork, "gpu.toml"},
-                                             {"fastops-cpu", &cpu_fork, "cpu.toml"}})
+    for (const auto& [name, repo, recipe] :
+         {std::tuple{"fastops", &gpu_fork, "gpu.toml"}, {"fastops-cpu", &cpu_fork, "cpu.toml"}})
       forks += std::string("[[forks]]\nname = \"") + name + "\"\nfork_url = \"" + repo->path() +
                "\"\nupstream_url = \"" + up.path() + "\"\nrecipe = \"" + tmp.Sub(recipe) + "\"\n";
     WriteFile(tmp.Sub("forkscope.toml"),
@@ -189,16 +189,16 @@ void CheckReadyAndPublished(const CarryEnv& env, const json& cpu, const std::str
   CHECK(ready.size() == 1);
   CHECK(ready[0]["event"] == "alert.opened");
   const std::string message = ready[0]["alert"]["message"];
-  const std::string fetch = "git fetch " + NetworkOf(env.data, env.up.path()) +
-                            " refs/forks/fastops-cpu/candidates/paddle/" + onto12;
+  const std::string fetch =
+      "git fetch " + NetworkOf(env.data, env.up.path()) + " refs/forks/fastops-cpu/candidates/paddle/" + onto12;
   CHECK(message.find(fetch) != std::string::npos);
   CHECK(message.find(cpu["publish"][1].get<std::string>()) != std::string::npos);
   CHECK(HooksFor(env.receiver, "candidate-ready", "fastops").empty());
   GitRepo maintainer = GitRepo::Clone(env.cpu_fork.path(), env.tmp.Sub("maintainer"));
   for (size_t i = 0; i < 2; ++i) {
     INFO(cpu["publish"][i].get<std::string>());
-    CHECK(RunCommand("cd " + ShellQuote(maintainer.path()) + " && " + cpu["publish"][i].get<std::string>() +
-                     " 2>&1").status == 0);
+    CHECK(RunCommand("cd " + ShellQuote(maintainer.path()) + " && " + cpu["publish"][i].get<std::string>() + " 2>&1")
+              .status == 0);
   }
   CHECK(env.cpu_fork.Git("rev-parse forkscope/sync-" + onto12) == cpu["candidate_sha"]);
 }
@@ -219,8 +219,8 @@ void CheckNeverTwice(httplib::Client& c, const json& gpu) {
 }
 
 void CheckBadRequests(httplib::Client& c) {
-  for (const char* bad : {R"({"bogus": 1})", R"({"strategy": "merge"})", R"({"onto": 5})", R"({"onto": "-x"})",
-                          "[1]", "{"}) {
+  for (const char* bad :
+       {R"({"bogus": 1})", R"({"strategy": "merge"})", R"({"onto": 5})", R"({"onto": "-x"})", "[1]", "{"}) {
     auto r = Call(c, "POST", "/api/v1/forks/fastops/carry", "/api/v1/forks/{name}/carry", bad, kAdmin);
     INFO(bad << " -> " << r.body);
     CHECK(r.status == 400);
@@ -334,10 +334,12 @@ TEST_CASE("daemon: SIGKILL during a carry leaves no half-written ref; the task e
   AppendCommits(fork, tmp.Sub("notes.stream"), 1500);
   up.Write("fastops/new_op.py", "def new_op(x):\n    return x\n");
   const std::string onto = up.Commit("Add new_op");
-  WriteFile(tmp.Sub("forkscope.toml"), "scheduler = false\n[carry]\nafter_sync = false\n[[forks]]\nname = \"big\"\n"
-                                       "fork_url = \"" + fork.path() + "\"\nupstream_url = \"" + up.path() + "\"\n");
-  const DaemonOptions options{FORKSCOPE_BINARY, tmp.Sub("data"),
-                              {"--allow-local-repos", "--config", tmp.Sub("forkscope.toml")}, kAdmin};
+  WriteFile(tmp.Sub("forkscope.toml"),
+            "scheduler = false\n[carry]\nafter_sync = false\n[[forks]]\nname = \"big\"\n"
+            "fork_url = \"" +
+                fork.path() + "\"\nupstream_url = \"" + up.path() + "\"\n");
+  const DaemonOptions options{
+      FORKSCOPE_BINARY, tmp.Sub("data"), {"--allow-local-repos", "--config", tmp.Sub("forkscope.toml")}, kAdmin};
   const std::string mirror = NetworkOf(tmp.Sub("data"), up.path());
   auto d = std::make_unique<Daemon>(options);
   auto c = d->Client();

@@ -8,8 +8,8 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <tuple>
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 #include "server/services/webhooks.h"
 #include "tests/support/corpus.h"
@@ -45,20 +45,24 @@ void SyncAndWait(httplib::Client& c, const std::string& fork) {
   REQUIRE(r.status == 202);
   const std::string task = json::parse(r.body)["task"];
   json t;
-  REQUIRE(PollUntil([&] {
-    t = Get(c, "/api/v1/tasks/" + task, "/api/v1/tasks/{id}");
-    return t["state"] == "succeeded" || t["state"] == "failed";
-  }, std::chrono::seconds(90)));
+  REQUIRE(PollUntil(
+      [&] {
+        t = Get(c, "/api/v1/tasks/" + task, "/api/v1/tasks/{id}");
+        return t["state"] == "succeeded" || t["state"] == "failed";
+      },
+      std::chrono::seconds(90)));
   REQUIRE(t["state"] == "succeeded");
 }
 
 // The fork's only candidate once its push (or its failure) is recorded.
 json WaitPublishOutcome(httplib::Client& c, const std::string& fork) {
   json list;
-  const bool done = PollUntil([&] {
-    list = Get(c, "/api/v1/forks/" + fork + "/candidates", "/api/v1/forks/{name}/candidates")["candidates"];
-    return list.size() == 1 && (!list[0]["published_branch"].is_null() || !list[0]["publish_error"].is_null());
-  }, std::chrono::seconds(90));
+  const bool done = PollUntil(
+      [&] {
+        list = Get(c, "/api/v1/forks/" + fork + "/candidates", "/api/v1/forks/{name}/candidates")["candidates"];
+        return list.size() == 1 && (!list[0]["published_branch"].is_null() || !list[0]["publish_error"].is_null());
+      },
+      std::chrono::seconds(90));
   INFO(list.dump(2));
   REQUIRE(done);
   return list[0];
@@ -66,18 +70,22 @@ json WaitPublishOutcome(httplib::Client& c, const std::string& fork) {
 
 std::string ReadyAlert(const Receiver& receiver, const std::string& fork) {
   std::string message;
-  REQUIRE(PollUntil([&] {
-    for (const auto& r : receiver.Received()) {
-      json b = json::parse(r.body, nullptr, false);
-      if (b["alert"]["rule"] == "candidate-ready" && b["alert"]["fork"] == fork) message = b["alert"]["message"];
-    }
-    return !message.empty();
-  }, std::chrono::seconds(60)));
+  REQUIRE(PollUntil(
+      [&] {
+        for (const auto& r : receiver.Received()) {
+          json b = json::parse(r.body, nullptr, false);
+          if (b["alert"]["rule"] == "candidate-ready" && b["alert"]["fork"] == fork) message = b["alert"]["message"];
+        }
+        return !message.empty();
+      },
+      std::chrono::seconds(60)));
   return message;
 }
 
-TEST_CASE("daemon: a ready candidate is pushed to forkscope/sync-<onto12> of push_url with the credential from "
-          "push_secret_env; a refused push leaves it ready with the error", "[server][carry][publish]") {
+TEST_CASE(
+    "daemon: a ready candidate is pushed to forkscope/sync-<onto12> of push_url with the credential from "
+    "push_secret_env; a refused push leaves it ready with the error",
+    "[server][carry][publish]") {
   TempDir tmp;
   GitRepo up = BuildUpstream(tmp.Sub("upstream"));
   GitRepo pub = BuildCompatFork(up.path(), tmp.Sub("pub"));
@@ -92,7 +100,8 @@ TEST_CASE("daemon: a ready candidate is pushed to forkscope/sync-<onto12> of pus
 
   Receiver receiver;
   receiver.Start();
-  WriteFile(tmp.Sub("cpu.toml"), "name = \"cpu\"\n[stages.build]\nrun = \"test -f fastops/new_op.py\"\n[stages.import]\nrun = \"true\"\n");
+  WriteFile(tmp.Sub("cpu.toml"),
+            "name = \"cpu\"\n[stages.build]\nrun = \"test -f fastops/new_op.py\"\n[stages.import]\nrun = \"true\"\n");
   std::string forks;
   for (const auto& [name, repo] : {std::tuple{"pub", &pub}, {"hooked", &hooked}})
     forks += std::string("[[forks]]\nname = \"") + name + "\"\nfork_url = \"" + repo->path() + "\"\nupstream_url = \"" +
@@ -100,8 +109,8 @@ TEST_CASE("daemon: a ready candidate is pushed to forkscope/sync-<onto12> of pus
              server.Url("", std::string(name) + ".git") + "\"\npush_secret_env = \"FORKSCOPE_TEST_PUSH_TOKEN\"\n";
   WriteFile(tmp.Sub("forkscope.toml"),
             "scheduler = false\n[security]\nallowed_hosts = [\"127.0.0.1\"]\n[alerts]\nmerge_base_age_days = 0\n"
-            "upstream_touched = false\n[[webhooks]]\nname = \"hook\"\nurl = \"" + receiver.Url("/hook") +
-                "\"\nsecret = \"" + kHookSecret + "\"\n" + forks);
+            "upstream_touched = false\n[[webhooks]]\nname = \"hook\"\nurl = \"" +
+                receiver.Url("/hook") + "\"\nsecret = \"" + kHookSecret + "\"\n" + forks);
   // Upstream moves before the daemon starts: its start-up syncs of the config's forks and the syncs asked
   // for below (coalesced with them) all see upstream ahead, whichever runs first.
   const std::string paddle = pub.Git("rev-parse paddle");
@@ -137,7 +146,8 @@ TEST_CASE("daemon: a ready candidate is pushed to forkscope/sync-<onto12> of pus
   CHECK(GitIn(tmp.Sub("served/hooked.git"), "for-each-ref refs/heads/forkscope").empty());
   CHECK(refused["publish"].size() == 3);  // the commands to publish it by hand
   CHECK(ReadyAlert(receiver, "hooked").find("failed (") != std::string::npos);
-  json detail = Get(*c, "/api/v1/candidates/" + std::to_string(refused["id"].get<int64_t>()), "/api/v1/candidates/{id}");
+  json detail =
+      Get(*c, "/api/v1/candidates/" + std::to_string(refused["id"].get<int64_t>()), "/api/v1/candidates/{id}");
   CHECK(detail["publish_error"] == error);
 }
 
@@ -146,8 +156,10 @@ TEST_CASE("serve: a push_url the URL policy refuses, or one with credentials in 
   TempDir tmp;
   const std::string serve = std::string(FORKSCOPE_BINARY) + " serve --listen 127.0.0.1:0 --data-dir " + tmp.Sub("d");
   auto start = [&](const std::string& push_url) {
-    WriteFile(tmp.Sub("forks.toml"), "[[forks]]\nname = \"pub\"\nfork_url = \"https://github.com/PFCCLab/x\"\n"
-                                     "upstream_url = \"https://github.com/up/x\"\npush_url = \"" + push_url + "\"\n");
+    WriteFile(tmp.Sub("forks.toml"),
+              "[[forks]]\nname = \"pub\"\nfork_url = \"https://github.com/PFCCLab/x\"\n"
+              "upstream_url = \"https://github.com/up/x\"\npush_url = \"" +
+                  push_url + "\"\n");
     return RunCommand(serve + " --config " + tmp.Sub("forks.toml") + " 2>&1");
   };
   auto elsewhere = start("https://evil.example.com/PFCCLab/x");

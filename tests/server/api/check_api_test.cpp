@@ -83,8 +83,8 @@ TEST_CASE("daemon: a check of a fork commit is queued while the checks' slot is 
   auto unknown = Call(*c, "GET", "/api/v1/tasks/t0000deadbeef/check", "/api/v1/tasks/{id}/check", "", kAdmin);
   CHECK(unknown.status == 404);
   CHECK_API(unknown);
-  auto bad_format = Call(*c, "GET", "/api/v1/tasks/" + task + "/check?format=xml", "/api/v1/tasks/{id}/check", "",
-                         kAdmin);
+  auto bad_format =
+      Call(*c, "GET", "/api/v1/tasks/" + task + "/check?format=xml", "/api/v1/tasks/{id}/check", "", kAdmin);
   CHECK(bad_format.status == 400);
 
   stall.Close();  // the stalled sync and check fail; the checks' slot takes the queued one

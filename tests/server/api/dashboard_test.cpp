@@ -1,11 +1,11 @@
 // The dashboard's serving side: asset lookup, the single-page app's fallback, cache validators, path
 // traversal refused (unit and over real HTTP), and GET /api/v1/tasks on the real daemon.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
-#include <sys/socket.h>
-#include <netinet/in.h>
-#include <arpa/inet.h>
-#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -13,9 +13,9 @@
 #include <future>
 #include <thread>
 
-#include "server/config/config.h"
 #include "server/app/daemon.h"
 #include "server/app/demo.h"
+#include "server/config/config.h"
 #include "server/config/paths.h"
 #include "server/http/static_files.h"
 #include "server/services/sync_service.h"
@@ -89,9 +89,9 @@ TEST_CASE("dashboard routes answer index.html; assets by path; anything else is 
 TEST_CASE("asset paths that climb out of the asset directory are refused", "[server][dashboard]") {
   TempDir tmp;
   StaticFiles files(*server::FindWebDir(MakeWebDir(tmp)));
-  for (const char* bad : {"/assets/../index.html", "/assets/../../secret.txt", "/assets/js/../../../secret.txt",
-                          "/assets/./app.css", "/assets//app.css", "/assets/js\\..\\..\\secret.txt", "/assets/",
-                          "/forks/../assets/app.css", "/drift/.."}) {
+  for (const char* bad :
+       {"/assets/../index.html", "/assets/../../secret.txt", "/assets/js/../../../secret.txt", "/assets/./app.css",
+        "/assets//app.css", "/assets/js\\..\\..\\secret.txt", "/assets/", "/forks/../assets/app.css", "/drift/.."}) {
     INFO(bad);
     CHECK(files.Load(bad).status().code() == StatusCode::kInvalidArgument);
   }

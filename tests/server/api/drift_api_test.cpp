@@ -51,8 +51,10 @@ struct Env {
   // Upstream edits the two lines alpha patched around: both conflict with alpha, neither with beta.
   std::string MoveUpstream() {
     server::FileTree t = server::DemoUpstreamTree();
-    up.Write("setup.py", Replace(t["setup.py"], "BuildExtension, CUDAExtension\n", "BuildExtension, CUDAExtension, CppExtension\n"));
-    up.Write("csrc/bindings.cpp", Replace(t["csrc/bindings.cpp"], "src.record_stream(stream);", "src.record_stream(c10::Stream(stream));"));
+    up.Write("setup.py", Replace(t["setup.py"], "BuildExtension, CUDAExtension\n",
+                                 "BuildExtension, CUDAExtension, CppExtension\n"));
+    up.Write("csrc/bindings.cpp",
+             Replace(t["csrc/bindings.cpp"], "src.record_stream(stream);", "src.record_stream(c10::Stream(stream));"));
     return up.Commit("Import CppExtension, record a c10 stream");
   }
   DaemonOptions Options() const { return {FORKSCOPE_BINARY, tmp.Sub("data"), {"--allow-local-repos"}, kAdmin}; }
@@ -208,7 +210,9 @@ TEST_CASE("daemon: a fork analysed before its drift was stored gets a report at 
   auto c = d.Client();
   int status = 0;
   testing::PollUntil(
-      [&] { return (status = Call(*c, "GET", "/api/v1/forks/alpha/drift", "/api/v1/forks/{name}/drift").status) == 200; },
+      [&] {
+        return (status = Call(*c, "GET", "/api/v1/forks/alpha/drift", "/api/v1/forks/{name}/drift").status) == 200;
+      },
       std::chrono::seconds(30));
   REQUIRE(status == 200);
   json a = ForkDrift(*c, "alpha");

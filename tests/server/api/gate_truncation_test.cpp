@@ -25,8 +25,10 @@ std::string BigFileBody(int lines) {
 }
 
 std::string NewFileDiff(int lines) {
-  std::string diff = "diff --git a/pkg/run.py b/pkg/run.py\nnew file mode 100644\n--- /dev/null\n+++ b/pkg/run.py\n"
-                     "@@ -0,0 +1," + std::to_string(lines) + " @@\n";
+  std::string diff =
+      "diff --git a/pkg/run.py b/pkg/run.py\nnew file mode 100644\n--- /dev/null\n+++ b/pkg/run.py\n"
+      "@@ -0,0 +1," +
+      std::to_string(lines) + " @@\n";
   const std::string body = BigFileBody(lines);
   size_t start = 0;
   while (start < body.size()) {
@@ -83,8 +85,8 @@ TEST_CASE("check: a file too large to check fails the gate, baseline or not", "[
   fork.Checkout("paddle", true);
   fork.Write("pkg/run.py", BigFileBody(25000));
   fork.Commit("A generated module");
-  const std::string check = std::string(FORKSCOPE_BINARY) + " check --repo " + ShellQuote(fork.path()) +
-                            " --upstream origin/main";
+  const std::string check =
+      std::string(FORKSCOPE_BINARY) + " check --repo " + ShellQuote(fork.path()) + " --upstream origin/main";
   auto failed = RunCommand(check + " 2>/dev/null");
   CHECK(failed.status == 1);
   CHECK_THAT(failed.out, Catch::Contains("pkg/run.py  file-too-large-to-check  error: file too large to check") &&

@@ -59,7 +59,8 @@ TEST_CASE("daemon: JSON nested deeper than 64 levels is refused before it is bui
   CHECK_API(r);
   CHECK(Message(r).find("nested deeper than 64") != std::string::npos);
   // 64 levels are still just a body of the wrong shape.
-  auto shallow = Call(*c, "POST", "/api/v1/forks", "/api/v1/forks", std::string(64, '[') + std::string(64, ']'), kAdmin);
+  auto shallow =
+      Call(*c, "POST", "/api/v1/forks", "/api/v1/forks", std::string(64, '[') + std::string(64, ']'), kAdmin);
   CHECK(shallow.status == 400);
   CHECK(Message(shallow).find("nested") == std::string::npos);
   // 4 million levels in 4 MiB (an unclosed one, as the probe sent): nothing of it is built.
@@ -87,8 +88,8 @@ TEST_CASE("daemon: fork names that cannot name refs, or take the one-shot namesp
   }
   CHECK(Call(*c, "POST", "/api/v1/forks", "/api/v1/forks", env.Fork("a.b-c_d").dump(), kAdmin).status == 201);
   // The configuration holds the same rule: start-up stops with the entry named.
-  auto bad = Serve(env.tmp, "[[forks]]\nname = \"x.lock\"\nfork_url = \"" + env.compat.path() + "\"\nupstream_url = \"" +
-                                env.up.path() + "\"\n");
+  auto bad = Serve(env.tmp, "[[forks]]\nname = \"x.lock\"\nfork_url = \"" + env.compat.path() +
+                                "\"\nupstream_url = \"" + env.up.path() + "\"\n");
   CHECK(bad.status == 2);
   CHECK(bad.out.find("forks[0].name: 'x.lock' must not end with '.lock'") != std::string::npos);
 }
@@ -105,7 +106,8 @@ TEST_CASE("daemon: branches and labels are held to one rule wherever they enter"
     CHECK_API(plan);
     CHECK(Message(plan).find("field 'branch': not a valid git branch name") != std::string::npos);
   }
-  for (const std::string& label : {std::string("a\nb"), std::string("a\0b", 3), std::string(""), std::string(65, 'x')}) {
+  for (const std::string& label :
+       {std::string("a\nb"), std::string("a\0b", 3), std::string(""), std::string(65, 'x')}) {
     json fork = env.Fork("labelled");
     fork["labels"] = {label};
     auto created = Call(*c, "POST", "/api/v1/forks", "/api/v1/forks", fork.dump(), kAdmin);
@@ -130,7 +132,8 @@ TEST_CASE("daemon: with open_reads = false, /metrics needs a read token", "[serv
           server::HashToken(reader) + "\"\n");
   Daemon d(env.Options());
   auto c = d.Client();
-  REQUIRE(Call(*c, "POST", "/api/v1/forks", "/api/v1/forks", env.Fork("secret-project-x").dump(), kAdmin).status == 201);
+  REQUIRE(Call(*c, "POST", "/api/v1/forks", "/api/v1/forks", env.Fork("secret-project-x").dump(), kAdmin).status ==
+          201);
   const std::string get = "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n";
   const RawResponse anonymous = RawRequest(d.port(), get + "\r\n");
   CHECK(anonymous.status == 401);

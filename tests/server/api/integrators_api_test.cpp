@@ -55,10 +55,12 @@ std::string Config(const PaddleFleetFixture& fx, const std::string& extra_fork_k
 // Polls the integrator's report until pred holds for it.
 json WaitReport(httplib::Client& c, const std::function<bool(const json&)>& pred) {
   json report;
-  const bool done = PollUntil([&] {
-    report = GetOk(c, "/api/v1/integrators/PaddleFleet", "/api/v1/integrators/{name}");
-    return pred(report);
-  }, std::chrono::seconds(120));
+  const bool done = PollUntil(
+      [&] {
+        report = GetOk(c, "/api/v1/integrators/PaddleFleet", "/api/v1/integrators/{name}");
+        return pred(report);
+      },
+      std::chrono::seconds(120));
   INFO(report.dump(2));
   REQUIRE(done);
   return report;
@@ -112,12 +114,14 @@ TEST_CASE("integrators API: pins read against the registered forks; an orphaned 
     REQUIRE(sync.status == 202);
     WaitReport(*c, [](const json& r) { return Library(r, "fastattn")["state"] == "orphaned"; });
     json alerts;
-    REQUIRE(PollUntil([&] {
-      alerts = GetOk(*c, "/api/v1/alerts?fork=fastattn&state=open", "/api/v1/alerts")["alerts"];
-      for (const auto& a : alerts)
-        if (a["rule"] == "integration-pin-orphaned") return true;
-      return false;
-    }, std::chrono::seconds(60)));
+    REQUIRE(PollUntil(
+        [&] {
+          alerts = GetOk(*c, "/api/v1/alerts?fork=fastattn&state=open", "/api/v1/alerts")["alerts"];
+          for (const auto& a : alerts)
+            if (a["rule"] == "integration-pin-orphaned") return true;
+          return false;
+        },
+        std::chrono::seconds(60)));
     for (const auto& a : alerts) {
       if (a["rule"] != "integration-pin-orphaned") continue;
       CHECK(a["severity"] == "critical");
@@ -127,9 +131,9 @@ TEST_CASE("integrators API: pins read against the registered forks; an orphaned 
     CHECK(GetOk(*c, "/api/v1/integrators", "/api/v1/integrators")["integrators"][0]["orphaned"] == 1);
   }
   SECTION("registering: another integrator by API; bad input refused, nothing stored") {
-    auto created = Call(*c, "POST", "/api/v1/integrators", "/api/v1/integrators",
-                        json{{"name", "fleet-copy"}, {"url", FileUrl(fx.integrator)}, {"branch", "develop"}}.dump(),
-                        kAdmin);
+    auto created =
+        Call(*c, "POST", "/api/v1/integrators", "/api/v1/integrators",
+             json{{"name", "fleet-copy"}, {"url", FileUrl(fx.integrator)}, {"branch", "develop"}}.dump(), kAdmin);
     INFO(created.body);
     CHECK(created.status == 201);
     CHECK_API(created);
@@ -156,8 +160,8 @@ TEST_CASE("integrators: a ready, published candidate of a fork bumps the integra
   WriteFile(tmp.Sub("cpu.toml"), "name = \"cpu\"\n[stages.build]\nrun = \"test -f setup.py\"\n");
   // DeepGEMM's upstream (its main) is two commits ahead: its first sync carries it; the CPU-only recipe
   // passes; the candidate is pushed to the fork itself (a forkscope/sync-… branch), then the bump.
-  const std::string fork_keys = "recipe = \"" + tmp.Sub("cpu.toml") + "\"\npush_url = \"" +
-                                FileUrl(fx.forks.at("DeepGEMM")) + "\"\n";
+  const std::string fork_keys =
+      "recipe = \"" + tmp.Sub("cpu.toml") + "\"\npush_url = \"" + FileUrl(fx.forks.at("DeepGEMM")) + "\"\n";
   std::string config = Config(fx, fork_keys, "");
   config += "push_url = \"" + FileUrl(fx.integrator) + "\"\n";  // the [[integrators]] entry's
   WriteFile(tmp.Sub("forkscope.toml"), config);
@@ -166,12 +170,14 @@ TEST_CASE("integrators: a ready, published candidate of a fork bumps the integra
   auto c = d.Client();
 
   json candidate;
-  REQUIRE(PollUntil([&] {
-    json list = GetOk(*c, "/api/v1/forks/DeepGEMM/candidates", "/api/v1/forks/{name}/candidates")["candidates"];
-    if (list.empty()) return false;
-    candidate = list[0];
-    return candidate["state"] == "ready" && !candidate["published_branch"].is_null();
-  }, std::chrono::seconds(120)));
+  REQUIRE(PollUntil(
+      [&] {
+        json list = GetOk(*c, "/api/v1/forks/DeepGEMM/candidates", "/api/v1/forks/{name}/candidates")["candidates"];
+        if (list.empty()) return false;
+        candidate = list[0];
+        return candidate["state"] == "ready" && !candidate["published_branch"].is_null();
+      },
+      std::chrono::seconds(120)));
   const std::string sha = candidate["candidate_sha"];
   const std::string branch = "forkscope/bump-DeepGEMM-" + sha.substr(0, 12);
   INFO(ReadFile(d.log_path()));
@@ -184,8 +190,9 @@ TEST_CASE("integrators: a ready, published candidate of a fork bumps the integra
   // A fresh clone of the bump branch checks the carried commit out.
   const std::string clone = tmp.Sub("clone");
   REQUIRE(Git(tmp.path(), "clone -q -b " + branch + " " + ShellQuote(fx.integrator) + " " + clone).empty());
-  CHECK(Git(clone, "-c protocol.file.allow=always submodule update -q --init "
-                   "packages/paddlefleet_ops/third_party/DeepGEMM")
+  CHECK(Git(clone,
+            "-c protocol.file.allow=always submodule update -q --init "
+            "packages/paddlefleet_ops/third_party/DeepGEMM")
             .rfind("error", 0) != 0);
   CHECK(Git(clone + "/packages/paddlefleet_ops/third_party/DeepGEMM", "rev-parse HEAD") == sha);
   // The candidate-ready alert told the maintainer how to bump by hand, too.

@@ -1,8 +1,8 @@
 // The jobs API on the real daemon: run a fork's recipe, follow it, list jobs, read a stage log
 // incrementally, cancel running and queued jobs, runners, a job lost to a crash, and jobs triggered by
 // a sync. Every response is validated against docs/openapi.yaml.
-#include <catch2/catch.hpp>
 #include <signal.h>
+#include <catch2/catch.hpp>
 
 #include <chrono>
 #include <nlohmann/json.hpp>
@@ -72,7 +72,10 @@ recipe = ")" + tmp.Sub("fastops.toml") + R"("
 // Waits for the start-up sync of the configured fork.
 void WaitAnalysed(httplib::Client& c, const std::string& fork) {
   const bool analysed = testing::PollUntil(
-      [&] { return !JsonBody(Call(c, "GET", "/api/v1/forks/" + fork, "/api/v1/forks/{name}"))["latest_analysis_id"].is_null(); },
+      [&] {
+        return !JsonBody(Call(c, "GET", "/api/v1/forks/" + fork, "/api/v1/forks/{name}"))["latest_analysis_id"]
+                    .is_null();
+      },
       std::chrono::seconds(30));
   if (!analysed) FAIL("fork " << fork << " was not analysed");
 }
@@ -203,8 +206,8 @@ TEST_CASE("jobs API: run a fork's recipe, follow it, list it, read its log", "[s
     CHECK(compare["name"] == "compare");
     CHECK(compare["reason"] == "first divergence at record 0 (checksum): op build_ext at setup.py:14 [layer build]");
     CHECK(compare["reason_code"] == "stage.divergence");
-    CHECK(compare["reason_params"] == json{{"index", 0}, {"kind", "checksum"}, {"op", "build_ext"},
-                                           {"site", "setup.py:14"}, {"layer", "build"}});
+    CHECK(compare["reason_params"] ==
+          json{{"index", 0}, {"kind", "checksum"}, {"op", "build_ext"}, {"site", "setup.py:14"}, {"layer", "build"}});
     CHECK(done["reason_code"] == "job.stage_stopped");
     CHECK(done["reason_params"]["stage"] == "compare");
     CHECK(done["reason_params"]["reason"]["code"] == "stage.divergence");
@@ -233,7 +236,8 @@ TEST_CASE("jobs API: cancel a running job and a queued one", "[server][jobs]") {
   json running = WaitJob(*c, slow, BuildRunning);
   // One worker: this one waits behind the slow job.
   std::string waiting = Submit(*c, "{}");
-  auto cancelled_queued = Call(*c, "POST", "/api/v1/jobs/" + waiting + "/cancel", "/api/v1/jobs/{id}/cancel", "", kAdmin);
+  auto cancelled_queued =
+      Call(*c, "POST", "/api/v1/jobs/" + waiting + "/cancel", "/api/v1/jobs/{id}/cancel", "", kAdmin);
   CHECK(cancelled_queued.status == 200);
   CHECK_API(cancelled_queued);
   CHECK(JsonBody(cancelled_queued)["state"] == "cancelled");
@@ -260,8 +264,9 @@ TEST_CASE("jobs API: a fork without a recipe, and a job lost to a crash", "[serv
   auto d = std::make_unique<Daemon>(env.Options());
   auto c = d->Client();
   WaitAnalysed(*c, "fastops");
-  auto created = Call(*c, "POST", "/api/v1/forks", "/api/v1/forks",
-                      json{{"name", "bare"}, {"fork_url", env.fork.path()}, {"upstream_url", env.up.path()}}.dump(), kAdmin);
+  auto created =
+      Call(*c, "POST", "/api/v1/forks", "/api/v1/forks",
+           json{{"name", "bare"}, {"fork_url", env.fork.path()}, {"upstream_url", env.up.path()}}.dump(), kAdmin);
   REQUIRE(created.status == 201);
   auto no_recipe = PostJob(*c, "bare", "{}");
   CHECK(no_recipe.status == 422);
@@ -279,8 +284,8 @@ TEST_CASE("jobs API: a fork without a recipe, and a job lost to a crash", "[serv
   INFO(lost.dump(2));
   CHECK(lost["state"] == "lost");
   CHECK(lost["stages"][0]["state"] == "lost");
-  CHECK(lost["stages"][0]["reason"] == "the daemon stopped while the stage ran; its process group " +
-                                           std::to_string(pgid) + " was killed");
+  CHECK(lost["stages"][0]["reason"] ==
+        "the daemon stopped while the stage ran; its process group " + std::to_string(pgid) + " was killed");
   CHECK(lost["stages"][1]["state"] == "skipped");
   CHECK(WaitForGroupGone(pgid).empty());
 }

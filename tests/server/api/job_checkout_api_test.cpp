@@ -46,9 +46,11 @@ TEST_CASE("daemon: a job on a fork with a submodule passes; a refused submodule 
   fork.Commit("point the submodule elsewhere");
   WriteFile(tmp.Sub("recipe.toml"),
             "[stages.build]\nrun = \"test -f third_party/kernels/include/cute.h && echo found\"\n");
-  WriteFile(tmp.Sub("forkscope.toml"), "[jobs]\nnvidia_smi = \"/nonexistent/nvidia-smi\"\n\n[[forks]]\n"
-                                       "name = \"withsub\"\nfork_url = \"" + fork.path() + "\"\nupstream_url = \"" +
-                                       up.path() + "\"\nrecipe = \"" + tmp.Sub("recipe.toml") + "\"\n");
+  WriteFile(tmp.Sub("forkscope.toml"),
+            "[jobs]\nnvidia_smi = \"/nonexistent/nvidia-smi\"\n\n[[forks]]\n"
+            "name = \"withsub\"\nfork_url = \"" +
+                fork.path() + "\"\nupstream_url = \"" + up.path() + "\"\nrecipe = \"" + tmp.Sub("recipe.toml") +
+                "\"\n");
   Daemon d({FORKSCOPE_BINARY, tmp.Sub("data"), {"--allow-local-repos", "--config", tmp.Sub("forkscope.toml")}, kAdmin});
   auto c = d.Client();
   auto analysed = [&] {

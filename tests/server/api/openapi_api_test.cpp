@@ -30,8 +30,10 @@ TEST_CASE("daemon: /openapi.yaml serves the API's own description", "[server][ap
   // A valid OpenAPI document: YAML that parses, 3.0, every operation with a unique operationId and its
   // responses, and this very path in it.
   WriteFile(tmp.Sub("served.yaml"), spec.body);
-  auto parsed = RunCommand("/usr/bin/python3 -c 'import json,sys,yaml; json.dump(yaml.safe_load(open(sys.argv[1])), "
-                           "sys.stdout)' " + ShellQuote(tmp.Sub("served.yaml")));
+  auto parsed = RunCommand(
+      "/usr/bin/python3 -c 'import json,sys,yaml; json.dump(yaml.safe_load(open(sys.argv[1])), "
+      "sys.stdout)' " +
+      ShellQuote(tmp.Sub("served.yaml")));
   REQUIRE(parsed.status == 0);
   json doc = json::parse(parsed.out, nullptr, false);
   REQUIRE(doc.is_object());

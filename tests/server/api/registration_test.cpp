@@ -17,8 +17,10 @@ using nlohmann::json;
 
 constexpr const char* kAdmin = "admin-secret";
 
-TEST_CASE("registration: a missing branch or a non-repository is refused with what was found; a good fork syncs "
-          "at once", "[server][api][registration]") {
+TEST_CASE(
+    "registration: a missing branch or a non-repository is refused with what was found; a good fork syncs "
+    "at once",
+    "[server][api][registration]") {
   TempDir tmp;
   GitRepo up = BuildUpstream(tmp.Sub("upstream"));
   GitRepo compat = BuildCompatFork(up.path(), tmp.Sub("compat"));
@@ -38,8 +40,8 @@ TEST_CASE("registration: a missing branch or a non-repository is refused with wh
   // The branches found, migration-looking ones first.
   CHECK(message.find("paddle, paddle-legacy") != std::string::npos);
 
-  auto upstream_branch = post({{"name", "f"}, {"fork_url", compat.path()}, {"upstream_url", up.path()},
-                               {"upstream_branch", "dev"}});
+  auto upstream_branch =
+      post({{"name", "f"}, {"fork_url", compat.path()}, {"upstream_url", up.path()}, {"upstream_branch", "dev"}});
   CHECK(upstream_branch.status == 422);
   CHECK(JsonBody(upstream_branch)["error"]["message"].get<std::string>().find("upstream has no branch 'dev'") !=
         std::string::npos);

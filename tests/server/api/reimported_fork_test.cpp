@@ -150,8 +150,9 @@ TEST_CASE("daemon: bad base values are refused with 400 and store nothing", "[se
 
 TEST_CASE("serve: a config fork's base is validated like the API's", "[server][api][base_search]") {
   TempDir tmp;
-  WriteFile(tmp.Sub("forks.toml"), "[[forks]]\nname = \"x\"\nfork_url = \"https://github.com/PFCCLab/x\"\n"
-                                   "upstream_url = \"https://github.com/up/x\"\nbase = \"HEAD^\"\n");
+  WriteFile(tmp.Sub("forks.toml"),
+            "[[forks]]\nname = \"x\"\nfork_url = \"https://github.com/PFCCLab/x\"\n"
+            "upstream_url = \"https://github.com/up/x\"\nbase = \"HEAD^\"\n");
   auto r = RunCommand(std::string(FORKSCOPE_BINARY) + " serve --listen 127.0.0.1:0 --data-dir " + tmp.Sub("d") +
                       " --config " + tmp.Sub("forks.toml") + " 2>&1");
   CHECK(r.status == 2);

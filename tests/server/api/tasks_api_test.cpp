@@ -4,9 +4,9 @@
 // on loopback, real repositories, every response checked against docs/openapi.yaml.
 #include <catch2/catch.hpp>
 
-#include <sys/socket.h>
-#include <netinet/in.h>
 #include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
@@ -38,16 +38,17 @@ json GetOk(httplib::Client& c, const std::string& path, const std::string& path_
 
 json WaitTask(httplib::Client& c, const std::string& id) {
   json t;
-  REQUIRE(PollUntil([&] {
-    t = GetOk(c, "/api/v1/tasks/" + id, "/api/v1/tasks/{id}");
-    return t["state"] != "queued" && t["state"] != "running";
-  }, std::chrono::seconds(90)));
+  REQUIRE(PollUntil(
+      [&] {
+        t = GetOk(c, "/api/v1/tasks/" + id, "/api/v1/tasks/{id}");
+        return t["state"] != "queued" && t["state"] != "running";
+      },
+      std::chrono::seconds(90)));
   return t;
 }
 
 std::string Tokens() {
-  return "[[security.tokens]]\nname = \"writer\"\nscope = \"write\"\nsha256 = \"" + server::HashToken(kWriter) +
-         "\"\n";
+  return "[[security.tokens]]\nname = \"writer\"\nscope = \"write\"\nsha256 = \"" + server::HashToken(kWriter) + "\"\n";
 }
 
 TEST_CASE("tasks API: every kind in one list, filtered by kind, fork and state, newest first", "[server][api][tasks]") {
@@ -70,10 +71,12 @@ TEST_CASE("tasks API: every kind in one list, filtered by kind, fork and state, 
   REQUIRE(check.status == 202);
   REQUIRE(WaitTask(*c, JsonBody(check)["task"])["state"] == "succeeded");
   json carries;
-  REQUIRE(PollUntil([&] {
-    carries = GetOk(*c, "/api/v1/tasks?state=all&kind=carry", "/api/v1/tasks")["tasks"];
-    return carries.size() == 1 && carries[0]["state"] == "succeeded";
-  }, std::chrono::seconds(60)));
+  REQUIRE(PollUntil(
+      [&] {
+        carries = GetOk(*c, "/api/v1/tasks?state=all&kind=carry", "/api/v1/tasks")["tasks"];
+        return carries.size() == 1 && carries[0]["state"] == "succeeded";
+      },
+      std::chrono::seconds(60)));
 
   json all = GetOk(*c, "/api/v1/tasks?state=all", "/api/v1/tasks");
   std::set<std::string> kinds;
@@ -135,11 +138,10 @@ TEST_CASE("forks API: a fork that forkscope pushes for is re-pointed only with a
   GitRepo up = BuildUpstream(tmp.Sub("upstream"));
   GitRepo compat = BuildCompatFork(up.path(), tmp.Sub("compat"));
   GitRepo other = GitRepo::Clone(up.path(), tmp.Sub("other"));
-  WriteFile(tmp.Sub("forkscope.toml"),
-            "scheduler = false\n" + Tokens() + "[[forks]]\nname = \"pub\"\nfork_url = \"" + compat.path() +
-                "\"\nupstream_url = \"" + up.path() + "\"\npush_url = \"" + tmp.Sub("target.git") +
-                "\"\n[[forks]]\nname = \"plain\"\nfork_url = \"" + compat.path() + "\"\nupstream_url = \"" +
-                up.path() + "\"\n");
+  WriteFile(tmp.Sub("forkscope.toml"), "scheduler = false\n" + Tokens() + "[[forks]]\nname = \"pub\"\nfork_url = \"" +
+                                           compat.path() + "\"\nupstream_url = \"" + up.path() + "\"\npush_url = \"" +
+                                           tmp.Sub("target.git") + "\"\n[[forks]]\nname = \"plain\"\nfork_url = \"" +
+                                           compat.path() + "\"\nupstream_url = \"" + up.path() + "\"\n");
   Daemon d({FORKSCOPE_BINARY, tmp.Sub("data"), {"--allow-local-repos", "--config", tmp.Sub("forkscope.toml")}, kAdmin});
   auto c = d.Client();
   for (const json& patch : {json{{"upstream_url", other.path()}}, json{{"fork_url", other.path()}},
@@ -152,10 +154,11 @@ TEST_CASE("forks API: a fork that forkscope pushes for is re-pointed only with a
   }
   CHECK(GetOk(*c, "/api/v1/forks/pub", "/api/v1/forks/{name}")["upstream_url"] == up.path());
   // Labels are no part of what is pushed; a fork without push_url is the writer's to change.
-  CHECK(Call(*c, "PATCH", "/api/v1/forks/pub", "/api/v1/forks/{name}", json{{"labels", {"x"}}}.dump(), kWriter)
-            .status == 200);
-  CHECK(Call(*c, "PATCH", "/api/v1/forks/plain", "/api/v1/forks/{name}",
-             json{{"upstream_url", other.path()}}.dump(), kWriter)
+  CHECK(
+      Call(*c, "PATCH", "/api/v1/forks/pub", "/api/v1/forks/{name}", json{{"labels", {"x"}}}.dump(), kWriter).status ==
+      200);
+  CHECK(Call(*c, "PATCH", "/api/v1/forks/plain", "/api/v1/forks/{name}", json{{"upstream_url", other.path()}}.dump(),
+             kWriter)
             .status == 200);
   CHECK(Call(*c, "PATCH", "/api/v1/forks/pub", "/api/v1/forks/{name}", json{{"upstream_url", other.path()}}.dump(),
              kAdmin)
@@ -171,15 +174,18 @@ TEST_CASE("jobs API: a fork's job runs only that fork's commits, though its netw
   WriteFile(tmp.Sub("cpu.toml"), "name = \"cpu\"\n[stages.build]\nrun = \"true\"\n");
   std::string forks;
   for (const auto& [name, repo] : {std::pair{"compat", &compat}, {"native", &native}})
-    forks += std::string("[[forks]]\nname = \"") + name + "\"\nfork_url = \"" + repo->path() +
-             "\"\nupstream_url = \"" + up.path() + "\"\nrecipe = \"" + tmp.Sub("cpu.toml") + "\"\n";
+    forks += std::string("[[forks]]\nname = \"") + name + "\"\nfork_url = \"" + repo->path() + "\"\nupstream_url = \"" +
+             up.path() + "\"\nrecipe = \"" + tmp.Sub("cpu.toml") + "\"\n";
   WriteFile(tmp.Sub("forkscope.toml"), "scheduler = false\n" + forks);
   Daemon d({FORKSCOPE_BINARY, tmp.Sub("data"), {"--allow-local-repos", "--config", tmp.Sub("forkscope.toml")}, kAdmin});
   auto c = d.Client();
   for (const char* fork : {"compat", "native"})
-    REQUIRE(PollUntil([&] {
-      return !GetOk(*c, std::string("/api/v1/forks/") + fork, "/api/v1/forks/{name}")["latest_analysis_id"].is_null();
-    }, std::chrono::seconds(60)));
+    REQUIRE(PollUntil(
+        [&] {
+          return !GetOk(*c, std::string("/api/v1/forks/") + fork, "/api/v1/forks/{name}")["latest_analysis_id"]
+                      .is_null();
+        },
+        std::chrono::seconds(60)));
   auto foreign = Call(*c, "POST", "/api/v1/forks/compat/jobs", "/api/v1/forks/{name}/jobs",
                       json{{"rev", native.Head()}}.dump(), kAdmin);
   INFO(foreign.body);
@@ -208,11 +214,12 @@ TEST_CASE("serve: a start that cannot listen registers nothing", "[server][api][
   socklen_t len = sizeof addr;
   REQUIRE(::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
   const int port = ntohs(addr.sin_port);
-  WriteFile(tmp.Sub("forkscope.toml"), "[[forks]]\nname = \"x\"\nfork_url = \"https://github.com/PFCCLab/x\"\n"
-                                       "upstream_url = \"https://github.com/up/x\"\n");
-  CommandResult r = RunCommand(std::string(FORKSCOPE_BINARY) + " serve --listen 127.0.0.1:" + std::to_string(port) +
-                               " --data-dir " + ShellQuote(tmp.Sub("data")) + " --config " +
-                               ShellQuote(tmp.Sub("forkscope.toml")) + " 2>&1");
+  WriteFile(tmp.Sub("forkscope.toml"),
+            "[[forks]]\nname = \"x\"\nfork_url = \"https://github.com/PFCCLab/x\"\n"
+            "upstream_url = \"https://github.com/up/x\"\n");
+  CommandResult r =
+      RunCommand(std::string(FORKSCOPE_BINARY) + " serve --listen 127.0.0.1:" + std::to_string(port) + " --data-dir " +
+                 ShellQuote(tmp.Sub("data")) + " --config " + ShellQuote(tmp.Sub("forkscope.toml")) + " 2>&1");
   ::close(fd);
   INFO(r.out);
   CHECK(r.status == 2);

@@ -51,7 +51,7 @@ TEST_CASE("deploy: what the GPU unit leaves out and lets in", "[server][deploy]"
   CHECK(Sets(gpu, "DeviceAllow=char-nvidia-frontend rw"));  // /dev/nvidia0..N
   CHECK(Sets(gpu, "DeviceAllow=/dev/nvidia-uvm rw"));
   CHECK_FALSE(Sets(gpu, "MemoryDenyWriteExecute=yes"));  // nvcc and JITs map writable code
-  CHECK(gpu.find("~@resources") == std::string::npos);    // builds set rlimits and priorities
+  CHECK(gpu.find("~@resources") == std::string::npos);   // builds set rlimits and priorities
   CHECK(Sets(gpu, "Conflicts=forkscope.service"));
   CHECK(daemon.find("forkscope-gpu.service") != std::string::npos);  // the daemon unit points to it
 }
@@ -70,8 +70,8 @@ TEST_CASE("deploy: cmake --install --prefix puts the rules under that prefix, an
           "[server][deploy]") {
   TempDir tmp;
   const std::string build = fs::path(FORKSCOPE_BINARY).parent_path().string();
-  CommandResult install = RunCommand("cmake --install " + ShellQuote(build) + " --prefix " + ShellQuote(tmp.path()) +
-                                     " 2>&1");
+  CommandResult install =
+      RunCommand("cmake --install " + ShellQuote(build) + " --prefix " + ShellQuote(tmp.path()) + " 2>&1");
   INFO(install.out);
   REQUIRE(install.status == 0);
   CHECK(fs::exists(tmp.Sub("bin/forkscope")));

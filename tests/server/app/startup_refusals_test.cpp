@@ -3,12 +3,12 @@
 // link to the first one's (issue 23 item 9: it started, marked the first one's job lost and killed its
 // stage processes); a busy port, a read-only data directory, a mode-000 one (issue 25). Permissions do
 // not bind root, so as root the daemon runs as nobody (setpriv) for those two.
-#include <catch2/catch.hpp>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <catch2/catch.hpp>
 
 #include <filesystem>
 #include <string>
@@ -25,10 +25,10 @@ constexpr uid_t kNobody = 65534;
 // `forkscope serve` on data_dir with extra arguments, bounded (a start that wrongly succeeds would serve
 // forever); as `nobody` when as_nobody and running as root. Its exit status and what it printed.
 CommandResult Serve(const std::string& data_dir, const std::string& args, bool as_nobody = false) {
-  const std::string user = as_nobody && ::geteuid() == 0
-                               ? "setpriv --reuid=" + std::to_string(kNobody) + " --regid=" + std::to_string(kNobody) +
-                                     " --clear-groups "
-                               : "";
+  const std::string user =
+      as_nobody && ::geteuid() == 0
+          ? "setpriv --reuid=" + std::to_string(kNobody) + " --regid=" + std::to_string(kNobody) + " --clear-groups "
+          : "";
   return RunCommand("timeout 30 " + user + FORKSCOPE_BINARY + " serve --data-dir " + ShellQuote(data_dir) + " " + args +
                     " 2>&1");
 }
@@ -70,8 +70,8 @@ TEST_CASE("serve: a second daemon on the first one's database or networks is ref
   std::filesystem::create_directory_symlink(tmp.Sub("first/networks"), tmp.Sub("fourth/networks"));
   auto networks = Serve(tmp.Sub("fourth"), "--listen 127.0.0.1:0");
   CHECK(networks.status == 2);
-  CHECK_THAT(networks.out, Catch::Contains("networks directory " + tmp.Sub("fourth/networks") +
-                                           " is in use by another forkscope"));
+  CHECK_THAT(networks.out,
+             Catch::Contains("networks directory " + tmp.Sub("fourth/networks") + " is in use by another forkscope"));
   auto c = first.Client();
   CHECK(Call(*c, "GET", "/readyz", "/readyz").status == 200);  // the first is untouched
 }
@@ -83,8 +83,9 @@ TEST_CASE("serve: a busy port says why and what to do", "[server][app][hostile]"
   auto r = Serve(tmp.Sub("d"), "--listen 127.0.0.1:" + std::to_string(port));
   ::close(held);
   CHECK(r.status == 2);
-  CHECK_THAT(r.out, Catch::Contains("cannot listen on 127.0.0.1:" + std::to_string(port) + ": Address already in use") &&
-                        Catch::Contains("set http.listen or --listen to a free port"));
+  CHECK_THAT(r.out,
+             Catch::Contains("cannot listen on 127.0.0.1:" + std::to_string(port) + ": Address already in use") &&
+                 Catch::Contains("set http.listen or --listen to a free port"));
 }
 
 TEST_CASE("serve: a read-only or mode-000 data directory names the path, the OS's reason and the fix",
@@ -100,7 +101,8 @@ TEST_CASE("serve: a read-only or mode-000 data directory names the path, the OS'
   ::chmod(ro.c_str(), 0555);
   auto readonly = Serve(ro, "--listen 127.0.0.1:0", true);
   CHECK(readonly.status == 2);
-  CHECK_THAT(readonly.out, Catch::Contains("data directory " + ro + " is not writable: cannot create a file in it: "
+  CHECK_THAT(readonly.out, Catch::Contains("data directory " + ro +
+                                           " is not writable: cannot create a file in it: "
                                            "Permission denied") &&
                                Catch::Contains("chmod"));
   CHECK(readonly.out.find("readonly database") == std::string::npos);

@@ -4,8 +4,8 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "analyzer/git/transfer.h"
 #include "analyzer/git/network.h"
+#include "analyzer/git/transfer.h"
 #include "server/app/demo_corpus.h"
 #include "tests/support/corpus.h"
 

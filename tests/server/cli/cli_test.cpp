@@ -46,7 +46,8 @@ TEST_CASE("analyze prints the analysis JSON and answers the second run from the 
                       " --format markdown");
   CHECK(md.status == 0);
   CHECK(md.out.find("setup.py") != std::string::npos);
-  auto text = Forkscope("analyze --fork " + fork.path() + " --upstream " + up.path() + " --data-dir " + tmp.Sub("data"));
+  auto text =
+      Forkscope("analyze --fork " + fork.path() + " --upstream " + up.path() + " --data-dir " + tmp.Sub("data"));
   CHECK(text.status == 0);
   CHECK(text.out.find("cpp_compat") != std::string::npos);
 }
@@ -165,14 +166,13 @@ TEST_CASE("carry takes --upstream-branch auto and its help says so", "[server][c
   CHECK(json::parse(carry.out, nullptr, false).is_object());
 }
 
-TEST_CASE("each command named on the command line is built and helps; the top help lists them all",
-          "[server][cli]") {
+TEST_CASE("each command named on the command line is built and helps; the top help lists them all", "[server][cli]") {
   const std::string bin = std::string(FORKSCOPE_BINARY);
   auto top = RunCommand(bin + " --help");
   REQUIRE(top.status == 0);
   // Only the named command's options are built: each name must reach its own subcommand.
-  for (const char* name : {"analyze", "serve", "demo", "check", "drift", "carry", "job", "trace-diff", "patterns",
-                           "plan"}) {
+  for (const char* name :
+       {"analyze", "serve", "demo", "check", "drift", "carry", "job", "trace-diff", "patterns", "plan"}) {
     INFO(name);
     CHECK(top.out.find(std::string("  ") + name + " ") != std::string::npos);
     auto help = RunCommand(bin + " " + name + " --help");
@@ -221,8 +221,7 @@ TEST_CASE("check gates a CI checkout: findings listed, 1 at --fail-on, SARIF, 0 
   CHECK(strict.status == 1);
   CHECK(strict.out.find("verdict: fail") != std::string::npos);
 
-  auto sarif =
-      RunCommand(std::string(FORKSCOPE_BINARY) + " " + base + " --format sarif --fail-on warning 2>/dev/null");
+  auto sarif = RunCommand(std::string(FORKSCOPE_BINARY) + " " + base + " --format sarif --fail-on warning 2>/dev/null");
   CHECK(sarif.status == 1);
   json s = json::parse(sarif.out, nullptr, false);
   REQUIRE_FALSE(s.is_discarded());

@@ -19,11 +19,12 @@ CommandResult Forkscope(const std::string& args) {
 
 std::string Args(const PaddleFleetFixture& fx, const std::string& data) {
   std::string a = "integration --integrator " + ShellQuote(fx.integrator) + " --data-dir " + ShellQuote(data);
-  a += " --fork DeepGEMM=" + ShellQuote(fx.forks.at("DeepGEMM") + "/") + " --upstream DeepGEMM=" +
-       ShellQuote(fx.forks.at("DeepGEMM") + "@main");
+  a += " --fork DeepGEMM=" + ShellQuote(fx.forks.at("DeepGEMM") + "/") +
+       " --upstream DeepGEMM=" + ShellQuote(fx.forks.at("DeepGEMM") + "@main");
   a += " --fork DeepEP=" + ShellQuote("file://" + fx.forks.at("DeepEP") + "@paddle");
   a += " --fork HybridEP=" + ShellQuote(fx.forks.at("DeepEP") + "@hybrid-ep-paddle");
-  for (const char* n : {"sonic-moe", "quack", "fastattn", "tilekit"}) a += std::string(" --fork ") + n + "=" + ShellQuote(fx.forks.at(n));
+  for (const char* n : {"sonic-moe", "quack", "fastattn", "tilekit"})
+    a += std::string(" --fork ") + n + "=" + ShellQuote(fx.forks.at(n));
   return a;
 }
 
@@ -55,7 +56,8 @@ TEST_CASE("integration: the report as JSON, text and Markdown, stored", "[server
                                       "upstream_behind", "steps", "loader", "needed_scope", "missing"});
   std::set<std::string> steps;
   for (const auto& [k, v] : doc["libraries"][0]["steps"].items()) steps.insert(k);
-  CHECK(steps == std::set<std::string>{"submodule", "get_libs", "submodule_check", "gitignore", "loader", "import_test"});
+  CHECK(steps ==
+        std::set<std::string>{"submodule", "get_libs", "submodule_check", "gitignore", "loader", "import_test"});
 
   const json& gemm = Library(doc, "DeepGEMM");
   CHECK(gemm["state"] == "current");
@@ -108,12 +110,13 @@ TEST_CASE("integration: an orphaned pin exits 1; bad input exits 2", "[server][c
   CHECK(Forkscope("integration --integrator " + ShellQuote(fx.integrator) + " --fork nourl --data-dir " +
                   ShellQuote(tmp.Sub("data")))
             .status == 2);
-  CHECK(Forkscope("integration --integrator " + ShellQuote(tmp.Sub("none")) + " --data-dir " + ShellQuote(tmp.Sub("data")))
+  CHECK(Forkscope("integration --integrator " + ShellQuote(tmp.Sub("none")) + " --data-dir " +
+                  ShellQuote(tmp.Sub("data")))
             .status == 2);
   // A fork that cannot be fetched is reported, not fatal.
-  auto unreachable = Forkscope("integration --integrator " + ShellQuote(fx.integrator) + " --fork gone=" +
-                               ShellQuote(tmp.Sub("gone.git")) + " --data-dir " + ShellQuote(tmp.Sub("data")) +
-                               " --format json");
+  auto unreachable = Forkscope("integration --integrator " + ShellQuote(fx.integrator) +
+                               " --fork gone=" + ShellQuote(tmp.Sub("gone.git")) + " --data-dir " +
+                               ShellQuote(tmp.Sub("data")) + " --format json");
   CHECK(unreachable.status == 0);
   json u = json::parse(unreachable.out, nullptr, false);
   REQUIRE(!u.is_discarded());

@@ -30,8 +30,8 @@ TEST_CASE("job run: a recipe on one commit, printed as the API's job JSON", "[se
   WriteFile(tmp.Sub("fails.toml"), "[stages.build]\nrun = 'exit 2'\n");
   WriteFile(tmp.Sub("gpu.toml"), "[stages.smoke]\nrun = 'true'\ngpu = true\n");
   WriteFile(tmp.Sub("bad.toml"), "[stages.build]\ntimeout_s = 'soon'\n");
-  std::string common = " --repo " + repo.path() + " --data-dir " + tmp.Sub("data") +
-                       " --nvidia-smi /nonexistent/nvidia-smi";
+  std::string common =
+      " --repo " + repo.path() + " --data-dir " + tmp.Sub("data") + " --nvidia-smi /nonexistent/nvidia-smi";
 
   auto ok = Forkscope("job run" + common + " --rev " + first + " --recipe " + tmp.Sub("ok.toml") + " --format json");
   INFO(ok.out);
@@ -64,7 +64,8 @@ TEST_CASE("job run: a recipe on one commit, printed as the API's job JSON", "[se
   CHECK(Forkscope("job run" + common + " --recipe " + tmp.Sub("missing.toml")).status == 2);
   CHECK(Forkscope("job run" + common + " --rev nope --recipe " + tmp.Sub("ok.toml")).status == 2);
   CHECK(Forkscope("job run --repo " + tmp.Sub("nothing") + " --data-dir " + tmp.Sub("data") + " --recipe " +
-                  tmp.Sub("ok.toml")).status == 2);
+                  tmp.Sub("ok.toml"))
+            .status == 2);
   CHECK(Forkscope("job run" + common + " --recipe " + tmp.Sub("ok.toml") + " --executor k8s").status == 2);
 }
 
@@ -106,8 +107,10 @@ TEST_CASE("trace-diff: identical and diverging traces, layers from an analysis",
   REQUIRE(analysis.status == 0);
   WriteFile(tmp.Sub("analysis.json"), analysis.out);
   auto rec = [](const std::string& site, const std::string& values) {
-    return R"({"site":")" + site + R"(","op":"scale","inputs":[{"shape":[2],"dtype":"float32"}],)"
-           R"("outputs":[{"shape":[2],"dtype":"float32","values":)" + values + "}]}\n";
+    return R"({"site":")" + site +
+           R"(","op":"scale","inputs":[{"shape":[2],"dtype":"float32"}],)"
+           R"("outputs":[{"shape":[2],"dtype":"float32","values":)" +
+           values + "}]}\n";
   };
   WriteFile(tmp.Sub("ref.jsonl"), rec("tests/test_ops.py:10", "[1, 2]") + rec("setup.py:30", "[3, 4]"));
   WriteFile(tmp.Sub("same.jsonl"), rec("tests/test_ops.py:11", "[1, 2]") + rec("setup.py:31", "[3, 4.00001]"));
@@ -142,7 +145,8 @@ TEST_CASE("trace-diff: identical and diverging traces, layers from an analysis",
   WriteFile(tmp.Sub("broken.jsonl"), "{\"op\":1}\n");
   CHECK(Forkscope("trace-diff " + tmp.Sub("ref.jsonl") + " " + tmp.Sub("broken.jsonl")).status == 2);
   CHECK(Forkscope("trace-diff " + tmp.Sub("ref.jsonl") + " " + tmp.Sub("diff.jsonl") + " --fork ghost --data-dir " +
-                  tmp.Sub("demo")).status == 2);
+                  tmp.Sub("demo"))
+            .status == 2);
 }
 
 }  // namespace

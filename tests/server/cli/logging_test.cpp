@@ -1,7 +1,7 @@
 // The log formatter the CLI installs: a value with a newline cannot end its line and forge the next.
-#include <catch2/catch.hpp>
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/spdlog.h>
+#include <catch2/catch.hpp>
 
 #include <sstream>
 
@@ -10,7 +10,8 @@
 namespace forkscope::testing {
 
 TEST_CASE("logging: control characters in values are escaped, one message one line", "[server][cli][logging]") {
-  CHECK(base::EscapeControl("a\nb\rc\td\x01" "e\x7f") == "a\\nb\\rc\\td\\x01e\\x7f");
+  CHECK(base::EscapeControl("a\nb\rc\td\x01"
+                            "e\x7f") == "a\\nb\\rc\\td\\x01e\\x7f");
   CHECK(base::EscapeControl("分支 ok") == "分支 ok");
   std::ostringstream out;
   auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(out);

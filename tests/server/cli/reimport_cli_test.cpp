@@ -104,7 +104,7 @@ TEST_CASE("carry of a re-imported fork: a capped summary first, --full shows all
   CHECK_THAT(out, Catch::Contains("csrc/cpu/ (14): op0.cpp, op1.cpp, op10.cpp, op11.cpp, op12.cpp and 9 more"));
   CHECK(out.find("conflicts: 15") < out.find("commits: "));
   CHECK(out.find("  csrc/cpu/op5.cpp (") == std::string::npos);  // grouped, not listed one by one
-  CHECK(out.find("more directories") == std::string::npos);       // one directory: nothing cut
+  CHECK(out.find("more directories") == std::string::npos);      // one directory: nothing cut
   CHECK_THAT(out, Catch::Contains("  ops/core.py ("));
   auto full = Forkscope(p.Args("carry") + " --base auto --no-fetch --full");
   REQUIRE(full.status == 1);

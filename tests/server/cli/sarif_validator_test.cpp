@@ -19,9 +19,9 @@ namespace {
 using nlohmann::json;
 
 struct Validation {
-  std::map<std::string, int> by_level;             // "error", "warning", "note"
-  std::map<std::string, int> notes;                // validator rule id -> count
-  std::string listing;                             // every problem, one per line
+  std::map<std::string, int> by_level;  // "error", "warning", "note"
+  std::map<std::string, int> notes;     // validator rule id -> count
+  std::string listing;                  // every problem, one per line
 };
 
 Validation Validate(const std::string& multitool, const std::string& sarif_path, const std::string& out_path) {
@@ -43,9 +43,9 @@ Validation Validate(const std::string& multitool, const std::string& sarif_path,
     ++v.by_level[level];
     if (level == "note") ++v.notes[id];
     // The problem in words: the validator's template filled with its arguments.
-    std::string text = rule != nullptr ? (*rule)["messageStrings"][r["message"]["id"].get<std::string>()]["text"]
-                                             .get<std::string>()
-                                       : r["message"].value("text", "");
+    std::string text = rule != nullptr
+                           ? (*rule)["messageStrings"][r["message"]["id"].get<std::string>()]["text"].get<std::string>()
+                           : r["message"].value("text", "");
     const json args = r["message"].value("arguments", json::array());
     for (size_t i = 0; i < args.size(); ++i) {
       const std::string key = "{" + std::to_string(i) + "}";

@@ -62,7 +62,8 @@ TEST_CASE("integrator report JSON: the issue's keys, nulls, read back", "[server
 TEST_CASE("the fork report's PaddleFleet section", "[server][codec][integration]") {
   const std::string md = ai::RenderForkIntegrationMarkdown("DeepEP", {Sample()});
   CHECK(md.find("## PaddleFleet integration") == 0);
-  CHECK(md.find("| PaddleFleet `develop` | `packages/paddlefleet_ops/third_party/DeepEP` | behind 3 | `89abcdef0123` |") !=
+  CHECK(md.find(
+            "| PaddleFleet `develop` | `packages/paddlefleet_ops/third_party/DeepEP` | behind 3 | `89abcdef0123` |") !=
         std::string::npos);
   CHECK(md.find("# import test") != std::string::npos);
   CHECK(ai::RenderForkIntegrationMarkdown("other", {Sample()}).empty());

@@ -41,8 +41,8 @@ TEST_CASE("alerting config: defaults, values and per-fork overrides", "[server][
                                              "[[webhooks]]\nname = \"team\"\nkind = \"lark\"\n"
                                              "url = \"https://open.feishu.cn/open-apis/bot/v2/hook/x\"\n"
                                              "secret_env = \"FS_TEST_HOOK_SECRET\"\n") +
-                                 kFork + "[forks.alerts]\nbehind_commits = 200\njob_failing = false\n",
-                             "forkscope.toml");
+                                     kFork + "[forks.alerts]\nbehind_commits = 200\njob_failing = false\n",
+                                 "forkscope.toml");
   unsetenv("FS_TEST_HOOK_SECRET");
   INFO(c.status().message());
   REQUIRE(c.ok());

@@ -47,11 +47,11 @@ TEST_CASE("carry config errors name the key", "[server][carry][config]") {
     const char* text;
     const char* error;
   };
-  for (const Case& k : {Case{"[carry]\nstrategy = \"merge\"\n", "carry.strategy: expected \"rebase\" or \"squash\""},
-                        Case{"[carry]\ncommitter_name = \"\"\n", "carry.committer_name: must not be empty"},
-                        Case{"[carry]\ncommitter_email = \"a<b\"\n", "carry.committer_email: must not contain"},
-                        Case{"[carry]\npush_url = \"x\"\n", "push_url"},
-                        Case{"[carry]\nafter_sync = 1\n", "carry.after_sync"}}) {
+  for (const Case& k :
+       {Case{"[carry]\nstrategy = \"merge\"\n", "carry.strategy: expected \"rebase\" or \"squash\""},
+        Case{"[carry]\ncommitter_name = \"\"\n", "carry.committer_name: must not be empty"},
+        Case{"[carry]\ncommitter_email = \"a<b\"\n", "carry.committer_email: must not contain"},
+        Case{"[carry]\npush_url = \"x\"\n", "push_url"}, Case{"[carry]\nafter_sync = 1\n", "carry.after_sync"}}) {
     Result<Config> c = ParseConfig(k.text, "forkscope.toml");
     INFO(k.text);
     REQUIRE_FALSE(c.ok());
@@ -59,16 +59,20 @@ TEST_CASE("carry config errors name the key", "[server][carry][config]") {
   }
 }
 
-TEST_CASE("push config: push_url off by default, its credential only from the environment, held to the URL "
-          "policy", "[server][carry][config][publish]") {
+TEST_CASE(
+    "push config: push_url off by default, its credential only from the environment, held to the URL "
+    "policy",
+    "[server][carry][config][publish]") {
   Result<Config> off = ParseConfig(kFork, "forkscope.toml");
   REQUIRE(off.ok());
   CHECK(off->forks[0].push_url.empty());
   CHECK(off->forks[0].push_userinfo.empty());
 
   ::setenv("FORKSCOPE_TEST_PUSH_SECRET", "bot:ghp_push", 1);
-  Result<Config> on = ParseConfig(std::string(kFork) + "push_url = \"https://github.com/PFCCLab/DeepEP\"\n"
-                                  "push_secret_env = \"FORKSCOPE_TEST_PUSH_SECRET\"\n", "forkscope.toml");
+  Result<Config> on = ParseConfig(std::string(kFork) +
+                                      "push_url = \"https://github.com/PFCCLab/DeepEP\"\n"
+                                      "push_secret_env = \"FORKSCOPE_TEST_PUSH_SECRET\"\n",
+                                  "forkscope.toml");
   INFO(on.status().message());
   REQUIRE(on.ok());
   CHECK(on->forks[0].push_url == "https://github.com/PFCCLab/DeepEP");
@@ -79,14 +83,15 @@ TEST_CASE("push config: push_url off by default, its credential only from the en
     std::string text;
     const char* error;
   };
-  for (const Case& k : {Case{"push_url = \"https://bot:ghp_x@github.com/PFCCLab/DeepEP\"\n",
-                             "forks[0].push_url: credentials never sit in this file"},
-                        Case{"push_secret_env = \"FORKSCOPE_TEST_PUSH_SECRET\"\n", "forks[0].push_secret_env: set push_url"},
-                        Case{"push_url = \"https://github.com/PFCCLab/DeepEP\"\npush_secret_env = \"FORKSCOPE_TEST_UNSET_X\"\n",
-                             "environment variable 'FORKSCOPE_TEST_UNSET_X' is not set"},
-                        Case{"push_url = \"/srv/git/deepep.git\"\npush_secret_env = \"FORKSCOPE_TEST_PUSH_SECRET\"\n",
-                             "only an http(s) push_url takes a credential"},
-                        Case{"push_url = 5\n", "forks[0].push_url"}}) {
+  for (const Case& k :
+       {Case{"push_url = \"https://bot:ghp_x@github.com/PFCCLab/DeepEP\"\n",
+             "forks[0].push_url: credentials never sit in this file"},
+        Case{"push_secret_env = \"FORKSCOPE_TEST_PUSH_SECRET\"\n", "forks[0].push_secret_env: set push_url"},
+        Case{"push_url = \"https://github.com/PFCCLab/DeepEP\"\npush_secret_env = \"FORKSCOPE_TEST_UNSET_X\"\n",
+             "environment variable 'FORKSCOPE_TEST_UNSET_X' is not set"},
+        Case{"push_url = \"/srv/git/deepep.git\"\npush_secret_env = \"FORKSCOPE_TEST_PUSH_SECRET\"\n",
+             "only an http(s) push_url takes a credential"},
+        Case{"push_url = 5\n", "forks[0].push_url"}}) {
     Result<Config> c = ParseConfig(std::string(kFork) + k.text, "forkscope.toml");
     INFO(k.text);
     REQUIRE_FALSE(c.ok());
@@ -95,8 +100,8 @@ TEST_CASE("push config: push_url off by default, its credential only from the en
   }
 
   // The repository URL policy, as for fork_url: a refused push_url is a start-up error naming the key.
-  Result<Config> elsewhere = ParseConfig(std::string(kFork) + "push_url = \"https://evil.example.com/x/DeepEP\"\n",
-                                         "forkscope.toml");
+  Result<Config> elsewhere =
+      ParseConfig(std::string(kFork) + "push_url = \"https://evil.example.com/x/DeepEP\"\n", "forkscope.toml");
   REQUIRE(elsewhere.ok());
   Status refused = CheckForkPolicy(*elsewhere);
   CHECK(refused.code() == StatusCode::kFailedPrecondition);

@@ -186,8 +186,7 @@ TEST_CASE("parse errors name the key", "[server][config]") {
     CHECK_THAT(ParseError("workers = 2\n[http\n"), StartsWith("forkscope.toml:2:"));
   }
   SECTION("bad type") {
-    CHECK(ParseError("[http]\nthreads = \"8\"\n") ==
-          "forkscope.toml: http.threads: expected an integer, got a string");
+    CHECK(ParseError("[http]\nthreads = \"8\"\n") == "forkscope.toml: http.threads: expected an integer, got a string");
     CHECK_THAT(ParseError("http = 3\n"), Contains("http: expected a table"));
     CHECK_THAT(ParseError("[security]\nallow_local_repos = 1\n"),
                Contains("security.allow_local_repos: expected a boolean"));
@@ -196,18 +195,17 @@ TEST_CASE("parse errors name the key", "[server][config]") {
   }
   SECTION("out of range") {
     CHECK(ParseError("[http]\nthreads = 0\n") == "forkscope.toml: http.threads: must be between 1 and 256");
-    CHECK(ParseError("[http]\nthreads = 9999999999999\n") ==
-          "forkscope.toml: http.threads: must be between 1 and 256");
+    CHECK(ParseError("[http]\nthreads = 9999999999999\n") == "forkscope.toml: http.threads: must be between 1 and 256");
     CHECK_THAT(ParseError("workers = 65\n"), Contains("workers: must be between 1 and 64"));
     CHECK_THAT(ParseError("sync_timeout_s = 0\n"), Contains("sync_timeout_s: must be >= 1"));
     CHECK_THAT(ParseError("[http]\nmax_body_bytes = 1023\n"), Contains("http.max_body_bytes: must be >= 1024"));
     CHECK_THAT(ParseError("[http]\nread_timeout_s = 0\n"), Contains("http.read_timeout_s"));
-    CHECK_THAT(ParseError(Fork("a") + "sync_interval_s = 299\n"),
-               Contains("forks[0].sync_interval_s: must be >= 300"));
+    CHECK_THAT(ParseError(Fork("a") + "sync_interval_s = 299\n"), Contains("forks[0].sync_interval_s: must be >= 300"));
   }
   SECTION("unknown key, with a suggestion") {
     CHECK_THAT(ParseError("[htp]\nthreads = 2\n"), Contains("unknown key 'htp' (did you mean 'http'?)"));
-    CHECK_THAT(ParseError("[http]\nthread = 2\n"), Contains("unknown key 'http.thread' (did you mean 'http.threads'?)"));
+    CHECK_THAT(ParseError("[http]\nthread = 2\n"),
+               Contains("unknown key 'http.thread' (did you mean 'http.threads'?)"));
     CHECK_THAT(ParseError(Fork("a") + "colour = \"red\"\n"), Contains("unknown key 'forks[0].colour'"));
     CHECK_THAT(ParseError("zzzzzz = 1\n"), !Contains("did you mean"));
   }
@@ -259,7 +257,8 @@ TEST_CASE("parse errors name the key", "[server][config]") {
 
 TEST_CASE("ValidateConfig checks a config built in code", "[server][config]") {
   Config c;
-  c.forks.push_back(ForkConfig{"ok", "https://github.com/a/b", "", "https://github.com/c/b", "", "", 300, {}, {}, "", "", "", ""});
+  c.forks.push_back(
+      ForkConfig{"ok", "https://github.com/a/b", "", "https://github.com/c/b", "", "", 300, {}, {}, "", "", "", ""});
   REQUIRE(ValidateConfig(c).ok());
   SECTION("workers") {
     c.workers = 0;
@@ -377,8 +376,8 @@ TEST_CASE("ParseListen", "[server][config]") {
     CHECK(parsed->first == c.host);
     CHECK(parsed->second == c.port);
   }
-  for (const char* bad : {"", "localhost", ":8080", "host:", "host:-1", "host:65536", "host:80x", "::1:80",
-                          "[::1]", "[::1]80", "[zz]:80", "a b:80", "host:123456"}) {
+  for (const char* bad : {"", "localhost", ":8080", "host:", "host:-1", "host:65536", "host:80x", "::1:80", "[::1]",
+                          "[::1]80", "[zz]:80", "a b:80", "host:123456"}) {
     INFO(bad);
     Result<std::pair<std::string, int>> parsed = ParseListen(bad);
     CHECK(parsed.status().code() == StatusCode::kInvalidArgument);
@@ -396,14 +395,14 @@ TEST_CASE("CheckRepositoryAllowed", "[server][config]") {
   const StatusCode refused = StatusCode::kFailedPrecondition;
   const StatusCode invalid = StatusCode::kInvalidArgument;
   const Case cases[] = {
-      {"https://gitee.com/anyone/repo.git", ok},             // allowed host
-      {"https://GITEE.com/anyone/repo", ok},                 // host is case-insensitive
-      {"https://github.com/PFCCLab/flashinfer.git", ok},     // allowed owner
+      {"https://gitee.com/anyone/repo.git", ok},          // allowed host
+      {"https://GITEE.com/anyone/repo", ok},              // host is case-insensitive
+      {"https://github.com/PFCCLab/flashinfer.git", ok},  // allowed owner
       {"https://github.com/PFCCLab", ok},
       {"https://github.com/someone/flashinfer.git", refused},  // other owner
       {"https://github.com/pfcclab/flashinfer.git", refused},  // owners compare exactly
       {"https://github.com//PFCCLab/x", refused},
-      {"git@github.com:PFCCLab/apex.git", ok},               // scp-like
+      {"git@github.com:PFCCLab/apex.git", ok},  // scp-like
       {"git@github.com:evil/apex.git", refused},
       {"github.com:PFCCLab/apex.git", ok},
       {"ssh://git@github.com:22/PFCCLab/apex.git", ok},      // userinfo and port stripped
@@ -418,10 +417,10 @@ TEST_CASE("CheckRepositoryAllowed", "[server][config]") {
       {"https://github.com/PFCCLab/../evil/x", invalid},
       {"https://github.com/PFCCLab/%2e%2e/evil/x", invalid},
       {"ftp://gitee.com/a/b", refused},
-      {"/srv/git/repo", refused},                            // local path
+      {"/srv/git/repo", refused},  // local path
       {"./repo", refused},
       {"file:///srv/git/repo", refused},
-      {"https://gitee.com/a/b c", invalid},                  // whitespace
+      {"https://gitee.com/a/b c", invalid},  // whitespace
       {"https://gitee.com/a/b\n", invalid},
       {"", invalid},
   };
@@ -473,14 +472,15 @@ namespace {
 
 TEST_CASE("non-ASCII text: allowed in strings and comments, refused elsewhere without reaching toml++",
           "[server][config]") {
-  auto ok = ParseConfig("# 分叉配置\n[[forks]]\nname = \"flashinfer\"\nfork_url = \"https://github.com/PFCCLab/flashinfer\"\n"
-                        "upstream_url = \"https://github.com/flashinfer-ai/flashinfer\"\nlabels = [\"注意力\", 'kernels']\n",
-                        "c.toml");
+  auto ok = ParseConfig(
+      "# 分叉配置\n[[forks]]\nname = \"flashinfer\"\nfork_url = \"https://github.com/PFCCLab/flashinfer\"\n"
+      "upstream_url = \"https://github.com/flashinfer-ai/flashinfer\"\nlabels = [\"注意力\", 'kernels']\n",
+      "c.toml");
   REQUIRE(ok.ok());
   CHECK(ok->forks[0].labels == std::vector<std::string>{"注意力", "kernels"});
   // Shapes the fuzzer found: a quote after a number is no string, so what follows is code.
-  for (const std::string& bad : {std::string("data_dir =1\"/v\x01='''0\"\xd1\xa0ib\"\n"), std::string("a = 1 \xc3\xa9\n"),
-                                std::string("data_dir = \"\xff\xfe\"\n")}) {
+  for (const std::string& bad : {std::string("data_dir =1\"/v\x01='''0\"\xd1\xa0ib\"\n"),
+                                 std::string("a = 1 \xc3\xa9\n"), std::string("data_dir = \"\xff\xfe\"\n")}) {
     auto r = ParseConfig(bad, "bad.toml");
     REQUIRE_FALSE(r.ok());
     CHECK(r.status().code() == StatusCode::kInvalidArgument);

@@ -61,9 +61,8 @@ std::string AnalysedFork(Env& env, Daemon& d) {
       json{{"name", "fastops"}, {"fork_url", env.compat.path()}, {"upstream_url", env.up.path()}}.dump();
   REQUIRE(Call(*c, "POST", "/api/v1/forks", "/api/v1/forks", body, kAdmin).status == 201);
   REQUIRE(Call(*c, "POST", "/api/v1/forks/fastops/sync", "/api/v1/forks/{name}/sync", "", kAdmin).status == 202);
-  REQUIRE(PollUntil(
-      [&] { return RawRequest(d.port(), Get("/api/v1/forks/fastops/analysis")).status == 200; },
-      std::chrono::seconds(60)));
+  REQUIRE(PollUntil([&] { return RawRequest(d.port(), Get("/api/v1/forks/fastops/analysis")).status == 200; },
+                    std::chrono::seconds(60)));
   return "/api/v1/forks/fastops/analysis";
 }
 
@@ -217,8 +216,8 @@ TEST_CASE("daemon: ambiguous framing and control bytes in headers are 400; a hal
       {"a space before the colon", post + "Content-Length : 2\r\n\r\n{}", "its ':'"},
       {"a NUL in a header", Get("/healthz", std::string("X-A: a\0b\r\n", 10)), "NUL"},
       {"a bare LF", "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\nX-A: b\r\n\r\n", "bare LF"},
-      {"Content-Length and chunked", post + "Content-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n",
-       "ambiguous"},
+      {"Content-Length and chunked",
+       post + "Content-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n", "ambiguous"},
       {"obsolete line folding", Get("/healthz", "X-A: a\r\n b\r\n"), "folding"},
   };
   for (const Case& c : cases) {

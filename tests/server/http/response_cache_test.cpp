@@ -20,8 +20,7 @@ std::shared_ptr<const std::string> Body(size_t size, char fill = 'x') {
   return std::make_shared<const std::string>(size, fill);
 }
 
-TEST_CASE("the response cache keeps at most its byte budget, least recently used out first",
-          "[server][http][cache]") {
+TEST_CASE("the response cache keeps at most its byte budget, least recently used out first", "[server][http][cache]") {
   ResponseCache cache(ResponseCacheLimits{1000, 100});
   cache.Put("a", Body(300));
   cache.Put("b", Body(300));

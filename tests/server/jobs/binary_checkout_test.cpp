@@ -40,13 +40,17 @@ TEST_CASE("daemon: a job's checkout writes a binary file's bytes, not an empty f
   WriteFile(tmp.Sub("original.bin"), bytes);
   WriteFile(tmp.Sub("recipe.toml"), "[stages.build]\nrun = \"cmp assets/weights.bin " + tmp.Sub("original.bin") +
                                         " && wc -c < assets/weights.bin\"\n");
-  WriteFile(tmp.Sub("forkscope.toml"), "[jobs]\nnvidia_smi = \"/nonexistent/nvidia-smi\"\n\n[[forks]]\n"
-                                       "name = \"bin\"\nfork_url = \"" + fork.path() + "\"\nupstream_url = \"" +
-                                       up.path() + "\"\nrecipe = \"" + tmp.Sub("recipe.toml") + "\"\n");
+  WriteFile(tmp.Sub("forkscope.toml"),
+            "[jobs]\nnvidia_smi = \"/nonexistent/nvidia-smi\"\n\n[[forks]]\n"
+            "name = \"bin\"\nfork_url = \"" +
+                fork.path() + "\"\nupstream_url = \"" + up.path() + "\"\nrecipe = \"" + tmp.Sub("recipe.toml") +
+                "\"\n");
   Daemon d({FORKSCOPE_BINARY, tmp.Sub("data"), {"--allow-local-repos", "--config", tmp.Sub("forkscope.toml")}, kAdmin});
   auto c = d.Client();
   REQUIRE(PollUntil(
-      [&] { return !JsonBody(Call(*c, "GET", "/api/v1/forks/bin", "/api/v1/forks/{name}"))["latest_analysis_id"].is_null(); },
+      [&] {
+        return !JsonBody(Call(*c, "GET", "/api/v1/forks/bin", "/api/v1/forks/{name}"))["latest_analysis_id"].is_null();
+      },
       std::chrono::seconds(60)));
   auto r = Call(*c, "POST", "/api/v1/forks/bin/jobs", "/api/v1/forks/{name}/jobs", json{{"rev", with_binary}}.dump(),
                 kAdmin);

@@ -2,13 +2,13 @@
 // (a tiny CUDA custom op). On a machine where nvidia-smi finds a GPU every stage must pass, the compare
 // stage's CPU and GPU traces included; elsewhere the build and import stages must pass and the GPU
 // stages be skipped — and the test says so.
-#include <catch2/catch.hpp>
 #include <unistd.h>
+#include <catch2/catch.hpp>
 
 #include <filesystem>
 
-#include "server/jobs/executors/local_executor.h"
 #include "server/codec/job_json.h"
+#include "server/jobs/executors/local_executor.h"
 #include "tests/support/jobs.h"
 
 namespace forkscope::testing {
@@ -52,8 +52,8 @@ TEST_CASE("GPU kit: gpu-smoke recipe on the vscale project", "[server][jobs][gpu
   CHECK(Stage(job, "import").state == JobState::kPassed);
   CHECK(Stage(job, "import").log_tail == "import ok: vscale 1.0 from ./build/libvscale.so\n");
   if (runner.gpus.empty()) {
-    WARN("SKIPPED on this machine: nvidia-smi finds no GPU (" << runner.detail
-         << "); the smoke and compare stages were skipped, as they must be");
+    WARN("SKIPPED on this machine: nvidia-smi finds no GPU ("
+         << runner.detail << "); the smoke and compare stages were skipped, as they must be");
     CHECK(job.state == JobState::kSkipped);
     CHECK(Stage(job, "smoke").reason == "no GPU runner");
     CHECK(Stage(job, "compare").reason == "no GPU runner");

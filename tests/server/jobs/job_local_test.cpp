@@ -1,15 +1,15 @@
 // The local executor on real recipes: stages as child processes in their own process group, an nvcc
 // build, a failing stage that stops the job, timeouts and cancels that kill the whole group, the log
 // cap, GPU requirements on a GPU-less runner, the compare stage, and a restart's lost stage.
-#include <catch2/catch.hpp>
 #include <unistd.h>
+#include <catch2/catch.hpp>
 
 #include <chrono>
 #include <filesystem>
 #include <thread>
 
-#include "server/jobs/executors/local_executor.h"
 #include "server/codec/job_json.h"
+#include "server/jobs/executors/local_executor.h"
 #include "tests/support/jobs.h"
 #include "tests/support/wait.h"
 
@@ -123,7 +123,8 @@ run = "true"
   CHECK(build.state == JobState::kTimedOut);
   CHECK(build.reason == "timed out after 1 s");
   CHECK_FALSE(build.exit_code);
-  CHECK(build.log_tail == "started\n[forkscope: timed out after 1 s; process group " + std::to_string(pgid) + " killed]\n");
+  CHECK(build.log_tail ==
+        "started\n[forkscope: timed out after 1 s; process group " + std::to_string(pgid) + " killed]\n");
   CHECK(Stage(job, "smoke").reason == "not run: build timed_out");
 }
 
@@ -176,7 +177,8 @@ TEST_CASE("local job: the stage log is capped, keeping its head and its tail", "
   size_t full = 0;
   for (int i = 1; i <= 200000; ++i) full += std::to_string(i).size() + 1;
   size_t kept = cap;  // head + tail
-  std::string marker = "\n[forkscope: " + std::to_string(full - kept) + " bytes of output dropped here (log cap 16384 bytes)]\n";
+  std::string marker =
+      "\n[forkscope: " + std::to_string(full - kept) + " bytes of output dropped here (log cap 16384 bytes)]\n";
   CHECK(log.size() == kept + marker.size());
   CHECK(log.rfind("1\n2\n3\n", 0) == 0);
   CHECK(log.find(marker) == cap - cap / 4);
@@ -221,8 +223,10 @@ gpus = 2
 TEST_CASE("local job: the compare stage diffs the two traces and names the first divergence", "[server][jobs]") {
   JobEnv env;
   auto trace = [](const std::string& values) {
-    return "printf '%s\\n' '{\"site\":\"src/ops.py:3\",\"op\":\"scale\",\"outputs\":[{\"shape\":[2],\"dtype\":\"float32\","
-           "\"values\":" + values + "}]}' > $FORKSCOPE_TRACE";
+    return "printf '%s\\n' "
+           "'{\"site\":\"src/ops.py:3\",\"op\":\"scale\",\"outputs\":[{\"shape\":[2],\"dtype\":\"float32\","
+           "\"values\":" +
+           values + "}]}' > $FORKSCOPE_TRACE";
   };
   auto recipe_with = [&](const std::string& migrated) {
     return JobEnv::MakeRecipe("[stages.compare]\nreference = '''" + trace("[1, 2]") + "'''\nmigrated = '''" + migrated +
@@ -259,7 +263,8 @@ TEST_CASE("local job: the compare stage diffs the two traces and names the first
     CHECK(Stage(job, "compare").state == JobState::kFailed);
     CHECK(Stage(job, "compare").exit_code == 4);
     CHECK(Stage(job, "compare").result.empty());
-    CHECK(JobEnv::Log(job, "compare").find("[forkscope: migrated command failed with exit code 4]") != std::string::npos);
+    CHECK(JobEnv::Log(job, "compare").find("[forkscope: migrated command failed with exit code 4]") !=
+          std::string::npos);
   }
 }
 
@@ -285,8 +290,7 @@ TEST_CASE("local job: a missing commit or workdir fails cleanly", "[server][jobs
   JobEnv env;
   auto executor = GpuLessLocalExecutor();
   SECTION("unknown sha: checkout fails, nothing runs") {
-    auto job = env.Run(env.NewJob(JobEnv::MakeRecipe("[stages.build]\nrun = 'true'\n"), "local",
-                                  std::string(40, 'a')),
+    auto job = env.Run(env.NewJob(JobEnv::MakeRecipe("[stages.build]\nrun = 'true'\n"), "local", std::string(40, 'a')),
                        *executor);
     CHECK(job.state == JobState::kFailed);
     CHECK(job.reason.rfind("checkout: ", 0) == 0);

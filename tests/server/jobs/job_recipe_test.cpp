@@ -47,7 +47,8 @@ slurm_args = ["--constraint=h200", "--mem=64G"]
 run = "pytest -x tests/test_smoke.py"
 gpus = 2
 min_cuda = "12.4"
-)", "flashinfer.toml", "flashinfer");
+)",
+                       "flashinfer.toml", "flashinfer");
   INFO(r.status().message());
   REQUIRE(r.ok());
   CHECK(r->name == "flashinfer-h200");
@@ -75,13 +76,16 @@ min_cuda = "12.4"
 
 TEST_CASE("recipe: bad recipes are refused, naming the file and key", "[server][jobs]") {
   CHECK(RecipeError("name = 'x'\n") ==
-        "r.toml: stages: a recipe needs at least one of [stages.build], [stages.import], [stages.smoke], [stages.compare]");
-  CHECK(RecipeError("[stages.test]\nrun = 'x'\n") == "r.toml: stages.test: unknown stage (expected build, import, smoke or compare)");
+        "r.toml: stages: a recipe needs at least one of [stages.build], [stages.import], [stages.smoke], "
+        "[stages.compare]");
+  CHECK(RecipeError("[stages.test]\nrun = 'x'\n") ==
+        "r.toml: stages.test: unknown stage (expected build, import, smoke or compare)");
   CHECK(RecipeError("[stages.build]\nrun = 'x'\ntimeout = 5\n") == "r.toml: unknown key 'stages.build.timeout'");
   CHECK(RecipeError("[stages.build]\nenv = {}\n") == "r.toml: stages.build.run: missing (the stage's command line)");
   CHECK(RecipeError("[stages.build]\nrun = 'x'\ntimeout_s = 0\n") ==
         "r.toml: stages.build.timeout_s: must be between 1 and 604800");
-  CHECK(RecipeError("[stages.build]\nrun = 'x'\nworkdir = '../up'\n") == "r.toml: stages.build.workdir: must not contain '..'");
+  CHECK(RecipeError("[stages.build]\nrun = 'x'\nworkdir = '../up'\n") ==
+        "r.toml: stages.build.workdir: must not contain '..'");
   CHECK(RecipeError("[stages.build]\nrun = 'x'\nworkdir = '/etc'\n") ==
         "r.toml: stages.build.workdir: must be relative to the work tree");
   CHECK(RecipeError("[env]\nFORKSCOPE_ADMIN_TOKEN = 'x'\n[stages.build]\nrun = 'x'\n") ==
@@ -142,7 +146,8 @@ name = "fi"
 fork_url = "https://github.com/PFCCLab/flashinfer.git"
 upstream_url = "https://github.com/flashinfer-ai/flashinfer.git"
 recipe = "/etc/forkscope/recipes/flashinfer.toml"
-)", "f.toml");
+)",
+                       "f.toml");
   INFO(c.status().message());
   REQUIRE(c.ok());
   CHECK(c->jobs.workers == 2);
@@ -161,7 +166,8 @@ recipe = "/etc/forkscope/recipes/flashinfer.toml"
   CHECK(err("[jobs]\ndefault_executor = 'k8s'\n") ==
         "f.toml: jobs.default_executor: expected \"local\" or \"slurm\", got 'k8s'");
   CHECK(err("[jobs]\nlog_cap_bytes = 10\n") == "f.toml: jobs.log_cap_bytes: must be between 4096 and 1099511627776");
-  CHECK(err("[jobs.slurm]\npoll_interval_ms = 5\n") == "f.toml: jobs.slurm.poll_interval_ms: must be between 100 and 60000");
+  CHECK(err("[jobs.slurm]\npoll_interval_ms = 5\n") ==
+        "f.toml: jobs.slurm.poll_interval_ms: must be between 100 and 60000");
   CHECK(err("[jobs]\nworkerz = 1\n") == "f.toml: unknown key 'jobs.workerz' (did you mean 'jobs.workers'?)");
 }
 
@@ -176,7 +182,8 @@ TEST_CASE("GPU probe: nvidia-smi and nvcc output", "[server][jobs]") {
   CHECK(gpus[1].driver == "580.159.03");
   CHECK(gpus[1].cuda == "13.0");
   CHECK(ParseNvidiaSmiCsv("No devices were found\n", "").empty());
-  CHECK(CudaFromNvidiaSmi("| NVIDIA-SMI 580.159.03    Driver Version: 580.159.03    CUDA Version: 13.0     |") == "13.0");
+  CHECK(CudaFromNvidiaSmi("| NVIDIA-SMI 580.159.03    Driver Version: 580.159.03    CUDA Version: 13.0     |") ==
+        "13.0");
   CHECK(CudaFromNvidiaSmi("NVIDIA-SMI has failed") == "");
   CHECK(CudaFromNvcc("Cuda compilation tools, release 12.4, V12.4.131\n") == "12.4");
   CHECK(CompareVersions("12.4", "12.10") < 0);
@@ -223,8 +230,9 @@ TEST_CASE("Slurm: states, scontrol and sacct output, sbatch arguments", "[server
   CHECK(MapSlurmState("PREEMPTED") == JobState::kLost);
   CHECK(MapSlurmState("WHATEVER") == JobState::kLost);
 
-  auto s = ParseScontrolJob("JobId=12 JobName=forkscope-j1-build UserId=root(0) JobState=FAILED Reason=NonZeroExitCode "
-                            "Dependency=(null) ExitCode=2:0 RunTime=00:01:05 TimeLimit=00:02:00 NodeList=gpu07 BatchHost=gpu07");
+  auto s = ParseScontrolJob(
+      "JobId=12 JobName=forkscope-j1-build UserId=root(0) JobState=FAILED Reason=NonZeroExitCode "
+      "Dependency=(null) ExitCode=2:0 RunTime=00:01:05 TimeLimit=00:02:00 NodeList=gpu07 BatchHost=gpu07");
   REQUIRE(s);
   CHECK(s->state == "FAILED");
   CHECK(s->exit_code == 2);
@@ -257,11 +265,10 @@ TEST_CASE("Slurm: states, scontrol and sacct output, sbatch arguments", "[server
   o.partition = "gpu";
   o.extra_args = {"--account=paddle"};
   auto args = SbatchArgs(cmd, o, "/shared/jobs/j0123456789ab/smoke.sbatch");
-  CHECK(args == std::vector<std::string>{"--parsable", "--job-name=forkscope-j0123456789ab-smoke",
-                                         "--output=/shared/jobs/100%%/smoke.log",
-                                         "--chdir=/shared/jobs/j0123456789ab/tree", "--time=2", "--partition=gpu",
-                                         "--gres=gpu:2", "--account=paddle", "--constraint=h200",
-                                         "/shared/jobs/j0123456789ab/smoke.sbatch"});
+  CHECK(args == std::vector<std::string>{
+                    "--parsable", "--job-name=forkscope-j0123456789ab-smoke", "--output=/shared/jobs/100%%/smoke.log",
+                    "--chdir=/shared/jobs/j0123456789ab/tree", "--time=2", "--partition=gpu", "--gres=gpu:2",
+                    "--account=paddle", "--constraint=h200", "/shared/jobs/j0123456789ab/smoke.sbatch"});
   std::string script = SbatchScript(cmd);
   CHECK(script.find("export ARCH='sm_90 a'\\''b'\n") != std::string::npos);
   CHECK(script.find("cd '/shared/jobs/j0123456789ab/tree' || exit 126\n") != std::string::npos);

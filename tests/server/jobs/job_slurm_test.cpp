@@ -7,10 +7,10 @@
 #include <chrono>
 #include <thread>
 
+#include "server/codec/job_json.h"
 #include "server/config/config.h"
 #include "server/jobs/executors/slurm_executor.h"
 #include "server/jobs/executors/subprocess.h"
-#include "server/codec/job_json.h"
 #include "tests/support/corpus.h"
 #include "tests/support/daemon.h"
 #include "tests/support/jobs.h"
@@ -23,13 +23,13 @@ namespace {
 using nlohmann::json;
 using storage::JobState;
 
-#define REQUIRE_SLURM()                                                 \
-  do {                                                                  \
-    const SlurmCluster& cluster = EnsureSlurmCluster();                 \
-    if (!cluster.available) {                                           \
-      WARN("SKIPPED: no Slurm cluster: " << cluster.why);               \
-      return;                                                           \
-    }                                                                   \
+#define REQUIRE_SLURM()                                   \
+  do {                                                    \
+    const SlurmCluster& cluster = EnsureSlurmCluster();   \
+    if (!cluster.available) {                             \
+      WARN("SKIPPED: no Slurm cluster: " << cluster.why); \
+      return;                                             \
+    }                                                     \
   } while (0)
 
 std::unique_ptr<server::SlurmExecutor> Slurm() {
@@ -111,9 +111,8 @@ TEST_CASE("slurm job: cancel runs scancel", "[server][slurm]") {
   auto queued = env.NewJob(recipe, "slurm");
   storage::JobRecord done;
   std::thread runner([&] { done = env.Run(queued, *slurm, &stop); });
-  auto running = WaitForJob(env, queued.id, [](const storage::JobRecord& j) {
-    return j.stages[0].state == JobState::kRunning;
-  });
+  auto running =
+      WaitForJob(env, queued.id, [](const storage::JobRecord& j) { return j.stages[0].state == JobState::kRunning; });
   std::string slurm_id = running.stages[0].handle;
   stop.cancel = true;
   runner.join();
@@ -196,7 +195,9 @@ fork_url = ")" + fork.path() + R"("
 upstream_url = ")" + up.path() + R"("
 recipe = ")" + tmp.Sub("held.toml") + R"("
 )");
-  DaemonOptions options{FORKSCOPE_BINARY, tmp.Sub("data"), {"--allow-local-repos", "--config", tmp.Sub("forkscope.toml")},
+  DaemonOptions options{FORKSCOPE_BINARY,
+                        tmp.Sub("data"),
+                        {"--allow-local-repos", "--config", tmp.Sub("forkscope.toml")},
                         "admin-secret"};
   auto job_of = [](httplib::Client& c, const std::string& id) {
     auto r = Call(c, "GET", "/api/v1/jobs/" + id, "/api/v1/jobs/{id}");

@@ -59,8 +59,8 @@ struct SubmoduleEnv {
                          std::function<Status(const std::string&)> allow_url = nullptr) {
     server::Recipe recipe = JobEnv::MakeRecipe(recipe_toml);
     storage::JobStore jobs(store->db());
-    storage::JobRecord job = server::NewJob(server::NewJobId(), "", project.path(), head, recipe, "local",
-                                            tmp.Sub("jobs"), 1700000000);
+    storage::JobRecord job =
+        server::NewJob(server::NewJobId(), "", project.path(), head, recipe, "local", tmp.Sub("jobs"), 1700000000);
     REQUIRE(jobs.Save(job).ok());
     auto executor = GpuLessLocalExecutor();
     server::StopFlags stop;

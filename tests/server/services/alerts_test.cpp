@@ -7,16 +7,16 @@
 #include <map>
 #include <optional>
 
+#include "base/fake_clock.h"
 #include "server/services/alerts.h"
 #include "storage/alert_store.h"
-#include "base/fake_clock.h"
 #include "tests/support/fixtures.h"
 
 namespace forkscope::server {
 namespace {
 
-using storage::AlertRecord;
 using base::FakeClock;
+using storage::AlertRecord;
 
 analyzer::DriftReport Drift(int behind, double age_days = 1, int conflicts = 0, int touches = 0) {
   analyzer::DriftReport d;
@@ -30,9 +30,11 @@ analyzer::DriftReport Drift(int behind, double age_days = 1, int conflicts = 0, 
     d.predicted_conflicts.push_back(
         {"csrc/op" + std::to_string(i) + ".cu", analyzer::Layer::kCppCompat, analyzer::ConflictKind::kContent, ""});
   for (int i = 0; i < touches; ++i)
-    d.upstream_commits_touching_patched.push_back(
-        {std::string(40, 'a' + i), "upstream change " + std::to_string(i), 1700000000 + i, {"setup.py"},
-         {analyzer::Layer::kBuild}});
+    d.upstream_commits_touching_patched.push_back({std::string(40, 'a' + i),
+                                                   "upstream change " + std::to_string(i),
+                                                   1700000000 + i,
+                                                   {"setup.py"},
+                                                   {analyzer::Layer::kBuild}});
   return d;
 }
 
@@ -55,8 +57,8 @@ struct Env {
       f.upstream_url = std::string("https://github.com/upstream/") + name;
       REQUIRE(store->CreateFork(f).ok());
     }
-    if (options.webhooks.empty()) options.webhooks.push_back({"ops", "http://127.0.0.1:9/hook", WebhookKind::kGeneric,
-                                                              "s3cret", {}, "info"});
+    if (options.webhooks.empty())
+      options.webhooks.push_back({"ops", "http://127.0.0.1:9/hook", WebhookKind::kGeneric, "s3cret", {}, "info"});
     engine = std::make_unique<AlertEngine>(options, clock);
     engine->SetDeliveryNotifier([this] { ++notified; });
   }
@@ -103,9 +105,10 @@ TEST_CASE("alert lifecycle: opened, re-notified only when worse by a threshold, 
   CHECK(a.severity == "warning");  // near the threshold, but 50 commits worse than the previous sync
   CHECK(a.notified_count == 1);
   CHECK(a.opened_at == env.clock.NowS());
-  CHECK(a.message == "flashinfer lacks 60 upstream commits (alert above 50, behind_commits; 50 more upstream "
-                     "commits since the previous sync). Rebase the migration branch onto upstream; forkscope carry "
-                     "previews the replay.");
+  CHECK(a.message ==
+        "flashinfer lacks 60 upstream commits (alert above 50, behind_commits; 50 more upstream "
+        "commits since the previous sync). Rebase the migration branch onto upstream; forkscope carry "
+        "previews the replay.");
   CHECK(env.Events(a.id) == std::vector<std::string>{"opened"});
   CHECK(env.notified == 1);
 
@@ -226,8 +229,9 @@ TEST_CASE("every drift rule, its threshold and per-fork overrides", "[server][al
   AlertRecord touched = env.Only("upstream-touched");
   CHECK(touched.value == 3);
   CHECK(touched.severity == "info");
-  CHECK(touched.message == "3 upstream commits since the merge-base touch 1 file flashinfer patched: setup.py. "
-                           "Review them: the next rebase has to reconcile each with the fork's change.");
+  CHECK(touched.message ==
+        "3 upstream commits since the merge-base touch 1 file flashinfer patched: setup.py. "
+        "Review them: the next rebase has to reconcile each with the fork's change.");
   CHECK(env.Alerts("open", "flashinfer").size() == 4);
 
   // deepep: behind 60 <= 200, conflicts and merge-base age off; upstream-touched keeps the default.
@@ -300,9 +304,10 @@ TEST_CASE("sync-failing opens after failures_before_alert failures in a row", "[
   CHECK(a.severity == "warning");
   CHECK(a.value == 3);
   CHECK(a.threshold == 3);
-  CHECK(a.message == "flashinfer failed to sync 3 times in a row (alert at 3, failures_before_alert); the last "
-                     "error: fetch: connection refused. Check that the fork and upstream URLs answer from this host, "
-                     "then POST /api/v1/forks/flashinfer/sync.");
+  CHECK(a.message ==
+        "flashinfer failed to sync 3 times in a row (alert at 3, failures_before_alert); the last "
+        "error: fetch: connection refused. Check that the fork and upstream URLs answer from this host, "
+        "then POST /api/v1/forks/flashinfer/sync.");
   CHECK(AlertFigures(a) == "3 failed syncs in a row · alert at 3");
   // Re-notified after another threshold's worth of failures, critical from twice the threshold.
   for (int i = 4; i <= 6; ++i) REQUIRE(env.engine->OnSyncResult(*env.store, "flashinfer", false, "timed out").ok());
@@ -333,8 +338,9 @@ TEST_CASE("job-failing fires on failures on two consecutive heads, a pass resolv
   AlertRecord alert = env.Only("job-failing");
   CHECK(alert.value == 2);
   CHECK(alert.severity == "warning");
-  CHECK(alert.message == "the GPU job of flashinfer failed on 2 consecutive heads (latest bbbbbbb; alert at 2). Open "
-                         "the latest job on the jobs page: its reason names the stage, its log shows why.");
+  CHECK(alert.message ==
+        "the GPU job of flashinfer failed on 2 consecutive heads (latest bbbbbbb; alert at 2). Open "
+        "the latest job on the jobs page: its reason names the stage, its log shows why.");
   REQUIRE(env.engine->OnJobResult(*env.store, "flashinfer", c, true).ok());
   CHECK(env.Alerts("resolved").size() == 1);
 

@@ -34,7 +34,7 @@ struct Env {
   analyzer::Rules rules = *analyzer::Rules::LoadDefault();
   AnalysisOutcome outcome;
   std::mutex mu;
-  std::vector<std::string> decided;        // listener: each decided state, "none" for up to date
+  std::vector<std::string> decided;  // listener: each decided state, "none" for up to date
   Result<std::string> next_job = std::string("j000000000001");
   int validations = 0;
   std::map<std::string, PublishTarget> publish;  // the service's publish targets
@@ -149,15 +149,15 @@ TEST_CASE("carry service: a sync that finds upstream ahead makes one candidate; 
   CHECK_FALSE(carry->OnJobFinished(*env.store, Job("j999999999999", JobState::kFailed, JobState::kFailed, "")));
 
   SECTION("a skipped GPU stage: unvalidated, never ready") {
-    CHECK(carry->OnJobFinished(*env.store, Job("j000000000001", JobState::kSkipped, JobState::kSkipped,
-                                               "smoke skipped: no GPU runner")));
+    CHECK(carry->OnJobFinished(
+        *env.store, Job("j000000000001", JobState::kSkipped, JobState::kSkipped, "smoke skipped: no GPU runner")));
     list = env.Candidates();
     CHECK(list[0].state == CandidateState::kUnvalidated);
     CHECK(list[0].reason == "smoke skipped: no GPU runner");
   }
   SECTION("a failed stage: failed at that stage") {
-    CHECK(carry->OnJobFinished(*env.store, Job("j000000000001", JobState::kFailed, JobState::kFailed,
-                                               "smoke failed: exit code 1")));
+    CHECK(carry->OnJobFinished(
+        *env.store, Job("j000000000001", JobState::kFailed, JobState::kFailed, "smoke failed: exit code 1")));
     list = env.Candidates();
     CHECK(list[0].state == CandidateState::kFailed);
     CHECK(list[0].failing_stage == "smoke");
@@ -171,8 +171,10 @@ TEST_CASE("carry service: a sync that finds upstream ahead makes one candidate; 
   }
 }
 
-TEST_CASE("carry service: no recipe leaves the candidate unvalidated; a stopping job service leaves it clean "
-          "until the next start", "[server][carry]") {
+TEST_CASE(
+    "carry service: no recipe leaves the candidate unvalidated; a stopping job service leaves it clean "
+    "until the next start",
+    "[server][carry]") {
   Env env;
   SECTION("no recipe") {
     env.next_job = FailedPrecondition("fork 'fastops' has no recipe");
@@ -211,8 +213,10 @@ std::string GitIn(const std::string& repo, const std::string& args) {
   return r.status == 0 ? r.out : "error: " + r.out;
 }
 
-TEST_CASE("carry service: a ready candidate is pushed to forkscope/sync-<onto12> of push_url before it is told; "
-          "a failed push leaves it ready with the error", "[server][carry][publish]") {
+TEST_CASE(
+    "carry service: a ready candidate is pushed to forkscope/sync-<onto12> of push_url before it is told; "
+    "a failed push leaves it ready with the error",
+    "[server][carry][publish]") {
   Env env;
   const std::string fork = env.tmp.Sub("fork");
   const std::string up = env.tmp.Sub("upstream");
@@ -329,8 +333,8 @@ TEST_CASE("publish commands: fetch for any candidate with a commit, pushes only 
   c.candidate_ref = "refs/forkscope/candidates/paddle/0123456789ab";
   c.repo = "/data/mirrors/fastops.git";
   const std::string fetch = "git fetch /data/mirrors/fastops.git refs/forkscope/candidates/paddle/0123456789ab";
-  for (CandidateState s : {CandidateState::kFailed, CandidateState::kUnvalidated, CandidateState::kValidating,
-                           CandidateState::kClean}) {
+  for (CandidateState s :
+       {CandidateState::kFailed, CandidateState::kUnvalidated, CandidateState::kValidating, CandidateState::kClean}) {
     c.state = s;
     INFO(storage::CandidateStateName(s));
     CHECK(PublishCommands(c) == std::vector<std::string>{fetch});
@@ -339,7 +343,8 @@ TEST_CASE("publish commands: fetch for any candidate with a commit, pushes only 
   auto ready = PublishCommands(c);
   REQUIRE(ready.size() == 3);
   CHECK(ready[0] == fetch);
-  CHECK(ready[1] == "git push 'https://***@github.com/PFCCLab/fastops.git' FETCH_HEAD:refs/heads/forkscope/sync-0123456789ab");
+  CHECK(ready[1] ==
+        "git push 'https://***@github.com/PFCCLab/fastops.git' FETCH_HEAD:refs/heads/forkscope/sync-0123456789ab");
   CHECK(ready[2].find("s3cret") == std::string::npos);
   c.state = CandidateState::kConflict;
   c.candidate_sha.clear();

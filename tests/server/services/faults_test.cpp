@@ -131,9 +131,8 @@ TEST_CASE("sync: a task whose final write fails reads as finished, and its row i
   REQUIRE(runtime.Start().ok());
   SyncService sync(SyncOptions{env.tmp.Sub("data"), &env.stores, false, {}}, *analyzer::Rules::LoadDefault(), runtime);
   // The hook runs after the analysis was stored and before the task's final row is written.
-  sync.SetPipeline([&](storage::Store&, const storage::TaskRecord&, const AnalysisOutcome*) {
-    env.stores.FailCommitsFrom(1);
-  });
+  sync.SetPipeline(
+      [&](storage::Store&, const storage::TaskRecord&, const AnalysisOutcome*) { env.stores.FailCommitsFrom(1); });
   REQUIRE(sync.Start().ok());
   auto fork_record = env.store->GetFork("fastops");
   REQUIRE(fork_record.ok());

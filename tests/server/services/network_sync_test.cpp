@@ -9,8 +9,8 @@
 #include <set>
 
 #include "analyzer/classify/rules.h"
-#include "analyzer/git/transfer.h"
 #include "analyzer/git/network.h"
+#include "analyzer/git/transfer.h"
 #include "base/fake_clock.h"
 #include "server/services/sync_service.h"
 #include "storage/store_opener.h"

@@ -81,10 +81,10 @@ std::set<std::string> ViolationOnly(const analyzer::Analysis& a) {
 }
 
 struct PairScore {
-  Score all;        // every changed file
-  Score migration;  // violation-only files left out
-  Counts files;     // any layer: predicted files vs changed files
-  Score named;      // the first round and the if-needed places together, against the migration files
+  Score all;            // every changed file
+  Score migration;      // violation-only files left out
+  Counts files;         // any layer: predicted files vs changed files
+  Score named;          // the first round and the if-needed places together, against the migration files
   std::string similar;  // the forks the plan found most similar, with their scores
 };
 

@@ -11,17 +11,17 @@
 #include <set>
 #include <thread>
 
+#include "base/fake_clock.h"
 #include "server/services/scheduler.h"
 #include "storage/alert_store.h"
 #include "tests/support/corpus.h"
 #include "tests/support/wait.h"
-#include "base/fake_clock.h"
 
 namespace forkscope::server {
 namespace {
 
-using std::chrono::seconds;
 using base::FakeClock;
+using std::chrono::seconds;
 
 struct Env {
   testing::TempDir tmp;

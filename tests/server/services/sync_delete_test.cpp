@@ -34,7 +34,8 @@ TEST_CASE("sync: a fork deleted while its fetch runs fails the task with what ha
   auto task_id = sync.EnqueueSync(*fork);
   REQUIRE(task_id.ok());
   // The worker is stuck in its fetch: there is no event of ours to wait on, only its task's state.
-  REQUIRE(testing::PollUntil([&] { return runtime.Get(*task_id)->state == storage::TaskState::kRunning; }, std::chrono::seconds(30)));
+  REQUIRE(testing::PollUntil([&] { return runtime.Get(*task_id)->state == storage::TaskState::kRunning; },
+                             std::chrono::seconds(30)));
 
   REQUIRE((*store)->DeleteFork("slow").ok());
   stall.Close();  // the fetch fails now

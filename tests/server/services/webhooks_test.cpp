@@ -9,9 +9,9 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "base/fake_clock.h"
 #include "server/services/alerts.h"
 #include "server/services/webhooks.h"
-#include "base/fake_clock.h"
 #include "tests/support/fixtures.h"
 #include "tests/support/receiver.h"
 #include "tests/support/wait.h"
@@ -19,8 +19,8 @@
 namespace forkscope::server {
 namespace {
 
-using nlohmann::json;
 using base::FakeClock;
+using nlohmann::json;
 using testing::Receiver;
 
 // The receiver's side of the signature, computed here independently of SignBody.
@@ -127,9 +127,10 @@ TEST_CASE("each target kind gets its body, signed with its own secret", "[server
   CHECK(generic["alert"]["resolved_at"].is_null());
 
   json slack = json::parse(by_path["/slack/T0/B0"].body);
-  CHECK(slack["text"] == "[forkscope] OPENED warning · behind · flashinfer: flashinfer lacks 60 upstream commits "
-                        "(alert above 50, behind_commits; 60 more upstream commits since the previous sync). Rebase "
-                        "the migration branch onto upstream; forkscope carry previews the replay.");
+  CHECK(slack["text"] ==
+        "[forkscope] OPENED warning · behind · flashinfer: flashinfer lacks 60 upstream commits "
+        "(alert above 50, behind_commits; 60 more upstream commits since the previous sync). Rebase "
+        "the migration branch onto upstream; forkscope carry previews the replay.");
   REQUIRE(slack["blocks"].size() == 2);
   CHECK(slack["blocks"][0]["type"] == "section");
   CHECK(slack["blocks"][0]["text"]["type"] == "mrkdwn");
@@ -139,8 +140,7 @@ TEST_CASE("each target kind gets its body, signed with its own secret", "[server
 
   json feishu = json::parse(by_path["/open-apis/bot/v2/hook/x"].body);
   CHECK(feishu["msg_type"] == "text");
-  CHECK(feishu["content"]["text"].get<std::string>().find("flashinfer lacks 60 upstream commits") !=
-        std::string::npos);
+  CHECK(feishu["content"]["text"].get<std::string>().find("flashinfer lacks 60 upstream commits") != std::string::npos);
   CHECK(feishu.size() == 2);
 
   for (const auto& d : env.Deliveries(alert_id)) {

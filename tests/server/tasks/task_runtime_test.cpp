@@ -106,8 +106,7 @@ TEST_CASE("runtime: each kind runs at most its limit at once; other kinds pass a
   CHECK(env.Row(runtime, *carry).state == TaskState::kSucceeded);
 }
 
-TEST_CASE("runtime: a key coalesces a queued task, and two tasks with one key never run at once",
-          "[server][tasks]") {
+TEST_CASE("runtime: a key coalesces a queued task, and two tasks with one key never run at once", "[server][tasks]") {
   Env env;
   TaskRuntimeOptions o;
   o.limits[TaskKind::kDelivery] = 4;
@@ -155,8 +154,7 @@ TEST_CASE("runtime: a key coalesces a queued task, and two tasks with one key ne
   }
 }
 
-TEST_CASE("runtime: cancelling a fork ends its queued tasks at once and flags its running one",
-          "[server][tasks]") {
+TEST_CASE("runtime: cancelling a fork ends its queued tasks at once and flags its running one", "[server][tasks]") {
   Env env;
   TaskRuntime runtime({}, env.stores, env.clock);
   REQUIRE(runtime.Start().ok());
@@ -165,27 +163,34 @@ TEST_CASE("runtime: cancelling a fork ends its queued tasks at once and flags it
   std::atomic<int> interrupts{0};
   std::vector<std::string> dropped;
   std::mutex dropped_mu;
-  TaskSpec sync = Spec(TaskKind::kSync, [&](TaskContext& ctx) {
-    gate.Wait();
-    saw_cancel = ctx.cancelled();
-    return Status::Ok();
-  }, "a");
+  TaskSpec sync = Spec(
+      TaskKind::kSync,
+      [&](TaskContext& ctx) {
+        gate.Wait();
+        saw_cancel = ctx.cancelled();
+        return Status::Ok();
+      },
+      "a");
   sync.key = "sync a";
   sync.coalesce_running = true;
   sync.interrupt = [&](Interrupt why) { interrupts += why == Interrupt::kCancel; };
   auto running = runtime.Submit(std::move(sync));
   REQUIRE(gate.WaitInside(1));
-  TaskSpec carry = Spec(TaskKind::kSync, [](TaskContext&) { return Status::Ok(); }, "a");
+  TaskSpec carry = Spec(
+      TaskKind::kSync, [](TaskContext&) { return Status::Ok(); }, "a");
   carry.dropped = [&](const TaskRecord& t) {
     std::lock_guard<std::mutex> lock(dropped_mu);
     dropped.push_back(t.id);
   };
   auto queued = runtime.Submit(std::move(carry));
   std::atomic<bool> other_ran{false};
-  auto other = runtime.Submit(Spec(TaskKind::kCarry, [&](TaskContext&) {
-    other_ran = true;
-    return Status::Ok();
-  }, "b"));
+  auto other = runtime.Submit(Spec(
+      TaskKind::kCarry,
+      [&](TaskContext&) {
+        other_ran = true;
+        return Status::Ok();
+      },
+      "b"));
 
   CHECK(runtime.CancelFork("a", "cancelled: the fork 'a' was deleted") == 2);
   TaskRecord q = env.Row(runtime, *queued);
@@ -196,7 +201,8 @@ TEST_CASE("runtime: cancelling a fork ends its queued tasks at once and flags it
   CHECK(r.state == TaskState::kCancelled);  // final at once, though its handler still runs
   CHECK(interrupts == 1);
   // Its key stays taken until the handler returns: no second task of it meanwhile.
-  TaskSpec again = Spec(TaskKind::kSync, [](TaskContext&) { return Status::Ok(); }, "a");
+  TaskSpec again = Spec(
+      TaskKind::kSync, [](TaskContext&) { return Status::Ok(); }, "a");
   again.key = "sync a";
   again.coalesce_running = true;
   CHECK(runtime.Submit(again).status().code() == StatusCode::kUnavailable);
@@ -233,9 +239,7 @@ TEST_CASE("runtime: shutdown interrupts running tasks and fails each queued one 
     REQUIRE(gate.WaitInside(1));
     for (int i = 0; i < 3; ++i) {
       TaskSpec s = Spec(TaskKind::kSync, [](TaskContext&) { return Status::Ok(); });
-      s.dropped = [&](const TaskRecord& t) {
-        dropped += t.state == TaskState::kFailed;
-      };
+      s.dropped = [&](const TaskRecord& t) { dropped += t.state == TaskState::kFailed; };
       queued_ids.push_back(*runtime.Submit(std::move(s)));
     }
     runtime.Shutdown();
@@ -280,8 +284,10 @@ TEST_CASE("runtime: a restart fails what the previous process left unfinished", 
   CHECK(t.error == "interrupted: the daemon stopped");
 }
 
-TEST_CASE("runtime inline: tasks run in submission order on the caller's thread, a nested one after its parent; "
-          "a delayed one waits for its time", "[server][tasks]") {
+TEST_CASE(
+    "runtime inline: tasks run in submission order on the caller's thread, a nested one after its parent; "
+    "a delayed one waits for its time",
+    "[server][tasks]") {
   Env env;
   TaskRuntimeOptions o;
   o.inline_mode = true;
@@ -328,8 +334,7 @@ TEST_CASE("runtime inline: tasks run in submission order on the caller's thread,
   CHECK(env.Row(runtime, *cancelled).state == TaskState::kCancelled);
 }
 
-TEST_CASE("runtime: every recorded kind is listed, filtered by kind, fork and state, newest first",
-          "[server][tasks]") {
+TEST_CASE("runtime: every recorded kind is listed, filtered by kind, fork and state, newest first", "[server][tasks]") {
   Env env;
   TaskRuntimeOptions o;
   o.inline_mode = true;
@@ -337,7 +342,10 @@ TEST_CASE("runtime: every recorded kind is listed, filtered by kind, fork and st
   REQUIRE(runtime.Start().ok());
   for (TaskKind kind : {TaskKind::kSync, TaskKind::kCheck, TaskKind::kCarry}) {
     env.clock.Advance(1);
-    REQUIRE(runtime.Submit(Spec(kind, [](TaskContext&) { return Status::Ok(); }, "a")).ok());
+    REQUIRE(runtime
+                .Submit(Spec(
+                    kind, [](TaskContext&) { return Status::Ok(); }, "a"))
+                .ok());
   }
   TaskSpec hidden = Spec(TaskKind::kSchedule, [](TaskContext&) { return Status::Ok(); });
   hidden.recorded = false;

@@ -2,9 +2,9 @@
 // migrated path) call the same ops on the same inputs and write one JSONL record per call to
 // $FORKSCOPE_TRACE (stdout when unset): call site, op, input shape and dtype, output values.
 #include <cstdio>
-#include <initializer_list>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -15,8 +15,9 @@ namespace {
 FILE* g_out = stdout;
 
 void Record(const char* site, const char* op, int n, const std::vector<double>& out, const char* tol) {
-  std::fprintf(g_out, "{\"site\":\"%s\",\"op\":\"%s\",\"inputs\":[{\"shape\":[%d],\"dtype\":\"float32\"}],"
-                      "\"outputs\":[{\"shape\":[%zu],\"dtype\":\"%s\",\"values\":[",
+  std::fprintf(g_out,
+               "{\"site\":\"%s\",\"op\":\"%s\",\"inputs\":[{\"shape\":[%d],\"dtype\":\"float32\"}],"
+               "\"outputs\":[{\"shape\":[%zu],\"dtype\":\"%s\",\"values\":[",
                site, op, n, out.size(), out.size() == 1 ? "float64" : "float32");
   for (size_t i = 0; i < out.size(); ++i) std::fprintf(g_out, "%s%.9g", i ? "," : "", out[i]);
   std::fprintf(g_out, "]}]%s}\n", tol);
@@ -36,16 +37,20 @@ int main(int argc, char** argv) {
     std::vector<float> x(n), y(n);
     for (int i = 0; i < n; ++i) x[i] = static_cast<float>(i % 97) * 0.25f - 3.0f;
     int rc = 0;
-    if (gpu) rc = vscale_cuda(x.data(), y.data(), 1.5f, n);
-    else vscale_cpu(x.data(), y.data(), 1.5f, n);
+    if (gpu)
+      rc = vscale_cuda(x.data(), y.data(), 1.5f, n);
+    else
+      vscale_cpu(x.data(), y.data(), 1.5f, n);
     if (rc != 0) {
       std::fprintf(stderr, "vscale_cuda: %s\n", vscale_error(rc));
       return 2;
     }
     Record(SITE, "vscale", n, std::vector<double>(y.begin(), y.end()), "");
     double sum = 0;
-    if (gpu) rc = vscale_sum_cuda(y.data(), n, &sum);
-    else vscale_sum_cpu(y.data(), n, &sum);
+    if (gpu)
+      rc = vscale_sum_cuda(y.data(), n, &sum);
+    else
+      vscale_sum_cpu(y.data(), n, &sum);
     if (rc != 0) {
       std::fprintf(stderr, "vscale_sum_cuda: %s\n", vscale_error(rc));
       return 2;
