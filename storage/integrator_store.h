@@ -1,6 +1,6 @@
 // Integrators in SQLite (schema v16, documented in storage/migrations_areas.cpp): the registry of
 // repositories that ship forks as submodules, each sync's report (the API's JSON text, encoded by
-// server/codec/integration_json.h) and the pin bumps pushed to them. An integrator's http(s) URL is
+// analyzer/integration/integrator_json.h) and the pin bumps pushed to them. An integrator's http(s) URL is
 // stored with '***' for its userinfo and the credentials apart, as forks' are; FetchUrl puts them
 // together again, in memory, for a fetch. An IntegratorStore borrows the Database of a Store
 // (Store::db()) and is used on that thread only.

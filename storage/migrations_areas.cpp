@@ -492,7 +492,7 @@ extern const std::string_view kSchemaV16Integrators = R"sql(
 **   id             report id.
 **   integrator_id  integrators.id, ON DELETE CASCADE.
 **   head           the integrator branch's commit that was read.
-**   report         JSON text: the API document (server/codec/integration_json.h: {name, head,
+**   report         JSON text: the API document (analyzer/integration/integrator_json.h: {name, head,
 **                  libraries: [{name, path, url, pinned_sha, fork, branch, state, behind,
 **                  upstream_behind, steps, loader, needed_scope, missing}]}).
 **   libraries      how many libraries it lists; orphaned, behind: how many of them are in those states.

@@ -1,5 +1,8 @@
 #include "analyzer/git/push.h"
 
+#include <chrono>
+#include <thread>
+
 #include "analyzer/git/credentials.h"
 #include "analyzer/git/fetch_internal.h"
 #include "analyzer/git/handles.h"
@@ -44,6 +47,23 @@ Result<std::string> AdvertisedOid(git_repository* repo, const std::string& url, 
   return std::string();
 }
 
+// One push of refspec; a ref the remote refused is a FailedPrecondition with its reason.
+Status PushOnce(git_repository* repo, const std::string& url, std::string& refspec, PushPayload& payload,
+                const std::string& shown) {
+  FS_ASSIGN_OR_RETURN(RemotePtr remote, AnonymousRemote(repo, url, "remote " + shown));
+  git_push_options opts = GIT_PUSH_OPTIONS_INIT;
+  opts.callbacks.credentials = OnPushCredentials;
+  opts.callbacks.push_update_reference = OnUpdateReference;
+  opts.callbacks.payload = &payload;
+  char* specs[] = {refspec.data()};
+  const git_strarray refspecs = {specs, 1};
+  FS_RETURN_IF_ERROR(FromGit(git_remote_push(remote.get(), &refspecs, &opts), "push to " + shown));
+  if (!payload.rejection.empty())
+    return FailedPrecondition("push to " + shown + ": the remote rejected " + payload.dest_ref + ": " +
+                              payload.rejection);
+  return Status::Ok();
+}
+
 bool ValidRefName(const std::string& ref) {
   int valid = 0;
   return git_reference_name_is_valid(&valid, ref.c_str()) == 0 && valid != 0;
@@ -79,30 +99,36 @@ Status PushCommit(const PushRequest& r) {
 
   const auto [url, userinfo] = base::SplitCredentials(r.url);
   const std::string shown = RedactUrl(r.url);
-  FS_ASSIGN_OR_RETURN(RemotePtr remote, AnonymousRemote(repo.get(), url, "remote " + shown));
-  PushPayload payload;
-  payload.auth.userinfo = userinfo;
-  payload.auth.origin = OriginOf(url);
-  payload.auth.source = "given for push_url (push_secret_env)";
-  payload.dest_ref = r.dest_ref;
-  git_push_options opts = GIT_PUSH_OPTIONS_INIT;
-  opts.callbacks.credentials = OnPushCredentials;
-  opts.callbacks.push_update_reference = OnUpdateReference;
-  opts.callbacks.payload = &payload;
+  // A fresh payload per connection: the credential callback gives the userinfo once per payload.
+  auto payload = [&, url = url, userinfo = userinfo] {
+    PushPayload p;
+    p.auth.userinfo = userinfo;
+    p.auth.origin = OriginOf(url);
+    p.auth.source = "given for push_url (push_secret_env)";
+    p.dest_ref = r.dest_ref;
+    return p;
+  };
   // Forced: the destination is forkscope's own branch (checked above), never anyone's work.
   std::string refspec = "+" + r.source_ref + ":" + r.dest_ref;
-  char* specs[] = {refspec.data()};
-  const git_strarray refspecs = {specs, 1};
-  Status pushed = FromGit(git_remote_push(remote.get(), &refspecs, &opts), "push to " + shown);
-  if (pushed.ok() && !payload.rejection.empty())
-    pushed = FailedPrecondition("push to " + shown + ": the remote rejected " + r.dest_ref + ": " + payload.rejection);
-  if (pushed.ok()) return pushed;
-  // A refused update may be the same push landing twice (a push cut off by a kill that the server
-  // finished, holding the ref's lock while the retry came): the branch holding the commit is success.
-  auto there = AdvertisedOid(repo.get(), url, payload, r.dest_ref, shown);
-  if (there.ok() && *there == OidHex(oid)) {
-    base::Log(base::LogArea::kGit)->info("push refused but the remote holds it ref={} sha={}", r.dest_ref, *there);
-    return Status::Ok();
+  Status pushed;
+  for (int attempt = 0;; ++attempt) {
+    PushPayload once = payload();
+    pushed = PushOnce(repo.get(), url, refspec, once, shown);
+    if (pushed.ok()) return pushed;
+    // A refused update may be the same push landing twice: a push cut off by a kill that the server
+    // still finishes holds the ref's lock while the retry comes. The branch holding the commit is success;
+    // else the push is tried again, twice, after 1 s and 2 s.
+    PushPayload check = payload();
+    auto there = AdvertisedOid(repo.get(), url, check, r.dest_ref, shown);
+    if (there.ok() && *there == OidHex(oid)) {
+      base::Log(base::LogArea::kGit)->info("push refused but the remote holds it ref={} sha={}", r.dest_ref, *there);
+      return Status::Ok();
+    }
+    if (attempt == 2 || pushed.code() == StatusCode::kInvalidArgument) break;
+    base::Log(base::LogArea::kGit)
+        ->info("push retried ref={} attempt={} error={}", r.dest_ref, attempt + 1,
+               base::ScrubSecret(pushed.message(), userinfo));
+    std::this_thread::sleep_for(std::chrono::seconds(1 << attempt));
   }
   return Status(pushed.code(), base::ScrubSecret(pushed.message(), userinfo));
 }

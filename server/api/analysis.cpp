@@ -2,7 +2,7 @@
 #include "analyzer/render/report.h"
 #include "base/text.h"
 #include "server/api/routes.h"
-#include "server/codec/integration_json.h"
+#include "analyzer/integration/integrator_json.h"
 #include "server/codec/json_codec.h"
 #include "server/http/http_server.h"
 #include "storage/integrator_store.h"
@@ -29,7 +29,7 @@ std::vector<analyzer::integration::IntegratorReport> LatestIntegratorReports(sto
     auto latest = integrators.LatestReport(integrator.name);
     if (!latest.ok() || !*latest) continue;
     key += std::to_string((*latest)->id) + ",";
-    auto report = IntegratorReportFromJson((*latest)->report);
+    auto report = analyzer::integration::IntegratorReportFromJson((*latest)->report);
     if (report.ok()) out.push_back(std::move(*report));
   }
   return out;

@@ -110,6 +110,9 @@ void PatchFork(ServerContext& ctx, const httplib::Request& req, httplib::Respons
                                                        "' pushes its ready candidates to push_url: changing "
                                                        "its URLs or branches needs an 'admin' token"));
   if (st.ok()) st = CheckUrls(ctx, *fork);
+  // New URLs or branches are checked as at registration: a typo is refused now, not at the next sync.
+  if (st.ok() && !SamePublishSource(before, *fork))
+    st = CheckRegistration(*fork, kRegistrationTimeoutS, ctx.config.security.allow_foreign_owner);
   if (!st.ok()) return SendError(res, st);
   auto updated = store.UpdateFork(*fork);
   if (!updated.ok()) return SendError(res, updated.status());

@@ -2,7 +2,7 @@
 // POST registers one and queues its first sync (a task of the runtime); the GETs read the latest
 // report from the store, in the JSON `forkscope integration --format json` prints.
 #include "server/api/routes.h"
-#include "server/codec/integration_json.h"
+#include "analyzer/integration/integrator_json.h"
 #include "server/codec/json_codec.h"
 #include "server/config/config.h"
 #include "server/services/integration_service.h"

@@ -10,11 +10,11 @@
 
 #include "analyzer/classify/gate.h"
 #include "analyzer/diff/analysis.h"
-#include "analyzer/git/revision_files.h"
 #include "analyzer/render/report.h"
 #include "analyzer/render/sarif.h"
 #include "base/log.h"
 #include "server/cli/cli.h"
+#include "server/services/repositories.h"
 
 namespace forkscope::server {
 namespace {
@@ -71,12 +71,12 @@ std::string RenderCheckSarif(const CheckArgs& args, const analyzer::Analysis& an
   std::error_code ec;
   const std::filesystem::path root = std::filesystem::weakly_canonical(std::filesystem::absolute(args.repo, ec), ec);
   const std::string git_dir = std::filesystem::exists(root / ".git", ec) ? (root / ".git").string() : root.string();
-  auto files = analyzer::git::RevisionFiles::Open(git_dir);
+  auto files = RevisionFiles::Open(git_dir);
   analyzer::SarifSource source;
   source.checkout_uri = "file://" + root.string() + (root.string().back() == '/' ? "" : "/");
   source.repository_uri = "file://" + root.string();
   if (files.ok()) {
-    const analyzer::git::RevisionFiles* reader = files->get();
+    const RevisionFiles* reader = files->get();
     if (std::string origin = analyzer::SarifRepositoryUri(reader->OriginUrl()); !origin.empty())
       source.repository_uri = origin;
     source.file_text = [reader, &analysis](const std::string& path) {

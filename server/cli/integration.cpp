@@ -16,7 +16,7 @@
 #include "base/log.h"
 #include "server/cli/cli.h"
 #include "server/cli/progress.h"
-#include "server/codec/integration_json.h"
+#include "analyzer/integration/integrator_json.h"
 #include "server/config/config.h"
 #include "server/config/paths.h"
 #include "server/services/integration_service.h"
@@ -116,7 +116,7 @@ Result<ai::IntegratorReport> Read(IntegrationArgs& args, ai::IntegratorSource& s
   FS_RETURN_IF_ERROR(integrators.Upsert(source.name, source.url, source.branch, "", now).status());
   const ReportCounts counts = CountsOf(report);
   FS_RETURN_IF_ERROR(integrators
-                         .SaveReport(source.name, report.head, IntegratorReportToJson(report).dump(), counts.libraries,
+                         .SaveReport(source.name, report.head, analyzer::integration::IntegratorReportToJson(report).dump(), counts.libraries,
                                      counts.orphaned, counts.behind, now)
                          .status());
   return report;
@@ -131,7 +131,7 @@ int RunIntegration(IntegrationArgs& args) {
   }
   for (const auto& n : report->notices) base::Log(base::LogArea::kCli)->info("note: {}", n);
   if (args.format == "json")
-    PrintOut(IntegratorReportToJson(*report).dump(2));
+    PrintOut(analyzer::integration::IntegratorReportToJson(*report).dump(2));
   else if (args.format == "markdown")
     PrintOut(ai::RenderIntegratorMarkdown(*report));
   else

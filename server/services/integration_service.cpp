@@ -5,7 +5,7 @@
 #include "analyzer/integration/repo_url.h"
 #include "base/log.h"
 #include "base/url.h"
-#include "server/codec/integration_json.h"
+#include "analyzer/integration/integrator_json.h"
 #include "server/services/analysis_service.h"
 
 namespace forkscope::server {
@@ -226,7 +226,7 @@ Status IntegrationService::RunSync(TaskContext& ctx, const std::string& name, bo
   report.url = RedactUrl(report.url);
   const ReportCounts counts = CountsOf(report);
   FS_RETURN_IF_ERROR(integrators
-                         .SaveReport(name, report.head, IntegratorReportToJson(report).dump(), counts.libraries,
+                         .SaveReport(name, report.head, analyzer::integration::IntegratorReportToJson(report).dump(), counts.libraries,
                                      counts.orphaned, counts.behind, clock_.NowS())
                          .status());
   ctx.SetStage(std::to_string(counts.libraries) + " libraries, " + std::to_string(counts.orphaned) + " orphaned, " +
@@ -249,7 +249,7 @@ std::vector<std::string> IntegrationService::OnCandidateReady(storage::Store& st
   for (const auto& r : *registered) {
     auto latest = integrators.LatestReport(r.name);
     if (!latest.ok() || !*latest) continue;
-    auto report = IntegratorReportFromJson((*latest)->report);
+    auto report = analyzer::integration::IntegratorReportFromJson((*latest)->report);
     if (!report.ok()) continue;
     ai::IntegratorSource source;
     source.name = r.name;

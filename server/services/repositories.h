@@ -13,6 +13,7 @@
 #include "analyzer/git/network.h"
 #include "analyzer/git/push.h"
 #include "analyzer/git/repo.h"
+#include "analyzer/git/revision_files.h"
 #include "analyzer/git/transfer.h"
 #include "base/status.h"
 #include "storage/store.h"
@@ -24,6 +25,8 @@ using analyzer::git::NetworkSyncOptions;
 using analyzer::git::NetworkSyncResult;
 using analyzer::git::PushRequest;
 using analyzer::git::RefSpaces;
+// Files of a local repository at a revision, without a work tree (`forkscope check` reads its rules there).
+using analyzer::git::RevisionFiles;
 
 // A registered fork's place: its upstream's network and the two ref namespaces in it.
 struct ForkRepo {

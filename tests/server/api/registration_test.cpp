@@ -61,6 +61,16 @@ TEST_CASE(
   CHECK(tasks.size() == 1);  // its first sync, queued by the registration itself
   auto again = post({{"name", "f"}, {"fork_url", compat.path()}, {"upstream_url", up.path()}});
   CHECK(again.status == 409);
+
+  // A PATCH to a branch the fork lacks is refused as at registration; the stored fork keeps its branch.
+  auto patched = Call(*c, "PATCH", "/api/v1/forks/f", "/api/v1/forks/{name}", json{{"branch", "nope"}}.dump(), kAdmin);
+  CHECK(patched.status == 422);
+  CHECK_API(patched);
+  auto kept = Call(*c, "GET", "/api/v1/forks/f", "/api/v1/forks/{name}");
+  CHECK(JsonBody(kept)["branch"] != "nope");
+  auto moved =
+      Call(*c, "PATCH", "/api/v1/forks/f", "/api/v1/forks/{name}", json{{"branch", "paddle-legacy"}}.dump(), kAdmin);
+  CHECK(moved.status == 200);
 }
 
 }  // namespace

@@ -80,7 +80,7 @@ TEST_CASE("-v and -q work after the subcommand too; an unknown command is named"
   // stderr only: the logs.
   auto verbose = RunCommand(bin + analyze + " --data-dir " + tmp.Sub("a") + " -v 2>&1 >/dev/null");
   CHECK(verbose.status == 0);
-  CHECK(verbose.out.find("debug analysis fork=") != std::string::npos);
+  CHECK(verbose.out.find("debug [analyzer] analysis fork=") != std::string::npos);
   auto quiet = RunCommand(bin + analyze + " --data-dir " + tmp.Sub("b") + " --quiet 2>&1 >/dev/null");
   CHECK(quiet.status == 0);
   CHECK(quiet.out.find(" info ") == std::string::npos);
@@ -127,7 +127,7 @@ TEST_CASE("text lists every finding at path:line; a successful one-shot command 
   auto drift = RunCommand(std::string(FORKSCOPE_BINARY) + " drift --fork " + fork.path() + " --upstream " + up.path() +
                           " --data-dir " + tmp.Sub("data") + " 2>&1 >/dev/null");
   CHECK(drift.status == 0);
-  CHECK(drift.out.empty());
+  CHECK(drift.out == "");
   // -v still shows what happened.
   auto verbose = RunCommand(analyze + " -v 2>&1 >/dev/null");
   CHECK_FALSE(verbose.out.empty());

@@ -24,7 +24,8 @@ std::string WithExampleFork(const std::string& text) {
   std::string line, out;
   bool in_fork = false;
   while (std::getline(in, line)) {
-    in_fork = in_fork || line == "# [[forks]]";
+    // The fork entry runs from "# [[forks]]" to the next commented table ("# [[integrators]]").
+    if (line.rfind("# [[", 0) == 0) in_fork = line == "# [[forks]]";
     if (in_fork && std::regex_match(line, kForkKey)) line = line.substr(2);
     out += line + "\n";
   }

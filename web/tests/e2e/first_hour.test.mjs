@@ -127,7 +127,7 @@ test('an alert, a candidate reason, a violation and a conflict kind read in Chin
   await settled(page);
   const reason = await page.locator('#candidate-reason').textContent();
   assert.match(reason, /^提交 [0-9a-f]{12} 无法应用：2 个冲突路径$/);
-  const kinds = await page.locator('#candidate-detail article.conflict h4').allTextContents();
+  const kinds = await page.locator('#candidate-detail details.conflict summary').allTextContents();
   assert.ok(kinds.some((k) => k.includes('内容冲突')), kinds.join(' | '));
   assert.ok(kinds.every((k) => !/content|冲突 /.test(k)), kinds.join(' | '));
   const messages = await page.locator('#violations-table .violation-message').allTextContents();

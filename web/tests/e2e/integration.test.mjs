@@ -142,6 +142,8 @@ for (const lang of ['en', 'zh']) {
     assert.equal(new URL(page.url()).pathname, '/integration');
 
     // Fits 1280 px: no sideways scroll of the table or the page, no header one character a line.
+    await settled(page);
+    await page.locator('#integration-table').waitFor();
     await page.evaluate(() => scrollTo(0, 0));
     const m = await measure();
     assert.ok(m.scrollWidth <= m.clientWidth, `the table overflows its box: ${m.scrollWidth} > ${m.clientWidth}`);
@@ -172,6 +174,7 @@ test('/integration/{name} is a real address: a reload lands on the same integrat
   await page.goto(`${daemon.url}/integration/no-such-integrator`);
   await settled(page);
   assert.match(await page.locator('main .notice-error').textContent(), /no-such-integrator/);
+  browser.errors.length = 0;  // the unknown integrator answers 404, as it should
 });
 
 test('Sync asks for a token, queues the integrator\'s sync and reads the page again when it is done', async () => {

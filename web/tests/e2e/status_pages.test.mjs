@@ -55,8 +55,19 @@ after(async () => {
 });
 
 test('a fork whose syncs fail says when and why on the forks page and its own page', async () => {
+  // Two repositories that answer at registration and are moved away after the first sync.
+  for (const name of ['missing', 'missing-up']) {
+    mkdirSync(join(work, name));
+    git(join(work, name), 'init', '-q');
+    git(join(work, name), 'commit', '-q', '--allow-empty', '-m', 'x');
+  }
   const created = await daemon.api('POST', '/api/v1/forks', { body: { name: 'broken', fork_url: join(work, 'missing'), upstream_url: join(work, 'missing-up') } });
   assert.equal(created.status, 201, created.text);
+  const first = (await daemon.api('GET', '/api/v1/tasks?state=all&kind=sync&fork=broken')).json.tasks;
+  assert.equal(first.length, 1, 'the registration queues the first sync');
+  await daemon.waitForTask(first[0].id);
+  for (let i = 0; i < 100 && (await daemon.api('GET', '/api/v1/tasks?fork=broken')).json.tasks.length > 0; ++i) await sleep(100);
+  for (const name of ['missing', 'missing-up']) rmSync(join(work, name), { recursive: true, force: true });
   for (let i = 0; i < 2; ++i) {
     const sync = await daemon.api('POST', '/api/v1/forks/broken/sync');
     assert.equal((await daemon.waitForTask(sync.json.task)).state, 'failed');

@@ -1,10 +1,8 @@
-#include "server/codec/integration_json.h"
+#include "analyzer/integration/integrator_json.h"
 
-namespace forkscope::server {
+namespace forkscope::analyzer::integration {
 namespace {
 
-using analyzer::integration::IntegratorReport;
-using analyzer::integration::LibraryReport;
 using nlohmann::json;
 
 json OrNull(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
@@ -98,4 +96,4 @@ Result<IntegratorReport> IntegratorReportFromJson(std::string_view text) {
   return r;
 }
 
-}  // namespace forkscope::server
+}  // namespace forkscope::analyzer::integration

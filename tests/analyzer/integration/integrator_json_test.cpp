@@ -1,6 +1,6 @@
 // The integrator report's JSON: the keys the issue gives, nulls for what is absent, and a stored report
 // read back.
-#include "server/codec/integration_json.h"
+#include "analyzer/integration/integrator_json.h"
 
 #include <catch2/catch.hpp>
 
@@ -10,6 +10,8 @@ namespace forkscope::server {
 namespace {
 
 namespace ai = analyzer::integration;
+using ai::IntegratorReportFromJson;
+using ai::IntegratorReportToJson;
 
 ai::IntegratorReport Sample() {
   ai::IntegratorReport r;
