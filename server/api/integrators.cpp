@@ -1,8 +1,8 @@
 // Integrators (docs/integration.md): repositories that ship registered forks as git submodules.
 // POST registers one and queues its first sync (a task of the runtime); the GETs read the latest
 // report from the store, in the JSON `forkscope integration --format json` prints.
-#include "server/api/routes.h"
 #include "analyzer/integration/integrator_json.h"
+#include "server/api/routes.h"
 #include "server/codec/json_codec.h"
 #include "server/config/config.h"
 #include "server/services/integration_service.h"

@@ -11,12 +11,12 @@
 
 #include "analyzer/integration/integration_render.h"
 #include "analyzer/integration/integrator.h"
+#include "analyzer/integration/integrator_json.h"
 #include "analyzer/integration/repo_url.h"
 #include "base/clock.h"
 #include "base/log.h"
 #include "server/cli/cli.h"
 #include "server/cli/progress.h"
-#include "analyzer/integration/integrator_json.h"
 #include "server/config/config.h"
 #include "server/config/paths.h"
 #include "server/services/integration_service.h"
@@ -116,7 +116,8 @@ Result<ai::IntegratorReport> Read(IntegrationArgs& args, ai::IntegratorSource& s
   FS_RETURN_IF_ERROR(integrators.Upsert(source.name, source.url, source.branch, "", now).status());
   const ReportCounts counts = CountsOf(report);
   FS_RETURN_IF_ERROR(integrators
-                         .SaveReport(source.name, report.head, analyzer::integration::IntegratorReportToJson(report).dump(), counts.libraries,
+                         .SaveReport(source.name, report.head,
+                                     analyzer::integration::IntegratorReportToJson(report).dump(), counts.libraries,
                                      counts.orphaned, counts.behind, now)
                          .status());
   return report;

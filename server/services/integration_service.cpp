@@ -2,10 +2,10 @@
 
 #include <algorithm>
 
+#include "analyzer/integration/integrator_json.h"
 #include "analyzer/integration/repo_url.h"
 #include "base/log.h"
 #include "base/url.h"
-#include "analyzer/integration/integrator_json.h"
 #include "server/services/analysis_service.h"
 
 namespace forkscope::server {
@@ -226,8 +226,8 @@ Status IntegrationService::RunSync(TaskContext& ctx, const std::string& name, bo
   report.url = RedactUrl(report.url);
   const ReportCounts counts = CountsOf(report);
   FS_RETURN_IF_ERROR(integrators
-                         .SaveReport(name, report.head, analyzer::integration::IntegratorReportToJson(report).dump(), counts.libraries,
-                                     counts.orphaned, counts.behind, clock_.NowS())
+                         .SaveReport(name, report.head, analyzer::integration::IntegratorReportToJson(report).dump(),
+                                     counts.libraries, counts.orphaned, counts.behind, clock_.NowS())
                          .status());
   ctx.SetStage(std::to_string(counts.libraries) + " libraries, " + std::to_string(counts.orphaned) + " orphaned, " +
                std::to_string(counts.behind) + " behind");
