@@ -10,6 +10,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analyzer/classify/rules.h"
@@ -57,6 +58,10 @@ Result<EagerImportReport> LintPythonPackages(const RulesData& rules, const std::
 // max_bytes; a notice in skipped says how many were left out).
 Result<std::vector<PythonFile>> ReadPackageFiles(const git::PairRepo& repo, const std::string& commit,
                                                  const EagerImportRules& rules, std::vector<std::string>* notices);
+
+// How the notice AddEagerImportFindings adds for the needed compat scope begins: information, not a
+// warning (the one-shot CLI does not log it).
+inline constexpr std::string_view kNeededScopeNotice = "needed compat scope ";
 
 // The eager-import lint of an analysis' fork head, appended to analysis.violations and notices: only for
 // compat and mixed migrations (native ports and non-migrations are spared) and only when the rules have

@@ -58,10 +58,10 @@ Status AddEagerImportFindings(const Rules& rules, const git::PairRepo& repo, Ana
   if (!report.needed_scope.empty()) {
     std::string scope;
     for (const auto& s : report.needed_scope) scope += (scope.empty() ? "\"" : ", \"") + s + "\"";
-    analysis.notices.push_back(
-        "needed compat scope (the packages that import torch while the package loads): "
-        "paddle.use_compat_guard(scope={" +
-        scope + "})");
+    analysis.notices.push_back(std::string(kNeededScopeNotice) +
+                               "(the packages that import torch while the package loads): "
+                               "paddle.use_compat_guard(scope={" +
+                               scope + "})");
   }
   for (auto& v : report.violations) analysis.violations.push_back(std::move(v));
   base::Log(base::LogArea::kIntegration)

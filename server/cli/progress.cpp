@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include <memory>
+#include "analyzer/integration/eager_import.h"
 #include "base/log.h"
 #include "server/config/paths.h"
 
@@ -59,7 +60,10 @@ Result<AnalysisOutcome> AnalyseForCommand(analyzer::AnalyzeRequest& req, const a
   req.progress = MakeProgressReporter();
   FS_ASSIGN_OR_RETURN(AnalysisOutcome outcome, RunAnalysis(req, rules, *store));
   // The drift and carry reports do not repeat the analysis' notices (a fallback branch, a capped scan).
-  for (const auto& n : outcome.analysis.notices) base::Log(base::LogArea::kCli)->warn("analysis: {}", n);
+  // The needed compat scope is information (the analysis' report shows it), not a warning.
+  for (const auto& n : outcome.analysis.notices)
+    if (n.rfind(analyzer::integration::kNeededScopeNotice, 0) != 0)
+      base::Log(base::LogArea::kCli)->warn("analysis: {}", n);
   return outcome;
 }
 
