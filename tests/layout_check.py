@@ -2,7 +2,10 @@
 """The source tree's architecture, checked: every #include of a forkscope header must come from a
 folder the including folder's CMake target links (directly or through PUBLIC links, as declared by
 forkscope_area() in CMakeLists.txt); libgit2 stays in analyzer/git, SQLite in storage/; only base/
-reads the real clock; every source folder has a README.md. Prints each breach; exit 1 if any."""
+reads the real clock; every source folder has a README.md; threads start only in base/, the task runtime
+and the HTTP server; the server reaches git only from app/ and services/repositories; API encodings
+(`...ToJson`) are declared only in server/codec/; nothing logs through spdlog's default logger. Prints
+each breach; exit 1 if any."""
 import os
 import re
 import sys
@@ -32,6 +35,34 @@ def closure(target, links):
     return seen
 
 
+# Where a thread may start: base/ (threads.h) and these two files.
+THREAD_STARTERS = {'server/tasks/task_runtime.cpp', 'server/http/connection_gate.cpp'}
+# The only server files outside app/ that may include analyzer/git headers.
+GIT_DOORS = {'server/services/repositories.h', 'server/services/repositories.cpp'}
+# ToJson functions declared in server headers outside codec/: the job room's stored forms (a job row
+# keeps the recipe it ran, read back by RecipeFromJson, and the runner it ran on).
+STORED_FORMS = {'RecipeToJson', 'RunnerToJson'}
+THREAD_START = re.compile(r'std::(thread|jthread)\s*\(|std::(thread|jthread)\s+\w+\s*[({]|\.emplace_back\(\s*\[this\]\s*\{\s*WorkerLoop|std::async\s*\(')
+DEFAULT_LOGGER = re.compile(r'\bspdlog::(trace|debug|info|warn|error|critical)\s*\(')
+
+
+def tree_rules(folder, path, text):
+    """The issue-24 counts, kept: each breach of them."""
+    out = []
+    if folder != 'base' and path not in THREAD_STARTERS and THREAD_START.search(text):
+        out.append(f'{path}: starts a thread (submit a task to the runtime, server/tasks/)')
+    if folder.startswith('server/') and not folder.startswith('server/app') and path not in GIT_DOORS \
+            and re.search(r'#include "analyzer/git/', text):
+        out.append(f'{path}: includes analyzer/git (go through services/repositories.h)')
+    if folder.startswith('server/') and not folder.startswith('server/codec') and path.endswith('.h'):
+        for name in re.findall(r'\b(\w+ToJson)\s*\(', text):
+            if name not in STORED_FORMS:
+                out.append(f'{path}: declares {name} (API encodings live in server/codec/)')
+    if DEFAULT_LOGGER.search(text):
+        out.append(f'{path}: logs through the default spdlog logger (use base::Log(area))')
+    return out
+
+
 def main():
     folders, links = areas()
     if not folders:
@@ -58,6 +89,7 @@ def main():
                 breaches.append(f'{path}: includes libgit2 outside analyzer/git')
             if re.search(r'#include <sqlite3', text) and folder != 'storage':
                 breaches.append(f'{path}: includes SQLite outside storage/')
+            breaches.extend(tree_rules(folder, path, text))
             if re.search(r'(system_clock|steady_clock)::now', text) and folder != 'base':
                 breaches.append(f'{path}: reads the real clock (take a base::Clock&)')
     for b in breaches:

@@ -4,9 +4,9 @@
 
 #include <charconv>
 
+#include "server/codec/alerts/alert_json.h"
 #include "server/codec/json_codec.h"
 #include "server/http/http_server.h"
-#include "server/services/alert_json.h"
 #include "server/services/alerts.h"
 #include "storage/alert_store.h"
 

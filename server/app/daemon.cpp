@@ -4,10 +4,10 @@
 
 #include <filesystem>
 #include <fstream>
-#include <thread>
 
 #include "base/log.h"
 #include "base/memory.h"
+#include "base/threads.h"
 #include "server/api/routes.h"
 #include "server/app/data_dir_lock.h"
 #include "server/app/demo.h"
@@ -174,16 +174,11 @@ void Daemon::Stop() {
 
 // Serves until SIGTERM/SIGINT (blocked by the caller before any thread started).
 void ServeUntilSignalled(HttpServer& http, const sigset_t& signals) {
-  std::thread signal_thread([&http, signals] {
-    int sig = 0;
-    sigwait(&signals, &sig);
+  base::SignalWatcher watcher(signals, [&http](int sig) {
     base::Log(base::LogArea::kApp)->info("signal={} stopping", sig == SIGTERM ? "SIGTERM" : "SIGINT");
     http.Stop();
   });
   http.Serve();
-  // The signal thread is still waiting when the server stopped for another reason.
-  pthread_kill(signal_thread.native_handle(), SIGTERM);
-  signal_thread.join();
 }
 
 int Fail(const std::string& what, const Status& st) {

@@ -1,13 +1,11 @@
 #include "server/services/repositories.h"
 
+#include <chrono>
 #include <filesystem>
 
 #include "analyzer/git/reachable.h"
 #include "analyzer/git/remote_branches.h"
-
-#include <future>
-#include <memory>
-#include <thread>
+#include "base/threads.h"
 
 namespace forkscope::server {
 
@@ -107,16 +105,15 @@ Status CheckoutWorkTree(const std::string& repo, const std::string& sha, const s
 
 namespace {
 
-// The branches of location, or Unavailable when it does not answer within timeout_s. The listing runs on
-// a thread of its own, left to end by itself if it outlives the wait (libgit2 1.5 has no connect timeout).
+// The branches of location, or DeadlineExceeded when it does not answer within timeout_s (libgit2 1.5
+// has no connect timeout, so the listing is left to end by itself).
 Result<git::RemoteBranches> BranchesWithin(const std::string& location, int timeout_s, bool allow_foreign_owner) {
-  auto task = std::make_shared<std::packaged_task<Result<git::RemoteBranches>()>>(
-      [location, allow_foreign_owner] { return git::ListRemoteBranches(location, {allow_foreign_owner}); });
-  auto answer = task->get_future();
-  std::thread([task] { (*task)(); }).detach();
-  if (answer.wait_for(std::chrono::seconds(timeout_s)) != std::future_status::ready)
+  auto answer = base::CallWithin<Result<git::RemoteBranches>>(
+      [location, allow_foreign_owner] { return git::ListRemoteBranches(location, {allow_foreign_owner}); },
+      std::chrono::seconds(timeout_s));
+  if (!answer)
     return DeadlineExceeded(git::RedactUrl(location) + " did not answer within " + std::to_string(timeout_s) + " s");
-  return answer.get();
+  return std::move(*answer);
 }
 
 Status CheckSide(const std::string& side, const std::string& location, const std::string& branch, int timeout_s,

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
-#include "server/services/alert_json.h"
+#include "server/codec/alerts/alert_json.h"
 #include "server/services/alerts.h"
 #include "server/services/webhooks.h"
 

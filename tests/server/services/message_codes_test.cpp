@@ -7,10 +7,10 @@
 #include <nlohmann/json.hpp>
 
 #include "base/fake_clock.h"
+#include "server/codec/alerts/alert_json.h"
 #include "server/codec/candidate_json.h"
 #include "server/codec/job_json.h"
 #include "server/jobs/job_runner.h"
-#include "server/services/alert_json.h"
 #include "server/services/alerts.h"
 #include "storage/candidate_store.h"
 #include "storage/job_store.h"

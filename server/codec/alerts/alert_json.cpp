@@ -1,4 +1,4 @@
-#include "server/services/alert_json.h"
+#include "server/codec/alerts/alert_json.h"
 
 #include "base/message_code.h"
 
