@@ -131,7 +131,19 @@ RequestHead::State RequestHead::Header(std::string_view line, size_t start) {
   } else if (key == "expect") {
     expect_continue_ = Lower(value) == "100-continue";
   } else if (key == "range" || key == "if-range") {
-    dropped_.emplace_back(start, start + line.size() + 2);
+    replaced_.push_back({start, start + line.size() + 2, ""});
+  } else if (key == "accept-encoding" && Lower(value).find("br") != std::string::npos) {
+    // cpp-httplib picks brotli when "br" occurs anywhere in the value: keep the other codings.
+    std::string kept;
+    std::string_view rest = value;
+    while (!rest.empty()) {
+      const size_t comma = rest.find(',');
+      const std::string_view coding = TrimOws(rest.substr(0, comma));
+      rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+      if (coding.empty() || Lower(coding).find("br") != std::string::npos) continue;
+      kept += (kept.empty() ? "" : ", ") + std::string(coding);
+    }
+    replaced_.push_back({start, start + line.size() + 2, kept.empty() ? "" : "Accept-Encoding: " + kept + "\r\n"});
   }
   return state_;
 }
@@ -140,9 +152,10 @@ std::string RequestHead::Rewritten(std::string_view data) const {
   std::string out;
   out.reserve(end_ - skip_);
   size_t at = skip_;
-  for (const auto& [from, to] : dropped_) {
-    out.append(data.substr(at, from - at));
-    at = to;
+  for (const auto& r : replaced_) {
+    out.append(data.substr(at, r.from - at));
+    out.append(r.with);
+    at = r.to;
   }
   out.append(data.substr(at, end_ - at));
   return out;

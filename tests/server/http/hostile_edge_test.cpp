@@ -97,6 +97,26 @@ TEST_CASE("daemon: byte ranges never multiply a response; every answer is whole"
   CHECK(ErrorCode(missing) == "not_found");
 }
 
+TEST_CASE("daemon: a browser's Accept-Encoding is answered with gzip, never brotli", "[server][http]") {
+  Env env;
+  Daemon d(env.Options());
+  const std::string path = AnalysedFork(env, d);
+  const RawResponse plain = RawRequest(d.port(), Get(path));
+  REQUIRE(plain.status == 200);
+  CHECK(plain.Header("Content-Encoding").empty());
+  // Chromium's header: cpp-httplib 0.11 answered br, compressed at quality 11 on every request.
+  const RawResponse browser = RawRequest(d.port(), Get(path, "Accept-Encoding: gzip, deflate, br\r\n"));
+  CHECK(browser.status == 200);
+  CHECK(browser.Header("Content-Encoding") == "gzip");
+  CHECK(browser.body.size() < plain.body.size());
+  CHECK(browser.body.substr(0, 2) == "\x1f\x8b");  // a gzip stream
+  // A client that accepts brotli only gets the body as it is.
+  const RawResponse br_only = RawRequest(d.port(), Get(path, "Accept-Encoding: br\r\n"));
+  CHECK(br_only.status == 200);
+  CHECK(br_only.Header("Content-Encoding").empty());
+  CHECK(br_only.body == plain.body);
+}
+
 TEST_CASE("daemon: 100 slow clients do not keep /healthz from answering (default config)", "[server][http][hostile]") {
   Env env;
   Daemon d(env.Options());

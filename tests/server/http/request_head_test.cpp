@@ -1,5 +1,5 @@
 // RequestHead (server/http/request_head.h) on bytes fed as they would arrive: complete heads, the
-// refusals, Range lines left out, and a slow long line searched once.
+// refusals, Range lines left out, br taken out of Accept-Encoding, and a slow long line searched once.
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -31,6 +31,26 @@ TEST_CASE("RequestHead completes a head fed byte by byte and leaves the body alo
   CHECK(head.content_length() == 2u);
   CHECK_FALSE(head.chunked());
   CHECK(head.Rewritten(fed) == "POST /api/v1/forks HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nX-A: b\r\n\r\n");
+}
+
+TEST_CASE("RequestHead takes br out of Accept-Encoding and keeps the other codings", "[server][http]") {
+  struct Case {
+    std::string accept;  // the header line as sent, "" for none
+    std::string kept;    // the line cpp-httplib reads, "" for none
+  };
+  const Case cases[] = {
+      {"Accept-Encoding: gzip, deflate, br\r\n", "Accept-Encoding: gzip, deflate\r\n"},
+      {"accept-encoding: br;q=1.0 ,  gzip;q=0.8\r\n", "Accept-Encoding: gzip;q=0.8\r\n"},
+      {"Accept-Encoding: BR\r\n", ""},
+      {"Accept-Encoding: gzip\r\n", "Accept-Encoding: gzip\r\n"},
+      {"", ""},
+  };
+  for (const auto& c : cases) {
+    const std::string request = "GET /api/v1/forks HTTP/1.1\r\nHost: x\r\n" + c.accept + "X-A: b\r\n\r\n";
+    RequestHead head({});
+    REQUIRE(FeedAll(head, request) == RequestHead::State::kComplete);
+    CHECK(head.Rewritten(request) == "GET /api/v1/forks HTTP/1.1\r\nHost: x\r\n" + c.kept + "X-A: b\r\n\r\n");
+  }
 }
 
 TEST_CASE("RequestHead refuses ambiguous framing and control bytes", "[server][http]") {
