@@ -449,7 +449,7 @@ CREATE INDEX tasks_fork ON tasks(fork_name, created_at DESC);
 CREATE INDEX tasks_kind ON tasks(kind, created_at DESC);
 )sql";
 
-const std::array<std::string_view, 16> kMigrations = {kSchemaV1,
+const std::array<std::string_view, 17> kMigrations = {kSchemaV1,
                                                       kSchemaV2,
                                                       internal::kSchemaV3Drift,
                                                       internal::kSchemaV4Alerts,
@@ -464,7 +464,8 @@ const std::array<std::string_view, 16> kMigrations = {kSchemaV1,
                                                       kSchemaV13Publish,
                                                       kSchemaV14Tasks,
                                                       internal::kSchemaV15Messages,
-                                                      internal::kSchemaV16Integrators};
+                                                      internal::kSchemaV16Integrators,
+                                                      internal::kSchemaV17CatalogueGeneration};
 
 }  // namespace
 

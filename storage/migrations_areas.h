@@ -13,5 +13,7 @@ extern const std::string_view kSchemaV6Patterns;      // mined patterns, compat 
 extern const std::string_view kSchemaV10Credentials;  // fork URL credentials (fork_credentials.cpp)
 extern const std::string_view kSchemaV15Messages;     // message codes and parameters (alerts, jobs, candidates, ...)
 extern const std::string_view kSchemaV16Integrators;  // integrators and their reports (integrator_store.cpp)
+extern const std::string_view
+    kSchemaV17CatalogueGeneration;  // the pattern catalogue's change counter (pattern_store.cpp)
 
 }  // namespace forkscope::storage::internal

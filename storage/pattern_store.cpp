@@ -100,6 +100,13 @@ Result<std::string> MiningVersion(Database& db) {
 
 }  // namespace
 
+Result<int64_t> PatternStore::CatalogueGeneration() {
+  FS_ASSIGN_OR_RETURN(Statement read,
+                      db_.Prepare("SELECT CAST(value AS INTEGER) FROM mining_state WHERE key = 'generation'"));
+  FS_ASSIGN_OR_RETURN(bool row, read.Step());
+  return row ? read.ColumnInt64(0) : 0;  // no change since the database was made
+}
+
 // A plain read first: mining with nothing new to do (every API read does it) takes no write lock.
 Status PatternStore::CheckVersion(const analyzer::MiningOptions& options, MiningReport& report) {
   const std::string want = options.Version();

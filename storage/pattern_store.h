@@ -80,6 +80,9 @@ class PatternStore {
   Result<MiningReport> Mine(const analyzer::MiningOptions& options);
   // The catalogue, most occurrences first; named and mined patterns alike.
   Result<std::vector<CataloguePattern>> List(const PatternFilter& filter);
+  // A counter that every change which can change List's answer raises (schema version 17's triggers):
+  // equal generations, equal catalogues, so a rendered answer can be kept under it.
+  Result<int64_t> CatalogueGeneration();
   // One pattern with its occurrences; NotFound when no catalogue knows the id.
   Result<CataloguePattern> Get(const std::string& id);
   // What each current fork's migration looks like, for the planner.

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analyzer/classify/rules_data.h"
+#include "base/text.h"
 #include "server/codec/pattern_json.h"
 #include "server/http/http_server.h"
 #include "server/services/pattern_service.h"
@@ -34,13 +35,33 @@ Result<storage::PatternFilter> ParsePatternFilter(const httplib::Request& req) {
 }
 
 // Reads answer what is stored: mining runs on the sync workers (PatternService::Hook) and when the
-// plan worker starts, never on a request thread.
+// plan worker starts, never on a request thread. The catalogue is built from every occurrence in every
+// current analysis (1.2 s at 1,000 forks), so each filter's answer is kept in the response cache under
+// the catalogue's generation, which every change that can change it raises.
 void ListPatterns(ServerContext& ctx, const httplib::Request& req, httplib::Response& res, storage::Store& store) {
   auto filter = ParsePatternFilter(req);
   if (!filter.ok()) return SendError(res, filter.status());
-  auto patterns = storage::PatternStore(store, ctx.clock).List(*filter);
-  if (!patterns.ok()) return SendError(res, patterns.status());
-  SendJson(res, 200, PatternListToJson(*patterns));
+  storage::PatternStore patterns(store, ctx.clock);
+  auto generation = patterns.CatalogueGeneration();
+  if (!generation.ok()) return SendError(res, generation.status());
+  const std::string filter_key =
+      base::Fnv1a64Hex(filter->layer + '\n' + (filter->min_forks ? std::to_string(*filter->min_forks) : "-") + '\n' +
+                       (filter->kind ? std::to_string(static_cast<int>(*filter->kind)) : "-"));
+  const std::string etag = "\"p" + std::to_string(*generation) + "-" + filter_key.substr(0, 12) + "\"";
+  if (req.get_header_value("If-None-Match") == etag) {
+    res.status = 304;
+    return;
+  }
+  auto body = ctx.responses.GetOrRender(etag, [&]() -> Result<CachedBody> {
+    FS_ASSIGN_OR_RETURN(auto list, patterns.List(*filter));
+    return std::make_shared<const std::string>(
+        PatternListToJson(list).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  });
+  if (!body.ok()) return SendError(res, body.status());
+  res.set_header("ETag", etag);
+  res.set_header("Cache-Control", "no-cache");
+  res.status = 200;
+  res.set_content(**body, "application/json");
 }
 
 void GetPattern(ServerContext& ctx, const httplib::Request& req, httplib::Response& res, storage::Store& store) {

@@ -102,9 +102,8 @@ TEST_CASE("integrator reports and bumps", "[storage][integrators]") {
   CHECK(left->ColumnInt64(0) == 0);
 }
 
-TEST_CASE("a version 15 database migrates to 16 with the integrator tables and keeps its rows",
-          "[storage][integrators]") {
-  REQUIRE(LatestSchemaVersion() == 16);
+TEST_CASE("a version 15 database migrates on with the integrator tables and keeps its rows", "[storage][integrators]") {
+  REQUIRE(LatestSchemaVersion() >= 16);
   TempDir dir;
   const std::string path = dir.File("v15.db");
   {
@@ -118,7 +117,7 @@ TEST_CASE("a version 15 database migrates to 16 with the integrator tables and k
                 .ok());
   }
   auto store = OpenStore(path);
-  CHECK(store->SchemaVersion() == 16);
+  CHECK(store->SchemaVersion() == LatestSchemaVersion());
   IntegratorStore s(store->db());
   REQUIRE(s.Add("PaddleFleet", "/srv/PaddleFleet.git", "develop", "", 5).ok());
   auto forks = store->db().Prepare("SELECT count(*) FROM forks");

@@ -226,6 +226,40 @@ TEST_CASE("re-mining after one more sync changes only what it should", "[storage
   CHECK(after == expected);
 }
 
+TEST_CASE("the catalogue's generation moves with each change of the catalogue, not with reads", "[storage][patterns]") {
+  Corpus c;
+  auto generation = [&] {
+    auto g = PatternStore(*c.store, FixedNow()).CatalogueGeneration();
+    INFO(g.status().ToString());
+    REQUIRE(g.ok());
+    return *g;
+  };
+  const int64_t synced = generation();
+  CHECK(synced > 0);  // four analyses stored and made current
+  const auto unmined = c.List();
+  CHECK(generation() == synced);  // reading the catalogue changes nothing
+
+  c.Mine();
+  const int64_t mined = generation();
+  CHECK(mined > synced);
+  const auto listed = c.List();
+  CHECK(listed.size() > unmined.size());  // the mined patterns joined: the generation had to move
+  c.Mine();                               // nothing new to mine
+  CHECK(generation() == mined);
+  CHECK(c.List().size() == listed.size());
+
+  forkscope::testing::AdvanceQuickattn(c.Pair("quickattn"));
+  c.Sync(c.Pair("quickattn"));
+  const int64_t resynced = generation();
+  CHECK(resynced > mined);
+  c.Mine();
+  const int64_t remined = generation();
+  CHECK(remined > resynced);
+
+  REQUIRE(c.store->DeleteFork("fastops").ok());
+  CHECK(generation() > remined);
+}
+
 TEST_CASE("the compat-gap registry: records, the no-removal lint, ranking across forks", "[storage][compat_gaps]") {
   Corpus c;
   CompatGapStore gaps(*c.store, FixedNow());

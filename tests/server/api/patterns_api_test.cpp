@@ -9,6 +9,7 @@
 
 #include "tests/support/daemon.h"
 #include "tests/support/pattern_corpus.h"
+#include "tests/support/wait.h"
 
 namespace forkscope::testing {
 namespace {
@@ -200,6 +201,45 @@ TEST_CASE("daemon: pattern catalogue, compat-gap registry and plans", "[server][
   CHECK(failed["state"] == "failed");
   CHECK(failed["error"].get<std::string>().find("no-such-branch") != std::string::npos);
   CHECK(failed["plan"].is_null());
+}
+
+TEST_CASE("daemon: the catalogue is answered from the cache until it changes", "[server][patterns]") {
+  Env env;
+  Daemon d(env.Options());
+  auto c = d.Client();
+  for (size_t i = 0; i + 1 < env.pairs.size(); ++i) RegisterAndSync(*c, env.pairs[i]);
+  auto first = c->Get("/api/v1/patterns");
+  REQUIRE(first);
+  REQUIRE(first->status == 200);
+  const std::string etag = first->get_header_value("ETag");
+  REQUIRE(!etag.empty());
+  // Unchanged catalogue: the same tag, and 304 to a client that holds it.
+  auto again = c->Get("/api/v1/patterns");
+  REQUIRE(again);
+  CHECK(again->get_header_value("ETag") == etag);
+  CHECK(again->body == first->body);
+  auto held = c->Get("/api/v1/patterns", httplib::Headers{{"If-None-Match", etag}});
+  REQUIRE(held);
+  CHECK(held->status == 304);
+  // Each filter has its own answer.
+  auto python = c->Get("/api/v1/patterns?layer=python");
+  REQUIRE(python);
+  CHECK(python->get_header_value("ETag") != etag);
+  // One more fork synced (and mined): a new tag and the fork in the catalogue.
+  RegisterAndSync(*c, env.pairs.back());
+  const std::string last = env.pairs.back().spec.pkg;
+  json after;
+  REQUIRE(PollUntil(
+      [&] {
+        auto r = c->Get("/api/v1/patterns");
+        if (!r || r->status != 200 || r->get_header_value("ETag") == etag) return false;
+        after = json::parse(r->body);
+        for (const auto& p : after["patterns"])
+          if (p["forks"].contains(last)) return true;
+        return false;
+      },
+      std::chrono::seconds(30)));
+  CHECK(after.dump() != json::parse(first->body).dump());
 }
 
 TEST_CASE("cli: forkscope patterns and forkscope plan over a data directory", "[server][patterns][cli]") {
