@@ -174,6 +174,13 @@ Result<AlertChange> AlertStore::Ack(int64_t alert_id, const std::string& by, int
   return AlertChange{std::move(alert), AlertEvent::kAcked};
 }
 
+Result<int> AlertStore::OpenCount(int64_t fork_id) {
+  FS_ASSIGN_OR_RETURN(Statement stmt, db_.Prepare("SELECT count(*) FROM alerts WHERE fork_id = ?1 AND state = 'open'"));
+  stmt.Bind(1, fork_id);
+  FS_ASSIGN_OR_RETURN(bool row, stmt.Step());
+  return row ? stmt.ColumnInt(0) : 0;
+}
+
 Result<ForkHealth> AlertStore::GetHealth(int64_t fork_id) {
   FS_ASSIGN_OR_RETURN(Statement stmt,
                       db_.Prepare("SELECT sync_failures, last_sync_error, last_sync_at, last_success_at, failing, "

@@ -124,6 +124,7 @@ class AlertStore {
   Result<std::vector<AlertRecord>> List(const std::string& state, const std::string& fork, int limit);
 
   Result<ForkHealth> GetHealth(int64_t fork_id);  // default values before the first outcome
+  Result<int> OpenCount(int64_t fork_id);         // the fork's alerts in state open
   Status SaveHealth(int64_t fork_id, const ForkHealth& health);
 
  private:

@@ -37,9 +37,13 @@ bool SamePublishSource(const storage::ForkRecord& a, const storage::ForkRecord& 
 
 // A fork as the API shows it: its record and its sync health (the last error and when it happened).
 Result<json> ForkView(storage::Store& store, const storage::ForkRecord& fork) {
-  FS_ASSIGN_OR_RETURN(storage::ForkHealth health, storage::AlertStore(store).GetHealth(fork.id));
+  storage::AlertStore alerts(store);
+  FS_ASSIGN_OR_RETURN(storage::ForkHealth health, alerts.GetHealth(fork.id));
+  FS_ASSIGN_OR_RETURN(int open_alerts, alerts.OpenCount(fork.id));
   json out = ForkToJson(fork);
   out["sync"] = ForkHealthToJson(health);
+  // The forks page's count: a list of open alerts holds at most 1,000, a fleet can have more.
+  out["open_alerts"] = open_alerts;
   return out;
 }
 

@@ -150,6 +150,12 @@ TEST_CASE("daemon: alerts API, and deliveries pending at SIGKILL arrive after a 
   auto again = Call(*c, "POST", ack_b, "/api/v1/alerts/{id}/ack", R"({"by":"bob"})", kAdmin);
   CHECK(again.status == 200);
   CHECK(JsonBody(again)["acked_by"] == "alice");
+  // Each fork counts its open alerts (the forks page's column): b's is acked now.
+  std::map<std::string, int> open_counts;
+  const json forks = JsonBody(Call(*c, "GET", "/api/v1/forks", "/api/v1/forks"));
+  for (const auto& f : forks["forks"]) open_counts[f["name"]] = f["open_alerts"];
+  CHECK(open_counts == std::map<std::string, int>{{"broken-a", 1}, {"broken-b", 0}});
+  CHECK(JsonBody(Call(*c, "GET", "/api/v1/forks/broken-a", "/api/v1/forks/{name}"))["open_alerts"] == 1);
 
   SECTION("errors") {
     auto anonymous = Call(*c, "POST", ack_b, "/api/v1/alerts/{id}/ack");

@@ -101,17 +101,14 @@ export async function overviewPage(main, _params, query) {
   main.append(controls, status, actionStatus);
 
   const forks = (await getJson('/api/v1/forks')).forks;
-  const [drift, alerts, jobs, tasks, candidates] = await Promise.all([
+  const [drift, jobs, tasks, candidates] = await Promise.all([
     optionalJson('/api/v1/drift'),
-    optionalJson('/api/v1/alerts?state=open'),
     optionalJson('/api/v1/jobs'),
     optionalJson('/api/v1/tasks'),
     optionalJson('/api/v1/candidates'),
   ]);
   const candidateBy = new Map((candidates.data?.candidates || []).map((c) => [c.fork, c]));
   const driftBy = new Map((drift.data?.drift || []).map((d) => [d.fork, d]));
-  const alertsBy = new Map();
-  for (const a of alerts.data?.alerts || []) alertsBy.set(a.fork, (alertsBy.get(a.fork) || 0) + 1);
   const jobBy = new Map();
   for (const j of jobs.data?.jobs || []) {
     const prev = jobBy.get(j.fork);
@@ -122,12 +119,12 @@ export async function overviewPage(main, _params, query) {
     fork,
     analysis: null,
     drift: driftBy.get(fork.name) || null,
-    alerts: alerts.data ? alertsBy.get(fork.name) || 0 : null,
+    alerts: fork.open_alerts ?? null,  // counted by the daemon: a list of open alerts is capped
     job: jobBy.get(fork.name) || null,
     candidate: candidateBy.get(fork.name) || null,
     task: (tasks.data?.tasks || []).find((tk) => tk.fork === fork.name) || null,
   }));
-  const missing = [drift.missing && t('feature.drift'), alerts.missing && t('feature.alerts'), jobs.missing && t('feature.jobs')].filter(Boolean);
+  const missing = [drift.missing && t('feature.drift'), jobs.missing && t('feature.jobs')].filter(Boolean);
   if (missing.length) status.append(notice('unavailable', t('overview.partial', { features: missing.join(', ') })));
 
   const labels = [...new Set(forks.flatMap((f) => f.labels))].sort();
