@@ -174,11 +174,15 @@ Result<AlertChange> AlertStore::Ack(int64_t alert_id, const std::string& by, int
   return AlertChange{std::move(alert), AlertEvent::kAcked};
 }
 
-Result<int> AlertStore::OpenCount(int64_t fork_id) {
-  FS_ASSIGN_OR_RETURN(Statement stmt, db_.Prepare("SELECT count(*) FROM alerts WHERE fork_id = ?1 AND state = 'open'"));
-  stmt.Bind(1, fork_id);
-  FS_ASSIGN_OR_RETURN(bool row, stmt.Step());
-  return row ? stmt.ColumnInt(0) : 0;
+Result<std::map<int64_t, int>> AlertStore::OpenCounts() {
+  FS_ASSIGN_OR_RETURN(Statement stmt,
+                      db_.Prepare("SELECT fork_id, count(*) FROM alerts WHERE state = 'open' GROUP BY fork_id"));
+  std::map<int64_t, int> counts;
+  while (true) {
+    FS_ASSIGN_OR_RETURN(bool row, stmt.Step());
+    if (!row) return counts;
+    counts[stmt.ColumnInt64(0)] = stmt.ColumnInt(1);
+  }
 }
 
 Result<ForkHealth> AlertStore::GetHealth(int64_t fork_id) {

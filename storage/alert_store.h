@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -124,7 +125,8 @@ class AlertStore {
   Result<std::vector<AlertRecord>> List(const std::string& state, const std::string& fork, int limit);
 
   Result<ForkHealth> GetHealth(int64_t fork_id);  // default values before the first outcome
-  Result<int> OpenCount(int64_t fork_id);         // the fork's alerts in state open
+  // How many alerts are open, per fork id (forks without one are absent): one read for a list of forks.
+  Result<std::map<int64_t, int>> OpenCounts();
   Status SaveHealth(int64_t fork_id, const ForkHealth& health);
 
  private:

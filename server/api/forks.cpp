@@ -36,19 +36,20 @@ bool SamePublishSource(const storage::ForkRecord& a, const storage::ForkRecord& 
 }
 
 // A fork as the API shows it: its record and its sync health (the last error and when it happened).
-Result<json> ForkView(storage::Store& store, const storage::ForkRecord& fork) {
-  storage::AlertStore alerts(store);
-  FS_ASSIGN_OR_RETURN(storage::ForkHealth health, alerts.GetHealth(fork.id));
-  FS_ASSIGN_OR_RETURN(int open_alerts, alerts.OpenCount(fork.id));
+// open_alerts: the forks page's count (a list of open alerts holds at most 1,000; a fleet can have more).
+Result<json> ForkView(storage::Store& store, const storage::ForkRecord& fork, const std::map<int64_t, int>& open) {
+  FS_ASSIGN_OR_RETURN(storage::ForkHealth health, storage::AlertStore(store).GetHealth(fork.id));
   json out = ForkToJson(fork);
   out["sync"] = ForkHealthToJson(health);
-  // The forks page's count: a list of open alerts holds at most 1,000, a fleet can have more.
-  out["open_alerts"] = open_alerts;
+  const auto it = open.find(fork.id);
+  out["open_alerts"] = it == open.end() ? 0 : it->second;
   return out;
 }
 
 void SendFork(httplib::Response& res, int status, storage::Store& store, const storage::ForkRecord& fork) {
-  auto view = ForkView(store, fork);
+  auto open = storage::AlertStore(store).OpenCounts();
+  if (!open.ok()) return SendError(res, open.status());
+  auto view = ForkView(store, fork, *open);
   if (!view.ok()) return SendError(res, view.status());
   SendJson(res, status, *view);
 }
@@ -56,9 +57,11 @@ void SendFork(httplib::Response& res, int status, storage::Store& store, const s
 void ListForks(ServerContext&, const httplib::Request&, httplib::Response& res, storage::Store& store) {
   auto forks = store.ListForks();
   if (!forks.ok()) return SendError(res, forks.status());
+  auto open = storage::AlertStore(store).OpenCounts();
+  if (!open.ok()) return SendError(res, open.status());
   json out = json::array();
   for (const auto& f : *forks) {
-    auto view = ForkView(store, f);
+    auto view = ForkView(store, f, *open);
     if (!view.ok()) return SendError(res, view.status());
     out.push_back(std::move(*view));
   }
