@@ -71,6 +71,23 @@ void Database::SetCommitVeto(std::function<bool()> veto) {
       db_.get(), [](void* veto) { return (*static_cast<std::function<bool()>*>(veto))() ? 1 : 0; }, commit_veto_.get());
 }
 
+void Database::SetStatementObserver(std::function<void(std::string_view sql)> observer) {
+  if (!observer) {
+    sqlite3_trace_v2(db_.get(), 0, nullptr, nullptr);
+    statement_observer_.reset();
+    return;
+  }
+  statement_observer_ = std::make_unique<std::function<void(std::string_view)>>(std::move(observer));
+  sqlite3_trace_v2(
+      db_.get(), SQLITE_TRACE_STMT,
+      [](unsigned, void* observer, void* stmt, void*) {
+        if (const char* sql = sqlite3_sql(static_cast<sqlite3_stmt*>(stmt)))
+          (*static_cast<std::function<void(std::string_view)>*>(observer))(sql);
+        return 0;
+      },
+      statement_observer_.get());
+}
+
 Status Database::Exec(std::string_view sql) {
   std::string text(sql);  // sqlite3_exec wants a NUL-terminated script
   int rc = sqlite3_exec(db_.get(), text.c_str(), nullptr, nullptr, nullptr);

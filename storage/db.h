@@ -46,6 +46,9 @@ class Database {
   // commit, explicit or autocommit; returning true makes SQLite roll the transaction back and the
   // write fail (SQLITE_CONSTRAINT_COMMITHOOK -> FailedPrecondition). Null removes it.
   void SetCommitVeto(std::function<bool()> veto);
+  // Observer seam for tests: observer gets the text of every statement as it starts to run (the store's
+  // queries, to check their plans with EXPLAIN QUERY PLAN). Null removes it.
+  void SetStatementObserver(std::function<void(std::string_view sql)> observer);
 
   int64_t LastInsertRowid() const;
   int Changes() const;         // rows changed by the most recent INSERT/UPDATE/DELETE
@@ -59,6 +62,7 @@ class Database {
   explicit Database(sqlite3* db) : db_(db) {}
   // Heap-held so its address (registered with SQLite) survives moves; declared first so it outlives db_.
   std::unique_ptr<std::function<bool()>> commit_veto_;
+  std::unique_ptr<std::function<void(std::string_view)>> statement_observer_;
   std::unique_ptr<sqlite3, Closer> db_;
 };
 

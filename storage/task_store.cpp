@@ -86,14 +86,17 @@ Result<std::optional<TaskRecord>> TaskStore::Get(const std::string& id) {
 }
 
 Result<std::vector<TaskRecord>> TaskStore::List(const TaskFilter& filter) {
-  FS_ASSIGN_OR_RETURN(Statement st,
-                      db_.Prepare(std::string(kColumns) +
-                                  "WHERE (?1 = '' OR kind = ?1) AND (?2 = '' OR fork_name = ?2) AND (?3 = '' OR "
-                                  "state = ?3) AND (?6 = 0 OR state IN ('queued', 'running')) "
-                                  "ORDER BY created_at DESC, id DESC LIMIT ?4 OFFSET ?5"));
+  // Only the filters given, each "column = ?": "(?2 = '' OR fork_name = ?2)" kept the planner off the
+  // fork and kind indexes (a fork's tasks were found by reading every task newest first).
+  std::string where = "WHERE 1";
+  if (filter.kind) where += " AND kind = ?1";
+  if (!filter.fork.empty()) where += " AND fork_name = ?2";
+  if (filter.state) where += " AND state = ?3";
+  if (filter.unfinished_only && !filter.state) where += " AND state IN ('queued', 'running')";
+  FS_ASSIGN_OR_RETURN(Statement st, db_.Prepare(std::string(kColumns) + where +
+                                                " ORDER BY created_at DESC, id DESC LIMIT ?4 OFFSET ?5"));
   st.Bind(1, filter.kind ? TaskKindName(*filter.kind) : "").Bind(2, filter.fork);
   st.Bind(3, filter.state ? TaskStateName(*filter.state) : "").Bind(4, filter.limit).Bind(5, filter.offset);
-  st.Bind(6, filter.unfinished_only && !filter.state);
   std::vector<TaskRecord> out;
   while (true) {
     FS_ASSIGN_OR_RETURN(bool row, st.Step());

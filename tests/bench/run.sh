@@ -25,6 +25,8 @@ echo "== crash suite: SIGKILL at random points, restart, check (tests/crash, doc
 python3 "$here/../crash/crash_suite.py" "$build/forkscope" --cycles "${FORKSCOPE_CRASH_CYCLES:-100}"
 echo "== soak: bounded API load and periodic syncs of large forks, RSS sampled (docs/reliability.md)"
 python3 "$here/soak_bench.py" "$build/forkscope" --duration "${FORKSCOPE_SOAK_SECONDS:-1800}"
+echo "== fleet: 1,000 forks over 50 networks (~1M hunks): API p50/p99 vs the same SQL, a no-op sweep vs git ls-remote, peak RSS, the forks page in Chromium"
+python3 "$here/fleet_bench.py" "$build/forkscope"
 echo "== labelled corpus: layer and style accuracy against hand labels (tests/corpus, docs/accuracy.md)"
 # Exits 2, naming every missing file, when the git-ignored file cache is absent (a fresh checkout):
 # see tests/corpus/README.md for how to fill it.
