@@ -1,4 +1,5 @@
-// The migrations that create the area stores' tables, defined in migrations_areas.cpp and listed in
+// The migrations that create the area stores' tables, defined in migrations_areas.cpp and
+// migrations_patterns.cpp and listed in
 // order with the others by storage/migrations.cpp. Internal to storage/.
 #pragma once
 
