@@ -53,11 +53,10 @@ void GetAnalysis(ServerContext& ctx, const httplib::Request& req, httplib::Respo
   if (format == "markdown") integrators = LatestIntegratorReports(store, integrator_key);
   std::string etag = "\"a" + std::to_string(id) + "-" + shown_as.substr(0, 10) + "-" + format +
                      (integrator_key.empty() ? "" : "-i" + base::Fnv1a64Hex(integrator_key).substr(0, 8)) + "\"";
-  if (req.get_header_value("If-None-Match") == etag) {
-    res.status = 304;
-    return;
-  }
-  auto body = ctx.responses.GetOrRender(etag, [&]() -> Result<CachedBody> {
+  const char* type = format == "markdown" ? "text/markdown; charset=utf-8"
+                     : format == "text"   ? "text/plain; charset=utf-8"
+                                          : "application/json";
+  SendCached(ctx.responses, req, res, etag, type, [&]() -> Result<CachedBody> {
     FS_ASSIGN_OR_RETURN(analyzer::Analysis a, store.LoadAnalysis(id));
     ShowAnalysisAsFork(*fork, a);
     if (format == "markdown")
@@ -68,13 +67,6 @@ void GetAnalysis(ServerContext& ctx, const httplib::Request& req, httplib::Respo
     return std::make_shared<const std::string>(
         analyzer::AnalysisToJson(a).dump(-1, ' ', false, json::error_handler_t::replace));
   });
-  if (!body.ok()) return SendError(res, body.status());
-  res.set_header("ETag", etag);
-  res.set_header("Cache-Control", "no-cache");
-  res.status = 200;
-  res.set_content(**body, format == "markdown" ? "text/markdown; charset=utf-8"
-                          : format == "text"   ? "text/plain; charset=utf-8"
-                                               : "application/json");
 }
 
 // An analysis' file list never changes (its id is immutable, and so are its hunks' patterns), so each
@@ -90,22 +82,13 @@ void ListFiles(ServerContext& ctx, const httplib::Request& req, httplib::Respons
   if (!id.ok()) return SendError(res, id.status());
   const std::string filter_key = base::Fnv1a64Hex(filter.layer + '\n' + filter.pattern + '\n' + filter.violation);
   const std::string etag = "\"f" + std::to_string(*id) + "-" + filter_key.substr(0, 12) + "\"";
-  if (req.get_header_value("If-None-Match") == etag) {
-    res.status = 304;
-    return;
-  }
-  auto body = ctx.responses.GetOrRender(etag, [&]() -> Result<CachedBody> {
+  SendCached(ctx.responses, req, res, etag, "application/json", [&]() -> Result<CachedBody> {
     FS_ASSIGN_OR_RETURN(auto files, store.ListFiles(*id, filter));
     analyzer::Analysis view;
     view.files = std::move(files);
     return std::make_shared<const std::string>(
         json{{"files", analyzer::AnalysisToJson(view)["files"]}}.dump(-1, ' ', false, json::error_handler_t::replace));
   });
-  if (!body.ok()) return SendError(res, body.status());
-  res.set_header("ETag", etag);
-  res.set_header("Cache-Control", "no-cache");
-  res.status = 200;
-  res.set_content(**body, "application/json");
 }
 
 void GetFileHunks(ServerContext&, const httplib::Request& req, httplib::Response& res, storage::Store& store) {

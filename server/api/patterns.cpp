@@ -48,20 +48,11 @@ void ListPatterns(ServerContext& ctx, const httplib::Request& req, httplib::Resp
       base::Fnv1a64Hex(filter->layer + '\n' + (filter->min_forks ? std::to_string(*filter->min_forks) : "-") + '\n' +
                        (filter->kind ? std::to_string(static_cast<int>(*filter->kind)) : "-"));
   const std::string etag = "\"p" + std::to_string(*generation) + "-" + filter_key.substr(0, 12) + "\"";
-  if (req.get_header_value("If-None-Match") == etag) {
-    res.status = 304;
-    return;
-  }
-  auto body = ctx.responses.GetOrRender(etag, [&]() -> Result<CachedBody> {
+  SendCached(ctx.responses, req, res, etag, "application/json", [&]() -> Result<CachedBody> {
     FS_ASSIGN_OR_RETURN(auto list, patterns.List(*filter));
     return std::make_shared<const std::string>(
         PatternListToJson(list).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
   });
-  if (!body.ok()) return SendError(res, body.status());
-  res.set_header("ETag", etag);
-  res.set_header("Cache-Control", "no-cache");
-  res.status = 200;
-  res.set_content(**body, "application/json");
 }
 
 void GetPattern(ServerContext& ctx, const httplib::Request& req, httplib::Response& res, storage::Store& store) {

@@ -174,6 +174,20 @@ void SendJson(httplib::Response& res, int status, const json& body) {
   res.set_content(body.dump(-1, ' ', false, json::error_handler_t::replace), "application/json");
 }
 
+void SendCached(ResponseCache& cache, const httplib::Request& req, httplib::Response& res, const std::string& etag,
+                const std::string& content_type, const std::function<Result<CachedBody>()>& render) {
+  if (req.get_header_value("If-None-Match") == etag) {
+    res.status = 304;
+    return;
+  }
+  auto body = cache.GetOrRender(etag, render);
+  if (!body.ok()) return SendError(res, body.status());
+  res.set_header("ETag", etag);
+  res.set_header("Cache-Control", "no-cache");
+  res.status = 200;
+  res.set_content(**body, content_type);
+}
+
 void SendError(httplib::Response& res, const Status& st) {
   SendJson(res, HttpStatusOf(st.code()), ErrorJson(StatusCodeName(st.code()), st.message()));
 }

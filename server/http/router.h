@@ -18,6 +18,7 @@
 #include "base/status.h"
 #include "server/config/config.h"
 #include "server/http/request_checks.h"
+#include "server/http/response_cache.h"
 #include "storage/store.h"
 
 namespace forkscope::server {
@@ -76,6 +77,11 @@ class Router {
 
 void SendJson(httplib::Response& res, int status, const nlohmann::json& body);
 void SendError(httplib::Response& res, const Status& status);
+// A body rendered once under etag and kept in cache (an ETag names what makes the body unique): 304 when
+// the client holds the tag, else 200 with the body (render() called only when cache lacks it), or the
+// render's error.
+void SendCached(ResponseCache& cache, const httplib::Request& req, httplib::Response& res, const std::string& etag,
+                const std::string& content_type, const std::function<Result<CachedBody>()>& render);
 // The deepest nesting a JSON request body may have (the API's bodies need 3).
 inline constexpr size_t kMaxJsonDepth = 64;
 // Parses a JSON request body (non-throwing); InvalidArgument when malformed, empty or nested deeper than
