@@ -42,7 +42,7 @@ GIT_DOORS = {'server/services/repositories.h', 'server/services/repositories.cpp
 # ToJson functions declared in server headers outside codec/: the job room's stored forms (a job row
 # keeps the recipe it ran, read back by RecipeFromJson, and the runner it ran on).
 STORED_FORMS = {'RecipeToJson', 'RunnerToJson'}
-THREAD_START = re.compile(r'std::(thread|jthread)\s*\(|std::(thread|jthread)\s+\w+\s*[({]|\.emplace_back\(\s*\[this\]\s*\{\s*WorkerLoop|std::async\s*\(')
+THREAD_START = re.compile(r'std::(thread|jthread)\s*\(|std::(thread|jthread)\s+\w+\s*[({]|std::async\s*\(')
 DEFAULT_LOGGER = re.compile(r'\bspdlog::(trace|debug|info|warn|error|critical)\s*\(')
 
 
