@@ -17,6 +17,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
+import { CHROMIUM, FLAGS } from './e2e/support/browser.mjs';
 
 const [url, forksArg, shotDir, runsArg, waitArg, encoding = ''] = process.argv.slice(2);
 if (!url || !forksArg) {
@@ -26,9 +27,6 @@ if (!url || !forksArg) {
 const forks = Number(forksArg);
 const runs = Number(runsArg || 3);
 const waitS = Number(waitArg || 60);
-const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
-const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync', '--no-first-run'];
 const median = (v) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
 const ANALYSIS = /\/api\/v1\/forks\/[^/]+\/analysis$/;
 

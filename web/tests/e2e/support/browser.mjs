@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { repoRoot } from './daemon.mjs';
 
-const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
-const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking',
+export const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+export const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking',
   '--disable-component-update', '--disable-sync', '--no-first-run'];
 export const artifactsDir = process.env.FORKSCOPE_WEB_ARTIFACTS || join(repoRoot, 'build', 'web-artifacts');
 
