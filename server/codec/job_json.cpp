@@ -36,7 +36,7 @@ json JobToJson(const storage::JobRecord& job) {
            {"finished_at", TimeOrNull(s.finished_at)}};
     base::PutMessageCode(j, "reason", s.reason_code, s.reason_params);
     if (!s.handle.empty() && job.executor == "slurm") j["slurm_job_id"] = s.handle;
-    if (!s.result.empty()) j["trace_diff"] = ParsedOr(s.result, nullptr);
+    if (!s.result.empty()) j[s.name == "kernels" ? "kernel_units" : "trace_diff"] = ParsedOr(s.result, nullptr);
     stages.push_back(std::move(j));
   }
   json out{{"id", job.id},

@@ -33,6 +33,7 @@ class Keys {
         return InvalidArgument("unknown key '" + Path(key.str()) + "'");
     return Status::Ok();
   }
+  bool Has(std::string_view key) const { return t_.get(key) != nullptr; }
   Status Str(std::string_view key, std::string& out) const {
     const toml::node* n = t_.get(key);
     if (!n) return Status::Ok();
@@ -107,12 +108,50 @@ Status CheckRelative(const std::string& key, const std::string& path) {
   return Status::Ok();
 }
 
+Status CheckRelativeAll(const Keys& k, std::string_view key, const std::vector<std::string>& paths) {
+  for (const auto& p : paths) FS_RETURN_IF_ERROR(CheckRelative(k.Path(key), p));
+  return Status::Ok();
+}
+
+// The kernels stage's own keys.
+Status ReadKernels(const Keys& k, StageSpec& s) {
+  KernelUnitsSpec& u = s.kernels;
+  FS_RETURN_IF_ERROR(k.Str("compiler", u.compiler));
+  if (u.compiler.empty()) return InvalidArgument(k.Path("compiler") + ": must not be empty");
+  FS_RETURN_IF_ERROR(k.Str("arch", u.arch));
+  const bool arch_ok = u.arch.empty() || u.arch == "auto" ||
+                       (u.arch.rfind("sm_", 0) == 0 && u.arch.size() > 3 &&
+                        u.arch.find_first_not_of("0123456789abf", 3) == std::string::npos);
+  if (!arch_ok) return InvalidArgument(k.Path("arch") + ": expected \"auto\", \"\" or an architecture like \"sm_90a\"");
+  FS_RETURN_IF_ERROR(k.Bool("arch_specific", u.arch_specific));
+  FS_RETURN_IF_ERROR(k.Strings("flags", u.flags));
+  FS_RETURN_IF_ERROR(k.Strings("include", u.include));
+  FS_RETURN_IF_ERROR(k.Strings("units", u.units));
+  FS_RETURN_IF_ERROR(k.Strings("exclude", u.exclude));
+  if (k.Has("extensions")) {
+    u.extensions.clear();
+    FS_RETURN_IF_ERROR(k.Strings("extensions", u.extensions));
+  }
+  for (const auto& e : u.extensions)
+    if (e.size() < 2 || e.front() != '.') return InvalidArgument(k.Path("extensions") + ": expected names like \".cu\"");
+  FS_RETURN_IF_ERROR(CheckRelativeAll(k, "include", u.include));
+  FS_RETURN_IF_ERROR(CheckRelativeAll(k, "units", u.units));
+  FS_RETURN_IF_ERROR(k.Int("jobs", 0, 1024, u.jobs));
+  if (u.arch == "auto") s.gpu = true;  // the architecture is the runner's GPU's
+  return Status::Ok();
+}
+
 Result<StageSpec> ReadStage(const toml::table& t, const std::string& name) {
   Keys k(t, "stages." + name);
   bool compare = name == "compare";
+  bool kernels = name == "kernels";
   if (compare) {
     FS_RETURN_IF_ERROR(k.Known({"run", "env", "workdir", "timeout_s", "gpu", "min_cuda", "gpus", "slurm_args",
                                 "reference", "migrated", "reference_trace", "migrated_trace", "atol", "rtol"}));
+  } else if (kernels) {
+    FS_RETURN_IF_ERROR(k.Known({"run", "env", "workdir", "timeout_s", "gpu", "min_cuda", "gpus", "slurm_args",
+                                "compiler", "arch", "arch_specific", "flags", "include", "units", "exclude",
+                                "extensions", "jobs"}));
   } else {
     FS_RETURN_IF_ERROR(k.Known({"run", "env", "workdir", "timeout_s", "gpu", "min_cuda", "gpus", "slurm_args"}));
   }
@@ -141,6 +180,8 @@ Result<StageSpec> ReadStage(const toml::table& t, const std::string& name) {
     FS_RETURN_IF_ERROR(k.Number("rtol", s.rtol));
     if (s.reference.empty() || s.migrated.empty())
       return InvalidArgument("stages.compare: needs both 'reference' and 'migrated' commands");
+  } else if (kernels) {
+    FS_RETURN_IF_ERROR(ReadKernels(k, s));
   } else if (s.run.empty()) {
     return InvalidArgument(k.Path("run") + ": missing (the stage's command line)");
   }
@@ -179,12 +220,12 @@ Result<Recipe> ReadRecipe(const toml::table& root, const std::string& origin, co
   const toml::node* stages = root.get("stages");
   if (!stages || !stages->is_table() || stages->as_table()->empty())
     return InvalidArgument(
-        "stages: a recipe needs at least one of [stages.build], [stages.import], "
+        "stages: a recipe needs at least one of [stages.kernels], [stages.build], [stages.import], "
         "[stages.smoke], [stages.compare]");
   for (const auto& [key, node] : *stages->as_table()) {
     std::string name(key.str());
     if (std::find(std::begin(kStageOrder), std::end(kStageOrder), name) == std::end(kStageOrder))
-      return InvalidArgument("stages." + name + ": unknown stage (expected build, import, smoke or compare)");
+      return InvalidArgument("stages." + name + ": unknown stage (expected kernels, build, import, smoke or compare)");
     if (!node.is_table()) return InvalidArgument("stages." + name + ": expected a table");
   }
   for (const char* name : kStageOrder) {
@@ -249,6 +290,12 @@ json RecipeToJson(const Recipe& r) {
                 {"atol", s.atol},
                 {"rtol", s.rtol}});
     }
+    if (s.name == "kernels") {
+      const KernelUnitsSpec& u = s.kernels;
+      j["kernels"] = {{"compiler", u.compiler}, {"arch", u.arch},       {"arch_specific", u.arch_specific},
+                      {"flags", u.flags},       {"include", u.include}, {"units", u.units},
+                      {"exclude", u.exclude},   {"extensions", u.extensions}, {"jobs", u.jobs}};
+    }
     stages.push_back(std::move(j));
   }
   return json{{"name", r.name},          {"description", r.description}, {"origin", r.origin},
@@ -281,6 +328,19 @@ Result<Recipe> RecipeFromJson(const json& doc) {
     s.migrated_trace = j.value("migrated_trace", "");
     s.atol = j.value("atol", 1e-8);
     s.rtol = j.value("rtol", 1e-5);
+    if (const json k = j.value("kernels", json::object()); !k.empty()) {
+      using Strings = std::vector<std::string>;
+      KernelUnitsSpec& u = s.kernels;
+      u.compiler = k.value("compiler", u.compiler);
+      u.arch = k.value("arch", u.arch);
+      u.arch_specific = k.value("arch_specific", false);
+      u.flags = k.value("flags", Strings{});
+      u.include = k.value("include", Strings{});
+      u.units = k.value("units", Strings{});
+      u.exclude = k.value("exclude", Strings{});
+      u.extensions = k.value("extensions", u.extensions);
+      u.jobs = k.value("jobs", 0);
+    }
     r.stages.push_back(std::move(s));
   }
   return r;

@@ -16,7 +16,24 @@ namespace forkscope::server {
 using EnvList = std::vector<std::pair<std::string, std::string>>;
 
 // The stage names a recipe may use, in the order they run.
-inline constexpr const char* kStageOrder[] = {"build", "import", "smoke", "compare"};
+inline constexpr const char* kStageOrder[] = {"kernels", "build", "import", "smoke", "compare"};
+
+// The kernels stage: forkscope compiles the fork's kernel-layer translation units one by one for the
+// runner's GPU architecture, without the framework and without linking (docs/jobs.md, "The kernels
+// stage"). Paths are relative to the work tree.
+struct KernelUnitsSpec {
+  std::string compiler = "nvcc";  // looked up on the runner's PATH
+  // "auto": sm_XY of the runner's GPU (the stage needs a GPU runner); "sm_90a", "sm_80": that one;
+  // "" passes no -arch (a host compiler).
+  std::string arch = "auto";
+  bool arch_specific = false;             // auto only: sm_XYa (Hopper's wgmma and TMA need sm_90a)
+  std::vector<std::string> flags;         // after the -arch and -I flags
+  std::vector<std::string> include;       // -I directories
+  std::vector<std::string> units;         // globs; empty: the kernel-layer units the build lists
+  std::vector<std::string> exclude;       // globs taken out of the selection
+  std::vector<std::string> extensions{".cu"};  // what counts as a translation unit when units is empty
+  int jobs = 0;                           // compilers at once; 0 = the runner's CPU count
+};
 
 struct StageSpec {
   std::string name;                     // one of kStageOrder
@@ -36,6 +53,7 @@ struct StageSpec {
   std::string migrated_trace;
   double atol = 1e-8;
   double rtol = 1e-5;
+  KernelUnitsSpec kernels;  // kernels only; `run`, when given, runs first (code generation)
 };
 
 struct Recipe {

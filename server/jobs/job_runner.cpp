@@ -13,6 +13,7 @@
 #include "base/message_code.h"
 #include "server/jobs/executors/capped_log.h"
 #include "server/jobs/executors/subprocess.h"
+#include "server/jobs/kernel_units.h"
 #include "server/services/repositories.h"
 
 namespace forkscope::server {
@@ -115,12 +116,30 @@ StagePaths PathsFor(const JobRecord& job, const StageSpec& spec) {
   return p;
 }
 
-StageCommand CommandFor(const JobRecord& job, const Recipe& recipe, const StageSpec& spec, const JobRunContext& ctx) {
+std::string KernelsDir(const JobRecord& job) { return job.work_dir + "/kernels"; }
+
+// The kernels stage's units: chosen from the checked-out tree with the job's rules (else the default).
+KernelSelection KernelsOf(const JobRecord& job, const StageSpec& spec, const JobRunContext& ctx) {
+  if (ctx.rules) return SelectKernelUnits(job.work_dir + "/tree", spec.kernels, *ctx.rules);
+  static const Result<analyzer::Rules> kDefault = analyzer::Rules::LoadDefault();
+  if (!kDefault.ok()) return {{}, "kernel_layer", "no classification rules: " + kDefault.status().message()};
+  return SelectKernelUnits(job.work_dir + "/tree", spec.kernels, *kDefault);
+}
+
+std::string ScriptFor(const JobRecord& job, const StageSpec& spec, const StagePaths& p,
+                      const KernelSelection* kernels) {
+  if (spec.name == "compare") return TraceDiffScript(spec, p.reference_trace, p.migrated_trace);
+  if (kernels) return KernelScript(spec, *kernels, job.work_dir + "/tree", KernelsDir(job));
+  return spec.run;
+}
+
+StageCommand CommandFor(const JobRecord& job, const Recipe& recipe, const StageSpec& spec, const JobRunContext& ctx,
+                        const KernelSelection* kernels) {
   StagePaths p = PathsFor(job, spec);
   StageCommand c;
   c.job_id = job.id;
   c.stage = spec.name;
-  c.script = spec.name == "compare" ? TraceDiffScript(spec, p.reference_trace, p.migrated_trace) : spec.run;
+  c.script = ScriptFor(job, spec, p, kernels);
   c.env = recipe.env;
   c.env.insert(c.env.end(), spec.env.begin(), spec.env.end());
   c.env.insert(c.env.end(), {{"FORKSCOPE_JOB_ID", job.id},
@@ -175,7 +194,9 @@ class StageRun {
 
   // Runs or resumes the stage; false when the executor let go of it (detached).
   bool Execute(const Recipe& recipe, const StageSpec& spec) {
-    StageCommand cmd = CommandFor(job_, recipe, spec, ctx_);
+    std::optional<KernelSelection> kernels;
+    if (spec.name == "kernels") kernels = KernelsOf(job_, spec, ctx_);
+    StageCommand cmd = CommandFor(job_, recipe, spec, ctx_, kernels ? &*kernels : nullptr);
     std::error_code ec;
     if (rec_.handle.empty()) fs::remove(cmd.log_path, ec);
     StageEvents events;
@@ -209,6 +230,7 @@ class StageRun {
       rec_.duration_ms = (rec_.finished_at - rec_.started_at) * 1000;
     if (!o.node.empty()) NoteNode(o.node);
     if (spec.name == "compare" && rec_.state == JobState::kPassed) CompareTraces(job_, spec, rec_, ctx_);
+    if (kernels) ReadKernelResults(*kernels, KernelsDir(job_), rec_);
     rec_.log_tail = ReadLogTail(cmd.log_path);
     Save();
     return true;

@@ -76,10 +76,10 @@ min_cuda = "12.4"
 
 TEST_CASE("recipe: bad recipes are refused, naming the file and key", "[server][jobs]") {
   CHECK(RecipeError("name = 'x'\n") ==
-        "r.toml: stages: a recipe needs at least one of [stages.build], [stages.import], [stages.smoke], "
-        "[stages.compare]");
+        "r.toml: stages: a recipe needs at least one of [stages.kernels], [stages.build], [stages.import], "
+        "[stages.smoke], [stages.compare]");
   CHECK(RecipeError("[stages.test]\nrun = 'x'\n") ==
-        "r.toml: stages.test: unknown stage (expected build, import, smoke or compare)");
+        "r.toml: stages.test: unknown stage (expected kernels, build, import, smoke or compare)");
   CHECK(RecipeError("[stages.build]\nrun = 'x'\ntimeout = 5\n") == "r.toml: unknown key 'stages.build.timeout'");
   CHECK(RecipeError("[stages.build]\nenv = {}\n") == "r.toml: stages.build.run: missing (the stage's command line)");
   CHECK(RecipeError("[stages.build]\nrun = 'x'\ntimeout_s = 0\n") ==

@@ -89,6 +89,8 @@ const ZH = {
   'stage.cancelled_before_start': '开始前已取消',
   'stage.trace': '调用轨迹：{error}',
   'stage.divergence': (p, raw) => `第 ${p.index} 条记录首次出现分歧（${p.kind}）：算子 ${p.op}，位于 ${p.site}${raw.layer ? `［${p.layer}］` : ''}`,
+  'stage.kernel_unit': '{total} 个内核编译单元中有 {failed} 个编译失败；第一个 {unit}：{error}',
+  'stage.no_kernel_units': '没有可编译的内核单元：{note}',
 
   // Mined patterns' descriptions (analyzer/patterns/pattern_describe.cpp)
   'pattern.adds': '向{place}新增 {lines} 行，例如 `{line}`',

@@ -66,6 +66,23 @@ export function timeline(job) {
       h('span', { class: 'stage-info' }, s.duration_s != null ? ` ${Number(s.duration_s).toFixed(1)} s` : '', s.exit_code != null ? ` · ${t('jobs.exit', { code: s.exit_code })}` : '', s.reason ? ` · ${messageOf(s, 'reason')}` : ''))));
 }
 
+// The kernels stage's translation units: each one's state, compile time and first compiler error.
+export function kernelUnits(job) {
+  const stage = (job.stages || []).find((s) => s.kernel_units);
+  if (!stage) return null;
+  const k = stage.kernel_units;
+  return h('section', { id: 'kernel-units' },
+    h('h3', {}, t('jobs.kernel_units', { arch: k.arch || '—', count: (k.units || []).length })),
+    h('p', { class: 'status-line' }, k.note || ''),
+    h('table', { class: 'data' },
+      h('thead', {}, h('tr', {}, h('th', {}, t('jobs.unit')), h('th', {}, t('col.state')), h('th', {}, t('col.duration')), h('th', {}, t('jobs.first_error')))),
+      h('tbody', {}, (k.units || []).map((u) => h('tr', { class: `state-${u.state}`, 'data-unit': u.path },
+        h('td', {}, h('code', {}, u.path)),
+        h('td', {}, stateBadge(u.state)),
+        h('td', {}, u.duration_ms != null ? `${(u.duration_ms / 1000).toFixed(1)} s` : '—'),
+        h('td', {}, u.error ? h('code', {}, u.error) : '')))));
+}
+
 // The log that explains the job: the running stage's; else the stage that stopped it; else, when no
 // stage ever ran, the checkout's; else the last stage that ran.
 function logToShow(job) {
@@ -121,7 +138,7 @@ export async function jobPage(main, { id }) {
       h('dt', {}, t('col.duration')), h('dd', {}, duration(job)),
       FINAL.has(job.state) ? [h('dt', {}, t('jobs.outcome')), h('dd', { id: 'job-outcome', class: job.error ? 'outcome-error' : '' }, t(job.state === 'passed' ? 'jobs.outcome_passed' : job.error ? 'jobs.outcome_error' : 'jobs.outcome_failure'))] : null,
       job.reason ? [h('dt', {}, t('jobs.reason')), h('dd', { id: 'job-reason' }, messageOf(job, 'reason'))] : null));
-    timelineBox.replaceChildren(h('h2', {}, t('jobs.timeline')), timeline(job));
+    timelineBox.replaceChildren(h('h2', {}, t('jobs.timeline')), timeline(job), kernelUnits(job));
   }
 
   async function pollLog() {
