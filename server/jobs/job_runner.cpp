@@ -230,7 +230,7 @@ class StageRun {
       rec_.duration_ms = (rec_.finished_at - rec_.started_at) * 1000;
     if (!o.node.empty()) NoteNode(o.node);
     if (spec.name == "compare" && rec_.state == JobState::kPassed) CompareTraces(job_, spec, rec_, ctx_);
-    if (kernels) ReadKernelResults(*kernels, KernelsDir(job_), rec_);
+    if (kernels) ReadKernelResults(*kernels, job_.work_dir + "/tree", KernelsDir(job_), rec_);
     rec_.log_tail = ReadLogTail(cmd.log_path);
     Save();
     return true;

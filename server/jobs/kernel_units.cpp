@@ -215,9 +215,11 @@ std::string KernelScript(const StageSpec& spec, const KernelSelection& selection
   s += "printf '%s\\n' \"$arch\" > \"$out/arch\"\n";
   s += "jobs=" + (k.jobs > 0 ? std::to_string(k.jobs) : std::string("$(nproc 2>/dev/null || echo 1)")) + "\n";
   s += "total=" + std::to_string(selection.units.size()) + "\n";
-  std::string cmd = ShellQuote(k.compiler) + " -c \"$2\" -o \"$out/$1.o\" ${arch:+-arch=$arch}";
-  for (const auto& inc : k.include) cmd += " -I" + ShellQuote(tree + "/" + inc);
+  // The flags come first: `-x c++` and the like apply to the files after them.
+  std::string cmd = ShellQuote(k.compiler);
   for (const auto& f : k.flags) cmd += " " + ShellQuote(f);
+  for (const auto& inc : k.include) cmd += " -I" + ShellQuote(tree + "/" + inc);
+  cmd += " ${arch:+-arch=$arch} -c \"$2\" -o \"$out/$1.o\"";
   s += "unit() {\n"
        "  t0=$(date +%s%N)\n"
        "  " + cmd + " > \"$out/$1.log\" 2>&1\n"
@@ -225,11 +227,11 @@ std::string KernelScript(const StageSpec& spec, const KernelSelection& selection
        "  ms=$(( ($(date +%s%N) - t0) / 1000000 ))\n"
        "  rm -f \"$out/$1.o\"\n"
        "  printf '%s\\t%s\\t%s\\n' \"$1\" \"$rc\" \"$ms\" >> \"$out/results.tsv\"\n"
-       "  if [ \"$rc\" -eq 0 ]; then echo \"[unit $1/$total] $3: compiled for $arch in $ms ms\"\n"
+       "  if [ \"$rc\" -eq 0 ]; then echo \"[unit $1/$total] $3: compiled ${arch:+for $arch }in $ms ms\"\n"
        "  else printf '[unit %s/%s] %s: FAILED (exit %s) after %s ms\\n%s\\n' \"$1\" \"$total\" \"$3\" \"$rc\" \"$ms\" "
        "\"$(head -n 30 \"$out/$1.log\")\"; fi\n"
        "}\n";
-  s += "echo \"[forkscope: kernels: compiling $total unit(s) for $arch, $jobs at a time]\"\n";
+  s += "echo \"[forkscope: kernels: compiling $total unit(s) ${arch:+for $arch, }$jobs at a time]\"\n";
   for (size_t i = 0; i < selection.units.size(); ++i) {
     const std::string& u = selection.units[i];
     s += "unit " + std::to_string(i + 1) + " " + ShellQuote(tree + "/" + u) + " " + ShellQuote(u) + " &\n";
@@ -237,7 +239,7 @@ std::string KernelScript(const StageSpec& spec, const KernelSelection& selection
   }
   s += "wait\n";
   s += "failed=$(awk -F '\\t' '$2 != 0' \"$out/results.tsv\" | wc -l)\n";
-  s += "echo \"[forkscope: kernels: $(( total - failed )) of $total unit(s) compiled for $arch]\"\n";
+  s += "echo \"[forkscope: kernels: $(( total - failed )) of $total unit(s) compiled${arch:+ for $arch}]\"\n";
   s += "[ \"$failed\" -eq 0 ]\n";
   return s;
 }
@@ -254,7 +256,8 @@ std::string FirstCompilerError(const std::string& output) {
   return last;
 }
 
-void ReadKernelResults(const KernelSelection& selection, const std::string& out_dir, storage::StageRecord& rec) {
+void ReadKernelResults(const KernelSelection& selection, const std::string& tree, const std::string& out_dir,
+                       storage::StageRecord& rec) {
   std::map<size_t, std::pair<int, int64_t>> done;  // unit index (1-based) -> exit status, ms
   std::istringstream results(ReadText(fs::path(out_dir) / "results.tsv"));
   for (std::string line; std::getline(results, line);) {
@@ -275,7 +278,9 @@ void ReadKernelResults(const KernelSelection& selection, const std::string& out_
       u["state"] = ok ? "passed" : "failed";
       u["duration_ms"] = it->second.second;
       if (!ok) {
-        const std::string error = FirstCompilerError(ReadText(fs::path(out_dir) / (std::to_string(i + 1) + ".log")));
+        std::string error = FirstCompilerError(ReadText(fs::path(out_dir) / (std::to_string(i + 1) + ".log")));
+        for (size_t at = error.find(tree + "/"); at != std::string::npos; at = error.find(tree + "/", at))
+          error.erase(at, tree.size() + 1);
         u["error"] = error;
         if (failed++ == 0) first_unit = selection.units[i], first_error = error;
       }

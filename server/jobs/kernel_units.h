@@ -33,8 +33,9 @@ std::string KernelScript(const StageSpec& spec, const KernelSelection& selection
 
 // After the stage: rec.result = {"arch", "how", "units": [{path, state, duration_ms, error}]}; when a
 // unit failed, the stage fails with reason code stage.kernel_unit {unit, error, failed, total}; when
-// there was nothing to compile, stage.no_kernel_units {note}.
-void ReadKernelResults(const KernelSelection& selection, const std::string& out_dir, storage::StageRecord& rec);
+// there was nothing to compile, stage.no_kernel_units {note}. Paths in the errors are made relative to tree.
+void ReadKernelResults(const KernelSelection& selection, const std::string& tree, const std::string& out_dir,
+                       storage::StageRecord& rec);
 
 // The first line of a compiler's output that states an error (nvcc, gcc and clang formats), else its
 // last non-empty line; "" for no output.

@@ -36,10 +36,12 @@ tar xzf "$real/cutlass.tar.gz" -C "$out/cutlass"
 commit "$out/cutlass" "2026-08-01T10:00:00Z" "CUTLASS 7127592: include/ and tools/util/include"
 cutlass_sha=$(git -C "$out/cutlass" rev-parse HEAD)
 tar xzf "$real/flash-attention.tar.gz" -C "$out/upstream"
-(cd "$out/upstream" && git init -q -b main &&
+# The gitlink's directory stays empty, as an uninitialised submodule's is (so `git add -A` keeps the gitlink).
+(cd "$out/upstream" && git init -q -b main && mkdir -p csrc/cutlass &&
   printf '[submodule "csrc/cutlass"]\n\tpath = csrc/cutlass\n\turl = ../cutlass\n' >.gitmodules &&
   git update-index --add --cacheinfo "160000,$cutlass_sha,csrc/cutlass")
 commit "$out/upstream" "2026-08-15T18:12:13Z" "flash-attention 0251105: hopper/ with CUTLASS at 7127592"
+[ "$(git -C "$out/upstream" ls-tree HEAD csrc/cutlass | cut -c1-6)" = 160000 ] || { echo "no csrc/cutlass gitlink"; exit 3; }
 git clone -q "$out/upstream" "$out/fork"
 (cd "$out/fork" && git checkout -q -b paddle &&
   printf '// Paddle: the framework API the binding uses (compat layer), from paddle/extension.h.\n#pragma once\n#ifdef FLASH_ATTN_PADDLE\n#include "paddle/extension.h"\n#endif\n' >hopper/paddle_compat.h &&

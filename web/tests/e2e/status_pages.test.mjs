@@ -42,6 +42,8 @@ before(async () => {
   work = mkdtempSync(join(tmpdir(), 'forkscope-status-'));
   mkdirSync(join(work, 'recipes'));
   writeFileSync(join(work, 'recipes', 'build.toml'), '[stages.build]\nrun = "true"\n[stages.smoke]\nrun = "true"\n');
+  // The host compiler on CUDA sources: each kernel unit fails with g++'s first error.
+  writeFileSync(join(work, 'recipes', 'kernels.toml'), '[stages.kernels]\ncompiler = "g++"\narch = ""\nflags = ["-x", "c++", "-fsyntax-only"]\n');
   writeFileSync(join(work, 'forkscope.toml'), `[jobs]\nrecipe_dir = "${join(work, 'recipes')}"\nnvidia_smi = "/nonexistent/nvidia-smi"\n`);
   daemon = await startDaemon({ args: ['--allow-local-repos', '--config', join(work, 'forkscope.toml')] });
   browser = await openBrowser();
@@ -121,6 +123,33 @@ test('a job whose checkout failed shows the reason, that it is an error, and the
   const colours = await page.locator('#stage-timeline li.stage').evaluateAll((els) => els.map((e) => getComputedStyle(e).backgroundColor));
   for (const c of colours) assert.notEqual(c, 'rgba(0, 0, 0, 0)');
   await screenshot(page, 'job-checkout-error');
+  assert.deepEqual(browser.errors, []);
+});
+
+test('a job page lists the kernels stage units with their state, time and first compiler error', async () => {
+  const submitted = await daemon.api('POST', '/api/v1/forks/fastops-paddle/jobs', { body: { recipe: 'kernels' } });
+  assert.equal(submitted.status, 202, submitted.text);
+  let job = submitted.json;
+  for (let i = 0; i < 300 && ['queued', 'running'].includes(job.state); ++i) {
+    await sleep(100);
+    job = (await daemon.api('GET', `/api/v1/jobs/${job.id}`)).json;
+  }
+  assert.equal(job.state, 'failed', JSON.stringify(job));
+  const units = job.stages[0].kernel_units;
+  assert.equal(units.how, 'build');
+  assert.ok(units.units.length >= 1);
+  assert.equal(job.stages[0].reason_code, 'stage.kernel_unit');
+
+  await page.goto(daemon.url + `/jobs/${job.id}`);
+  await settled(page);
+  const rows = page.locator('#kernel-units tbody tr');
+  assert.equal(await rows.count(), units.units.length);
+  const first = rows.first();
+  assert.equal(await first.getAttribute('data-unit'), units.units[0].path);
+  assert.match(await first.textContent(), /failed/);
+  assert.ok((await first.textContent()).includes(units.units[0].error), 'the first compiler error is shown');
+  assert.match(await page.locator('#job-reason').textContent(), /kernel unit\(s\) failed to compile; first csrc\/fastops_kernels\.cu: /);
+  await screenshot(page, 'job-kernel-units');
   assert.deepEqual(browser.errors, []);
 });
 

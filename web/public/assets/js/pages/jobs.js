@@ -71,16 +71,18 @@ export function kernelUnits(job) {
   const stage = (job.stages || []).find((s) => s.kernel_units);
   if (!stage) return null;
   const k = stage.kernel_units;
+  const units = k.units || [];
+  const row = (u) => h('tr', { class: `state-${u.state}`, 'data-unit': u.path },
+    h('td', {}, h('code', {}, u.path)),
+    h('td', {}, stateBadge(u.state)),
+    h('td', {}, u.duration_ms != null ? `${(u.duration_ms / 1000).toFixed(1)} s` : '—'),
+    h('td', {}, u.error ? h('code', {}, u.error) : ''));
+  const head = h('thead', {}, h('tr', {},
+    h('th', {}, t('jobs.unit')), h('th', {}, t('col.state')), h('th', {}, t('col.duration')), h('th', {}, t('jobs.first_error'))));
   return h('section', { id: 'kernel-units' },
-    h('h3', {}, t('jobs.kernel_units', { arch: k.arch || '—', count: (k.units || []).length })),
+    h('h3', {}, k.arch ? t('jobs.kernel_units', { arch: k.arch, count: units.length }) : t('jobs.kernel_units_host', { count: units.length })),
     h('p', { class: 'status-line' }, k.note || ''),
-    h('table', { class: 'data' },
-      h('thead', {}, h('tr', {}, h('th', {}, t('jobs.unit')), h('th', {}, t('col.state')), h('th', {}, t('col.duration')), h('th', {}, t('jobs.first_error')))),
-      h('tbody', {}, (k.units || []).map((u) => h('tr', { class: `state-${u.state}`, 'data-unit': u.path },
-        h('td', {}, h('code', {}, u.path)),
-        h('td', {}, stateBadge(u.state)),
-        h('td', {}, u.duration_ms != null ? `${(u.duration_ms / 1000).toFixed(1)} s` : '—'),
-        h('td', {}, u.error ? h('code', {}, u.error) : '')))));
+    h('table', { class: 'data' }, head, h('tbody', {}, units.map(row))));
 }
 
 // The log that explains the job: the running stage's; else the stage that stopped it; else, when no
