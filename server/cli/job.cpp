@@ -128,7 +128,7 @@ int RunJobCommand(JobRunArgs& a) {
 
 Command AddJobCommand(CLI::App& app) {
   auto args = std::make_shared<JobRunArgs>();
-  auto* job = app.add_subcommand("job", "Build jobs: run a recipe's build, import, smoke and compare stages");
+  auto* job = app.add_subcommand("job", "Build jobs: run a recipe's kernels, build, import, smoke and compare stages");
   job->require_subcommand(1);
   auto* cmd = job->add_subcommand("run",
                                   "Run a recipe on one commit of a repository and print the job "

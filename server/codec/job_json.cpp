@@ -74,6 +74,16 @@ std::string RenderJobText(const storage::JobRecord& job) {
     if (s.exit_code) out += "  exit " + std::to_string(*s.exit_code);
     if (!s.reason.empty()) out += "  " + s.reason;
     out += "\n";
+    if (s.name != "kernels" || s.result.empty()) continue;
+    const json units = ParsedOr(s.result, json::object()).value("units", json::array());
+    for (const auto& u : units) {
+      const json ms = u.value("duration_ms", json());
+      std::snprintf(line, sizeof line, "    %-8s %7.1fs  ", u.value("state", "").c_str(),
+                    ms.is_number() ? ms.get<double>() / 1000.0 : 0.0);
+      out += line + u.value("path", "");
+      if (u.contains("error") && u["error"].is_string()) out += ": " + u["error"].get<std::string>();
+      out += "\n";
+    }
   }
   if (!job.reason.empty()) out += job.reason + "\n";
   return out;

@@ -133,7 +133,8 @@ Status ReadKernels(const Keys& k, StageSpec& s) {
     FS_RETURN_IF_ERROR(k.Strings("extensions", u.extensions));
   }
   for (const auto& e : u.extensions)
-    if (e.size() < 2 || e.front() != '.') return InvalidArgument(k.Path("extensions") + ": expected names like \".cu\"");
+    if (e.size() < 2 || e.front() != '.')
+      return InvalidArgument(k.Path("extensions") + ": expected names like \".cu\"");
   FS_RETURN_IF_ERROR(CheckRelativeAll(k, "include", u.include));
   FS_RETURN_IF_ERROR(CheckRelativeAll(k, "units", u.units));
   FS_RETURN_IF_ERROR(k.Int("jobs", 0, 1024, u.jobs));
@@ -149,9 +150,9 @@ Result<StageSpec> ReadStage(const toml::table& t, const std::string& name) {
     FS_RETURN_IF_ERROR(k.Known({"run", "env", "workdir", "timeout_s", "gpu", "min_cuda", "gpus", "slurm_args",
                                 "reference", "migrated", "reference_trace", "migrated_trace", "atol", "rtol"}));
   } else if (kernels) {
-    FS_RETURN_IF_ERROR(k.Known({"run", "env", "workdir", "timeout_s", "gpu", "min_cuda", "gpus", "slurm_args",
-                                "compiler", "arch", "arch_specific", "flags", "include", "units", "exclude",
-                                "extensions", "jobs"}));
+    FS_RETURN_IF_ERROR(
+        k.Known({"run", "env", "workdir", "timeout_s", "gpu", "min_cuda", "gpus", "slurm_args", "compiler", "arch",
+                 "arch_specific", "flags", "include", "units", "exclude", "extensions", "jobs"}));
   } else {
     FS_RETURN_IF_ERROR(k.Known({"run", "env", "workdir", "timeout_s", "gpu", "min_cuda", "gpus", "slurm_args"}));
   }
@@ -292,9 +293,15 @@ json RecipeToJson(const Recipe& r) {
     }
     if (s.name == "kernels") {
       const KernelUnitsSpec& u = s.kernels;
-      j["kernels"] = {{"compiler", u.compiler}, {"arch", u.arch},       {"arch_specific", u.arch_specific},
-                      {"flags", u.flags},       {"include", u.include}, {"units", u.units},
-                      {"exclude", u.exclude},   {"extensions", u.extensions}, {"jobs", u.jobs}};
+      j["kernels"] = {{"compiler", u.compiler},
+                      {"arch", u.arch},
+                      {"arch_specific", u.arch_specific},
+                      {"flags", u.flags},
+                      {"include", u.include},
+                      {"units", u.units},
+                      {"exclude", u.exclude},
+                      {"extensions", u.extensions},
+                      {"jobs", u.jobs}};
     }
     stages.push_back(std::move(j));
   }

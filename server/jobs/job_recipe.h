@@ -26,13 +26,13 @@ struct KernelUnitsSpec {
   // "auto": sm_XY of the runner's GPU (the stage needs a GPU runner); "sm_90a", "sm_80": that one;
   // "" passes no -arch (a host compiler).
   std::string arch = "auto";
-  bool arch_specific = false;             // auto only: sm_XYa (Hopper's wgmma and TMA need sm_90a)
-  std::vector<std::string> flags;         // after the -arch and -I flags
-  std::vector<std::string> include;       // -I directories
-  std::vector<std::string> units;         // globs; empty: the kernel-layer units the build lists
-  std::vector<std::string> exclude;       // globs taken out of the selection
+  bool arch_specific = false;                  // auto only: sm_XYa (Hopper's wgmma and TMA need sm_90a)
+  std::vector<std::string> flags;              // after the -arch and -I flags
+  std::vector<std::string> include;            // -I directories
+  std::vector<std::string> units;              // globs; empty: the kernel-layer units the build lists
+  std::vector<std::string> exclude;            // globs taken out of the selection
   std::vector<std::string> extensions{".cu"};  // what counts as a translation unit when units is empty
-  int jobs = 0;                           // compilers at once; 0 = the runner's CPU count
+  int jobs = 0;                                // compilers at once; 0 = the runner's CPU count
 };
 
 struct StageSpec {

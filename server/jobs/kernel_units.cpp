@@ -43,15 +43,15 @@ std::set<std::string> SubmodulePaths(const std::string& tree) {
 }
 
 bool IsBuildFile(const fs::path& p) {
-  static const std::set<std::string> kNames = {"setup.py",   "CMakeLists.txt", "pyproject.toml", "setup.cfg",
-                                               "Makefile",   "meson.build",    "BUILD",          "BUILD.bazel",
-                                               "build.sh",   "build.py"};
+  static const std::set<std::string> kNames = {"setup.py", "CMakeLists.txt", "pyproject.toml", "setup.cfg",
+                                               "Makefile", "meson.build",    "BUILD",          "BUILD.bazel",
+                                               "build.sh", "build.py"};
   static const std::set<std::string> kExts = {".cmake", ".bzl", ".mk"};
   return kNames.count(p.filename().string()) > 0 || kExts.count(p.extension().string()) > 0;
 }
 
 struct TreeFiles {
-  std::vector<std::string> sources;                          // every regular file, relative, outside submodules
+  std::vector<std::string> sources;                         // every regular file, relative, outside submodules
   std::vector<std::pair<std::string, std::string>> builds;  // build file's directory ("" = root) -> its text
 };
 
@@ -186,7 +186,8 @@ KernelSelection SelectKernelUnits(const std::string& tree, const KernelUnitsSpec
                               Joined(spec.extensions, 8) + " files are kernel-layer";
   if (!sel.units.empty()) {
     sel.how = "build";
-    sel.note = counted + ", " + std::to_string(sel.units.size()) + " of them named by the build: " + Joined(sel.units, 12);
+    sel.note =
+        counted + ", " + std::to_string(sel.units.size()) + " of them named by the build: " + Joined(sel.units, 12);
   } else {
     sel.units = kernel;
     sel.how = "kernel_layer";
@@ -222,7 +223,9 @@ std::string KernelScript(const StageSpec& spec, const KernelSelection& selection
   cmd += " ${arch:+-arch=$arch} -c \"$2\" -o \"$out/$1.o\"";
   s += "unit() {\n"
        "  t0=$(date +%s%N)\n"
-       "  " + cmd + " > \"$out/$1.log\" 2>&1\n"
+       "  " +
+       cmd +
+       " > \"$out/$1.log\" 2>&1\n"
        "  rc=$?\n"
        "  ms=$(( ($(date +%s%N) - t0) / 1000000 ))\n"
        "  rm -f \"$out/$1.o\"\n"
@@ -287,11 +290,12 @@ void ReadKernelResults(const KernelSelection& selection, const std::string& tree
     }
     units.push_back(std::move(u));
   }
-  rec.result = json{{"arch", arch.empty() ? json(nullptr) : json(arch)},
-                    {"how", selection.how},
-                    {"note", selection.note},
-                    {"units", units}}
-                   .dump();
+  rec.result = json{
+      {"arch", arch.empty() ? json(nullptr) : json(arch)},
+      {"how", selection.how},
+      {"note", selection.note},
+      {"units",
+       units}}.dump();
   const bool stopped = rec.state == storage::JobState::kTimedOut || rec.state == storage::JobState::kCancelled ||
                        rec.state == storage::JobState::kLost;
   if (stopped) return;  // the executor's reason says why the units did not all run

@@ -140,7 +140,8 @@ std::string KernelsRecipe() {
   return std::string(R"(
 name = "kernels-sm80"
 [stages.kernels]
-compiler = ")") + kNvcc + R"("
+compiler = ")") +
+         kNvcc + R"("
 arch = "sm_80"
 include = ["csrc/include", "third_party/lib/include"]
 flags = ["-std=c++17", "-O1"]
@@ -210,6 +211,11 @@ __device__ inline T clamp_scaled(T x, T a) { return scaled(x, a) + missing_bound
     CHECK(Stage(bad, "build").reason == "not run: kernels failed");
     CHECK(bad.reason.find("kernels failed: 1 of 2 kernel unit(s) failed to compile") == 0);
     CHECK(JobEnv::Log(bad, "kernels").find("csrc/scale_kernel.cu: FAILED (exit") != std::string::npos);
+    // `forkscope job run`'s text: a line per unit under the stage.
+    const std::string text = server::RenderJobText(bad);
+    CHECK(text.find("    failed ") != std::string::npos);
+    CHECK(text.find("s  csrc/scale_kernel.cu: " + error + "\n") != std::string::npos);
+    CHECK(text.find("s  kernels/reduce.cu\n") != std::string::npos);
   }
   SECTION("arch = \"auto\" is the runner GPU's: a GPU-less runner skips the stage") {
     std::string recipe = KernelsRecipe();

@@ -29,8 +29,12 @@ analyzer::DriftReport Drift(int behind, int conflicts) {
   d.merge_base = "fedcba9876543210fedcba9876543210fedcba98";
   d.behind = behind;
   d.merge_base_age_days = 40;
-  for (int i = 0; i < conflicts; ++i)
-    d.predicted_conflicts.push_back({"csrc/op" + std::to_string(i) + ".cu", analyzer::Layer::kCppCompat});
+  for (int i = 0; i < conflicts; ++i) {
+    analyzer::PredictedConflict c;
+    c.path = "csrc/op" + std::to_string(i) + ".cu";
+    c.layer = analyzer::Layer::kCppCompat;
+    d.predicted_conflicts.push_back(std::move(c));
+  }
   return d;
 }
 
