@@ -136,14 +136,15 @@ Command AddJobCommand(CLI::App& app) {
                                   "or was skipped; 2 error: bad input, the checkout or a submodule failed, a "
                                   "stage was lost, the job was cancelled)");
   auto& a = *args;
-  cmd->add_option("--repo", a.repo, "Repository: URL or local path (mirrored under DIR/mirrors)")->required();
+  cmd->add_option("--repo", a.repo, "Repository: URL or local path (fetched into its fork network under DIR/networks)")
+      ->required();
   cmd->add_option("--rev", a.rev, "Commit, branch or tag to check out")->capture_default_str();
   cmd->add_option("--recipe", a.recipe, "Recipe file (TOML, see docs/jobs.md)")->required()->check(CLI::ExistingFile);
   cmd->add_option("--executor", a.executor, "local or slurm")
       ->check(CLI::IsMember({"local", "slurm"}))
       ->capture_default_str();
   cmd->add_option("--data-dir", a.data_dir,
-                  "Mirrors, database and job directories (default: $FORKSCOPE_DATA_DIR "
+                  "Fork networks, database and job directories (default: $FORKSCOPE_DATA_DIR "
                   "or ~/.local/share/forkscope)");
   cmd->add_option("--format", a.format, "Output: text or json")
       ->check(CLI::IsMember({"text", "json"}))
