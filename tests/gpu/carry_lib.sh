@@ -22,6 +22,15 @@ find_tools() {
   export PATH="$(dirname "$nvcc"):$PATH"
 }
 
+# carry_args "$@": [OUT_DIR] [--break-upstream]; sets out (absolute, created) and break_upstream.
+carry_args() {
+  out=${1:-$(mktemp -d /tmp/forkscope-carry-XXXXXX)}
+  break_upstream=false
+  [ "${2:-}" = "--break-upstream" ] && break_upstream=true
+  mkdir -p "$out"
+  out=$(cd "$out" && pwd)
+}
+
 # commit DIR DATE MESSAGE: one commit with a fixed identity and date.
 commit() {
   (cd "$1" && git add -A && GIT_AUTHOR_DATE="$2" GIT_COMMITTER_DATE="$2" \

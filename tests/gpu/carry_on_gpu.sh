@@ -9,12 +9,8 @@
 # Needs what run_on_gpu.sh needs (nvidia-smi, nvcc, g++, git, forkscope) plus curl and python3.
 # Exit status: 0 the candidate reached the expected state, 1 it did not, 3 a prerequisite is missing.
 set -uo pipefail
-out=${1:-$(mktemp -d /tmp/forkscope-carry-XXXXXX)}
-break_upstream=false
-[ "${2:-}" = "--break-upstream" ] && break_upstream=true
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
 . "$(dirname "$0")/carry_lib.sh"
+carry_args "$@"
 find_tools
 
 say "repositories: upstream moves after the fork's migration"

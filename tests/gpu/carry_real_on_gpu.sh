@@ -15,12 +15,8 @@
 #
 # Exit status: 0 the candidate reached the expected state, 1 it did not, 3 a prerequisite is missing.
 set -uo pipefail
-out=${1:-$(mktemp -d /tmp/forkscope-carry-real-XXXXXX)}
-break_upstream=false
-[ "${2:-}" = "--break-upstream" ] && break_upstream=true
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
 . "$(dirname "$0")/carry_lib.sh"
+carry_args "$@"
 find_tools
 real="$root/tests/gpu/real"
 for t in flash-attention cutlass; do

@@ -57,6 +57,26 @@ storage::JobRecord JobEnv::Run(storage::JobRecord job, server::Executor& executo
   return server::RunJob(std::move(job), ctx);
 }
 
+storage::JobRecord RunRepoJob(storage::Store& store, const TempDir& tmp, const std::string& recipe_toml,
+                              const std::string& repo, const std::string& sha, bool keep_work_tree,
+                              std::function<Status(const std::string&)> allow_url) {
+  server::Recipe recipe = JobEnv::MakeRecipe(recipe_toml);
+  storage::JobStore jobs(store.db());
+  storage::JobRecord job =
+      server::NewJob(server::NewJobId(), "", repo, sha, recipe, "local", tmp.Sub("jobs"), 1700000000);
+  REQUIRE(jobs.Save(job).ok());
+  auto executor = GpuLessLocalExecutor();
+  server::StopFlags stop;
+  server::JobRunContext ctx;
+  ctx.store = &jobs;
+  ctx.executor = executor.get();
+  ctx.stop = &stop;
+  ctx.keep_work_tree = keep_work_tree;
+  ctx.checkout.data_dir = tmp.Sub("data");
+  ctx.checkout.allow_url = std::move(allow_url);
+  return server::RunJob(std::move(job), ctx);
+}
+
 storage::JobRecord JobEnv::Load(const std::string& id) {
   auto job = storage::JobStore(store_->db()).Get(id);
   REQUIRE(job.ok());

@@ -5,6 +5,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -48,6 +49,13 @@ class JobEnv {
   std::string head_sha_;
   std::unique_ptr<storage::Store> store_;
 };
+
+// Saves a queued job of repo at sha (no fork) in store and runs it on a GPU-less local executor: its
+// directories under <tmp>/jobs, the networks it fetches (submodules) under <tmp>/data, each submodule url
+// held to allow_url when given.
+storage::JobRecord RunRepoJob(storage::Store& store, const TempDir& tmp, const std::string& recipe_toml,
+                              const std::string& repo, const std::string& sha, bool keep_work_tree = false,
+                              std::function<Status(const std::string&)> allow_url = nullptr);
 
 // The release `nvcc --version` prints ("13.0"), read with sed; "" without nvcc.
 std::string NvccRelease();

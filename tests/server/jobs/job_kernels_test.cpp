@@ -120,19 +120,7 @@ struct KernelProject {
   }
 
   storage::JobRecord Run(const std::string& recipe_toml) {
-    server::Recipe recipe = JobEnv::MakeRecipe(recipe_toml);
-    storage::JobStore jobs(store->db());
-    storage::JobRecord job = server::NewJob(server::NewJobId(), "", project.path(), project.Head(), recipe, "local",
-                                            tmp.Sub("jobs"), 1700000000);
-    REQUIRE(jobs.Save(job).ok());
-    auto executor = GpuLessLocalExecutor();
-    server::StopFlags stop;
-    server::JobRunContext ctx;
-    ctx.store = &jobs;
-    ctx.executor = executor.get();
-    ctx.stop = &stop;
-    ctx.checkout.data_dir = tmp.Sub("data");
-    return server::RunJob(std::move(job), ctx);
+    return RunRepoJob(*store, tmp, recipe_toml, project.path(), project.Head());
   }
 };
 

@@ -57,21 +57,7 @@ struct SubmoduleEnv {
 
   storage::JobRecord Run(const std::string& recipe_toml,
                          std::function<Status(const std::string&)> allow_url = nullptr) {
-    server::Recipe recipe = JobEnv::MakeRecipe(recipe_toml);
-    storage::JobStore jobs(store->db());
-    storage::JobRecord job =
-        server::NewJob(server::NewJobId(), "", project.path(), head, recipe, "local", tmp.Sub("jobs"), 1700000000);
-    REQUIRE(jobs.Save(job).ok());
-    auto executor = GpuLessLocalExecutor();
-    server::StopFlags stop;
-    server::JobRunContext ctx;
-    ctx.store = &jobs;
-    ctx.executor = executor.get();
-    ctx.stop = &stop;
-    ctx.keep_work_tree = true;
-    ctx.checkout.data_dir = tmp.Sub("data");
-    ctx.checkout.allow_url = std::move(allow_url);
-    return server::RunJob(std::move(job), ctx);
+    return RunRepoJob(*store, tmp, recipe_toml, project.path(), head, true, std::move(allow_url));
   }
   static std::string CheckoutLog(const storage::JobRecord& job) { return ReadFile(server::CheckoutLogPath(job)); }
 };

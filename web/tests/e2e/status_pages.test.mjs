@@ -38,6 +38,16 @@ function reposWithRefusedSubmodule(dir) {
   return { up, fork };
 }
 
+// Polls a submitted job (at most 30 s) until it has finished.
+async function finished(submitted) {
+  let job = submitted;
+  for (let i = 0; i < 300 && ['queued', 'running'].includes(job.state); ++i) {
+    await sleep(100);
+    job = (await daemon.api('GET', `/api/v1/jobs/${job.id}`)).json;
+  }
+  return job;
+}
+
 before(async () => {
   work = mkdtempSync(join(tmpdir(), 'forkscope-status-'));
   mkdirSync(join(work, 'recipes'));
@@ -105,11 +115,7 @@ test('a job whose checkout failed shows the reason, that it is an error, and the
   assert.equal((await daemon.waitForTask(sync.json.task)).state, 'succeeded');
   const submitted = await daemon.api('POST', '/api/v1/forks/withsub/jobs', { body: { recipe: 'build' } });
   assert.equal(submitted.status, 202, submitted.text);
-  let job = submitted.json;
-  for (let i = 0; i < 300 && ['queued', 'running'].includes(job.state); ++i) {
-    await sleep(100);
-    job = (await daemon.api('GET', `/api/v1/jobs/${job.id}`)).json;
-  }
+  const job = await finished(submitted.json);
   assert.equal(job.state, 'failed');
   assert.equal(job.error, true);
 
@@ -129,11 +135,7 @@ test('a job whose checkout failed shows the reason, that it is an error, and the
 test('a job page lists the kernels stage units with their state, time and first compiler error', async () => {
   const submitted = await daemon.api('POST', '/api/v1/forks/fastops-paddle/jobs', { body: { recipe: 'kernels' } });
   assert.equal(submitted.status, 202, submitted.text);
-  let job = submitted.json;
-  for (let i = 0; i < 300 && ['queued', 'running'].includes(job.state); ++i) {
-    await sleep(100);
-    job = (await daemon.api('GET', `/api/v1/jobs/${job.id}`)).json;
-  }
+  const job = await finished(submitted.json);
   assert.equal(job.state, 'failed', JSON.stringify(job));
   const units = job.stages[0].kernel_units;
   assert.equal(units.how, 'build');
