@@ -1,6 +1,7 @@
 // The Slurm executor against a real one-node cluster on this machine (tests/slurm/start_cluster.sh):
 // sbatch -> squeue/scontrol -> logs -> result, a failing job, a cancelled job, a timed-out job, GPU
 // requests passed through to sbatch, and the real daemon re-attaching to a held job after a restart.
+#include <unistd.h>
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -84,6 +85,32 @@ run = "test \"$SLURM_JOB_NAME\" = forkscope-$FORKSCOPE_JOB_ID-smoke && echo name
   CHECK(runner["name"] == "slurm:debug");
   CHECK(runner["available"] == true);
   CHECK_FALSE(runner["node"].get<std::string>().empty());
+}
+
+TEST_CASE("slurm job: the kernels stage compiles each unit in a batch job and reads its results back",
+          "[server][slurm][kernels]") {
+  REQUIRE_SLURM();
+  if (access(kNvcc, X_OK) != 0) {
+    WARN("SKIPPED: " << kNvcc << " is missing; the kernels stage needs the CUDA compiler (no GPU)");
+    return;
+  }
+  JobEnv env;
+  // The project's one kernel (src/scale.cu), no build file: every kernel-layer unit.
+  auto recipe = JobEnv::MakeRecipe(std::string("[stages.kernels]\ncompiler = \"") + kNvcc +
+                                   "\"\narch = \"sm_80\"\ntimeout_s = 300\n");
+  auto slurm = Slurm();
+  auto job = env.Run(env.NewJob(recipe, "slurm"), *slurm);
+  INFO(server::JobToJson(job).dump(2));
+  const auto& kernels = Stage(job, "kernels");
+  CHECK(job.state == JobState::kPassed);
+  REQUIRE_FALSE(kernels.handle.empty());
+  CHECK(Scontrol(kernels.handle, "JobName") == "forkscope-" + job.id + "-kernels");
+  json units = server::JobToJson(job)["stages"][0]["kernel_units"];
+  CHECK(units["how"] == "kernel_layer");
+  REQUIRE(units["units"].size() == 1);
+  CHECK(units["units"][0]["path"] == "src/scale.cu");
+  CHECK(units["units"][0]["state"] == "passed");
+  CHECK(kernels.log_tail.find("src/scale.cu: compiled for sm_80 in") != std::string::npos);
 }
 
 TEST_CASE("slurm job: a failing batch job fails the stage with its exit code", "[server][slurm]") {
