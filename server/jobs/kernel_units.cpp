@@ -62,13 +62,14 @@ TreeFiles ListTree(const std::string& tree) {
   fs::recursive_directory_iterator it(tree, fs::directory_options::skip_permission_denied, ec), end;
   for (; !ec && it != end; it.increment(ec)) {
     const fs::directory_entry& e = *it;
-    const std::string rel = fs::relative(e.path(), tree, ec).generic_string();
-    if (e.is_symlink(ec)) continue;
-    if (e.is_directory(ec)) {
+    std::error_code entry_ec;  // an entry that cannot be read is skipped; it does not end the walk
+    const std::string rel = e.path().lexically_relative(tree).generic_string();
+    if (e.is_symlink(entry_ec)) continue;
+    if (e.is_directory(entry_ec)) {
       if (e.path().filename() == ".git" || submodules.count(rel)) it.disable_recursion_pending();
       continue;
     }
-    if (!e.is_regular_file(ec)) continue;
+    if (!e.is_regular_file(entry_ec)) continue;
     out.sources.push_back(rel);
     if (IsBuildFile(e.path())) {
       const std::string dir = fs::path(rel).parent_path().generic_string();
