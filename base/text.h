@@ -1,4 +1,4 @@
-// Small text helpers shared by the analyzer's passes. Pure.
+// Small text helpers shared by the analyzer's passes and the server's encoders. Pure.
 #pragma once
 
 #include <string>
@@ -12,5 +12,12 @@ std::vector<std::string_view> SplitLines(std::string_view text);
 
 // FNV-1a 64 of text as 16 lower-case hex digits (stable ids, not security).
 std::string Fnv1a64Hex(std::string_view text);
+
+// Text as valid UTF-8 (what a JSON string must be): bytes that are not part of a valid sequence
+// (stray latin-1, overlong forms, surrogates, a sequence cut short) become U+FFFD.
+std::string ValidUtf8(std::string_view text);
+// The length of the longest prefix of text that does not end inside a multi-byte sequence (where a
+// chunk of a log may be cut).
+size_t Utf8SafeLength(std::string_view text);
 
 }  // namespace forkscope::base

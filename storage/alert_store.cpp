@@ -185,14 +185,14 @@ Result<std::map<int64_t, int>> AlertStore::OpenCounts() {
   }
 }
 
-Result<ForkHealth> AlertStore::GetHealth(int64_t fork_id) {
-  FS_ASSIGN_OR_RETURN(Statement stmt,
-                      db_.Prepare("SELECT sync_failures, last_sync_error, last_sync_at, last_success_at, failing, "
-                                  "job_failures, last_job_sha, last_job_passed FROM fork_health WHERE fork_id = ?1"));
-  stmt.Bind(1, fork_id);
+namespace {
+
+constexpr const char* kHealthColumns =
+    "SELECT sync_failures, last_sync_error, last_sync_at, last_success_at, failing, job_failures, last_job_sha, "
+    "last_job_passed, fork_id FROM fork_health ";
+
+ForkHealth HealthFromRow(const Statement& stmt) {
   ForkHealth h;
-  FS_ASSIGN_OR_RETURN(bool row, stmt.Step());
-  if (!row) return h;
   h.sync_failures = stmt.ColumnInt(0);
   h.last_sync_error = stmt.ColumnText(1);
   h.last_sync_at = stmt.ColumnInt64(2);
@@ -201,8 +201,29 @@ Result<ForkHealth> AlertStore::GetHealth(int64_t fork_id) {
   h.job_failures = stmt.ColumnInt(5);
   h.last_job_sha = stmt.ColumnText(6);
   h.last_job_passed = stmt.ColumnInt(7) != 0;
+  return h;
+}
+
+}  // namespace
+
+Result<ForkHealth> AlertStore::GetHealth(int64_t fork_id) {
+  FS_ASSIGN_OR_RETURN(Statement stmt, db_.Prepare(std::string(kHealthColumns) + "WHERE fork_id = ?1"));
+  stmt.Bind(1, fork_id);
+  FS_ASSIGN_OR_RETURN(bool row, stmt.Step());
+  if (!row) return ForkHealth{};
+  ForkHealth h = HealthFromRow(stmt);
   stmt.Reset();
   return h;
+}
+
+Result<std::map<int64_t, ForkHealth>> AlertStore::AllHealth() {
+  FS_ASSIGN_OR_RETURN(Statement stmt, db_.Prepare(kHealthColumns));
+  std::map<int64_t, ForkHealth> out;
+  while (true) {
+    FS_ASSIGN_OR_RETURN(bool row, stmt.Step());
+    if (!row) return out;
+    out.emplace(stmt.ColumnInt64(8), HealthFromRow(stmt));
+  }
 }
 
 Status AlertStore::SaveHealth(int64_t fork_id, const ForkHealth& h) {

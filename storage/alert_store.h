@@ -125,6 +125,8 @@ class AlertStore {
   Result<std::vector<AlertRecord>> List(const std::string& state, const std::string& fork, int limit);
 
   Result<ForkHealth> GetHealth(int64_t fork_id);  // default values before the first outcome
+  // Every fork's that has had an outcome, by fork id: one read for a list of forks.
+  Result<std::map<int64_t, ForkHealth>> AllHealth();
   // How many alerts are open, per fork id (forks without one are absent): one read for a list of forks.
   Result<std::map<int64_t, int>> OpenCounts();
   Status SaveHealth(int64_t fork_id, const ForkHealth& health);

@@ -78,9 +78,12 @@ class JobStore {
   Result<std::vector<JobRecord>> Unfinished();
   // The fork's newest job, if any.
   Result<std::optional<JobRecord>> Latest(const std::string& fork);
+  // The newest job of every registered fork that has one, without its stages (the forks page).
+  Result<std::vector<JobRecord>> LatestOfEachFork();
 
  private:
-  Result<std::vector<JobRecord>> Query(const std::string& where_order, const std::vector<std::string>& args);
+  Result<std::vector<JobRecord>> Query(const std::string& where_order, const std::vector<std::string>& args,
+                                       bool with_stages = true);
   Status LoadStages(JobRecord& job);
 
   Database& db_;  // borrowed from the Store, which outlives this

@@ -3,6 +3,7 @@
 // a time (each worker opens its own; WAL lets readers and the writer proceed together).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -79,6 +80,19 @@ struct PatternOccurrence {
   std::string layer;
 };
 
+// What a fork's row on the forks page shows of its latest analysis: its commits' distance, the
+// per-layer counts (analysis JSON `summary.layers`) and how many violations it has.
+struct AnalysisHead {
+  int64_t fork_id = 0;
+  int64_t analysis_id = 0;
+  int64_t created_at = 0;
+  std::string fork_branch;
+  int ahead = 0;
+  int behind = 0;
+  std::array<analyzer::LayerSummary, 5> layers{};  // indexed by analyzer::Layer
+  int violations = 0;
+};
+
 // A pattern with per-fork counts (latest analysis of each registered fork).
 struct PatternSummary {
   std::string id;
@@ -118,6 +132,9 @@ class Store {
   Result<SavedAnalysis> SaveAnalysisIfAbsent(const AnalysisKey& key, const analyzer::Analysis& analysis,
                                              std::optional<int64_t> fork_id = std::nullopt);
   Result<analyzer::Analysis> LoadAnalysis(int64_t analysis_id, bool with_lines = false);
+  // The latest analysis of every fork that has one (or of fork_id alone), as its row on the forks page
+  // shows it (no files).
+  Result<std::vector<AnalysisHead>> LatestAnalysisHeads(std::optional<int64_t> fork_id = std::nullopt);
   // Makes a stored analysis (e.g. one answered from the cache) the fork's latest. NotFound when the
   // fork or the analysis is unknown.
   Status SetLatestAnalysis(int64_t fork_id, int64_t analysis_id);

@@ -1,6 +1,7 @@
 // Store: reading analyses back, whole or file by file, each in one deferred transaction so the
 // queries see one snapshot. The rest of Store is in store.cpp.
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -94,6 +95,17 @@ void DecodeStyleEvidence(const json& e, Analysis& analysis) {
   }
 }
 
+// extra's "layers": {"kernel": {"files", "hunks", "additions", "deletions"}, ...}; absent layers stay 0.
+void DecodeLayers(const json& layers, std::array<analyzer::LayerSummary, 5>& out) {
+  if (!layers.is_object()) return;
+  for (Layer layer : analyzer::kAllLayers) {
+    auto s = layers.find(analyzer::LayerName(layer));
+    if (s == layers.end()) continue;
+    out[static_cast<size_t>(layer)] = {IntAt(*s, "files"), IntAt(*s, "hunks"), IntAt(*s, "additions"),
+                                       IntAt(*s, "deletions")};
+  }
+}
+
 Status DecodeExtra(const std::string& text, Analysis& analysis) {
   json extra = json::parse(text, nullptr, false);
   if (!extra.is_object()) return Internal("analyses.extra is not a JSON object");
@@ -126,14 +138,7 @@ Status DecodeExtra(const std::string& text, Analysis& analysis) {
     analysis.base_distance = d;
   }
   if (auto it = extra.find("style_evidence"); it != extra.end() && it->is_object()) DecodeStyleEvidence(*it, analysis);
-  if (auto it = extra.find("layers"); it != extra.end() && it->is_object()) {
-    for (Layer layer : analyzer::kAllLayers) {
-      auto s = it->find(analyzer::LayerName(layer));
-      if (s == it->end()) continue;
-      analysis.layers[static_cast<size_t>(layer)] = {IntAt(*s, "files"), IntAt(*s, "hunks"), IntAt(*s, "additions"),
-                                                     IntAt(*s, "deletions")};
-    }
-  }
+  if (auto it = extra.find("layers"); it != extra.end()) DecodeLayers(*it, analysis.layers);
   return Status::Ok();
 }
 
@@ -340,6 +345,34 @@ Result<Analysis> Store::LoadAnalysis(int64_t analysis_id, bool with_lines) {
   Transaction snapshot(impl_->db, TransactionMode::kDeferred);
   FS_RETURN_IF_ERROR(snapshot.status());
   return impl_->Load(analysis_id, with_lines);
+}
+
+Result<std::vector<AnalysisHead>> Store::LatestAnalysisHeads(std::optional<int64_t> fork_id) {
+  // A row per fork, each analysis read by its key. Its violations as counted when it was saved; rows
+  // saved before that was kept are counted by the (analysis_id, ...) index.
+  FS_ASSIGN_OR_RETURN(
+      StatementLease stmt,
+      impl_->Lease("SELECT f.id, a.id, a.created_at, a.fork_branch, a.ahead, a.behind, "
+                   "json_extract(a.extra, '$.layers'), "
+                   "COALESCE(json_extract(a.extra, '$.violation_count'), "
+                   "(SELECT count(*) FROM violations v WHERE v.analysis_id = a.id)) "
+                   "FROM forks f JOIN analyses a ON a.id = f.latest_analysis_id WHERE ?1 IS NULL OR f.id = ?1 "
+                   "ORDER BY f.id"));
+  stmt->Bind(1, fork_id);
+  std::vector<AnalysisHead> heads;
+  while (true) {
+    FS_ASSIGN_OR_RETURN(bool row, stmt->Step());
+    if (!row) return heads;
+    AnalysisHead& h = heads.emplace_back();
+    h.fork_id = stmt->ColumnInt64(0);
+    h.analysis_id = stmt->ColumnInt64(1);
+    h.created_at = stmt->ColumnInt64(2);
+    h.fork_branch = stmt->ColumnText(3);
+    h.ahead = stmt->ColumnInt(4);
+    h.behind = stmt->ColumnInt(5);
+    if (!stmt->IsNull(6)) DecodeLayers(json::parse(stmt->ColumnText(6), nullptr, false), h.layers);
+    h.violations = stmt->ColumnInt(7);
+  }
 }
 
 Result<std::vector<FileChange>> Store::ListFiles(int64_t analysis_id, const FileFilter& filter) {

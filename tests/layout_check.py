@@ -39,9 +39,6 @@ def closure(target, links):
 THREAD_STARTERS = {'server/tasks/task_runtime.cpp', 'server/http/connection_gate.cpp'}
 # The only server files outside app/ that may include analyzer/git headers.
 GIT_DOORS = {'server/services/repositories.h', 'server/services/repositories.cpp'}
-# ToJson functions declared in server headers outside codec/: the job room's stored forms (a job row
-# keeps the recipe it ran, read back by RecipeFromJson, and the runner it ran on).
-STORED_FORMS = {'RecipeToJson', 'RunnerToJson'}
 THREAD_START = re.compile(r'std::(thread|jthread)\s*\(|std::(thread|jthread)\s+\w+\s*[({]|std::async\s*\(')
 DEFAULT_LOGGER = re.compile(r'\bspdlog::(trace|debug|info|warn|error|critical)\s*\(')
 
@@ -56,8 +53,7 @@ def tree_rules(folder, path, text):
         out.append(f'{path}: includes analyzer/git (go through services/repositories.h)')
     if folder.startswith('server/') and not folder.startswith('server/codec') and path.endswith('.h'):
         for name in re.findall(r'\b(\w+ToJson)\s*\(', text):
-            if name not in STORED_FORMS:
-                out.append(f'{path}: declares {name} (API encodings live in server/codec/)')
+            out.append(f'{path}: declares {name} (API encodings live in server/codec/)')
     if DEFAULT_LOGGER.search(text):
         out.append(f'{path}: logs through the default spdlog logger (use base::Log(area))')
     return out

@@ -2,6 +2,7 @@
 // maintainer pastes into a pull request, and a short text summary. Pure functions.
 #pragma once
 
+#include <array>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -13,6 +14,9 @@ namespace forkscope::analyzer {
 
 // The analysis JSON. Hunk lines are included only when with_lines is true.
 nlohmann::json AnalysisToJson(const Analysis& analysis, bool with_lines = false);
+// The analysis JSON's `summary` from the per-layer counts alone, its totals their sums (they add up to
+// the whole diff): a fork's row in the fork list carries it without the files.
+nlohmann::json LayerSummaryToJson(const std::array<LayerSummary, 5>& layers);
 // Inverse of AnalysisToJson (lines restored when present).
 Result<Analysis> AnalysisFromJson(const nlohmann::json& doc);
 

@@ -7,68 +7,20 @@
 
 #include "analyzer/render/report.h"
 #include "analyzer/render/report_internal.h"
+#include "base/text.h"
 
 namespace forkscope::analyzer {
 
 using report_internal::ComputeTotals;
 using report_internal::FormatUtc;
 using report_internal::IsRenameOrCopy;
-using report_internal::SummaryOf;
 using report_internal::Totals;
 
 namespace {
 
 using nlohmann::json;
 
-// Length of the valid UTF-8 sequence starting at s[i], or 0 when the bytes there are not one.
-size_t Utf8SequenceLength(std::string_view s, size_t i) {
-  const auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
-  const unsigned char c = byte(i);
-  if (c < 0x80) return 1;
-  size_t n = 0;
-  unsigned char lo = 0x80, hi = 0xBF;  // allowed range of the second byte
-  if (c >= 0xC2 && c <= 0xDF) {
-    n = 2;
-  } else if (c == 0xE0) {
-    n = 3, lo = 0xA0;
-  } else if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) {
-    n = 3;
-  } else if (c == 0xED) {
-    n = 3, hi = 0x9F;
-  } else if (c == 0xF0) {
-    n = 4, lo = 0x90;
-  } else if (c >= 0xF1 && c <= 0xF3) {
-    n = 4;
-  } else if (c == 0xF4) {
-    n = 4, hi = 0x8F;
-  } else {
-    return 0;
-  }
-  if (i + n > s.size() || byte(i + 1) < lo || byte(i + 1) > hi) return 0;
-  for (size_t k = 2; k < n; ++k)
-    if (byte(i + k) < 0x80 || byte(i + k) > 0xBF) return 0;
-  return n;
-}
-
-// Diff text is not always UTF-8 (latin-1 sources, stray bytes); a JSON string must be, or
-// dumping the document would throw. Invalid bytes become U+FFFD.
-std::string ValidUtf8(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (size_t i = 0; i < s.size();) {
-    const size_t n = Utf8SequenceLength(s, i);
-    if (n == 0) {
-      out += "\xEF\xBF\xBD";
-      ++i;
-    } else {
-      out.append(s.substr(i, n));
-      i += n;
-    }
-  }
-  return out;
-}
-
-json Str(const std::string& s) { return ValidUtf8(s); }
+json Str(const std::string& s) { return base::ValidUtf8(s); }
 json NullIfEmpty(const std::string& s) { return s.empty() ? json(nullptr) : Str(s); }
 
 json StringArray(const std::vector<std::string>& values) {
@@ -98,7 +50,7 @@ json HunkToJson(const Hunk& hunk, bool with_lines) {
   j["violations"] = StringArray(hunk.violations);
   if (with_lines) {
     json lines = json::array();
-    for (const DiffLine& line : hunk.lines) lines.push_back(ValidUtf8(std::string(1, line.origin) + line.text));
+    for (const DiffLine& line : hunk.lines) lines.push_back(base::ValidUtf8(std::string(1, line.origin) + line.text));
     j["lines"] = std::move(lines);
   }
   return j;
@@ -125,14 +77,17 @@ json FileToJson(const FileChange& file, bool with_lines) {
   return j;
 }
 
-json SummaryToJson(const Analysis& analysis) {
+json LayersJson(const std::array<LayerSummary, 5>& summaries) {
   json layers = json::object();
   for (Layer layer : kAllLayers) {
-    const LayerSummary& s = SummaryOf(analysis, layer);
+    const LayerSummary& s = summaries[static_cast<size_t>(layer)];
     layers[LayerName(layer)] = {
         {"files", s.files}, {"hunks", s.hunks}, {"additions", s.additions}, {"deletions", s.deletions}};
   }
-  const Totals t = ComputeTotals(analysis);
+  return layers;
+}
+
+json SummaryJson(json layers, const Totals& t) {
   json j = json::object();
   j["layers"] = std::move(layers);
   j["files"] = t.files;
@@ -140,6 +95,10 @@ json SummaryToJson(const Analysis& analysis) {
   j["additions"] = t.additions;
   j["deletions"] = t.deletions;
   return j;
+}
+
+json SummaryToJson(const Analysis& analysis) {
+  return SummaryJson(LayersJson(analysis.layers), ComputeTotals(analysis));
 }
 
 json CompatGapToJson(const CompatGap& gap) {
@@ -249,6 +208,17 @@ nlohmann::json AnalysisToJson(const Analysis& analysis, bool with_lines) {
   doc["migration_branches"] = StringArray(analysis.migration_branches);
   doc["packages"] = StringArray(analysis.packages);
   return doc;
+}
+
+json LayerSummaryToJson(const std::array<LayerSummary, 5>& layers) {
+  Totals t;
+  for (const LayerSummary& s : layers) {
+    t.files += s.files;
+    t.hunks += s.hunks;
+    t.additions += s.additions;
+    t.deletions += s.deletions;
+  }
+  return SummaryJson(LayersJson(layers), t);
 }
 
 }  // namespace forkscope::analyzer

@@ -1,15 +1,19 @@
 #include "server/api/routes.h"
 
 #include <algorithm>
+#include <map>
+#include <optional>
 
 #include "base/log.h"
 #include "server/codec/health_json.h"
+#include "server/codec/job_json.h"
 #include "server/codec/json_codec.h"
 #include "server/config/config.h"
 #include "server/services/repositories.h"
 #include "server/services/sync_service.h"
 #include "server/tasks/task_runtime.h"
 #include "storage/alert_store.h"
+#include "storage/job_store.h"
 
 namespace forkscope::server {
 namespace {
@@ -35,36 +39,67 @@ bool SamePublishSource(const storage::ForkRecord& a, const storage::ForkRecord& 
          a.upstream_branch == b.upstream_branch && a.base == b.base;
 }
 
-// A fork as the API shows it: its record and its sync health (the last error and when it happened).
-// open_alerts: the forks page's count (a list of open alerts holds at most 1,000; a fleet can have more).
-Result<json> ForkView(storage::Store& store, const storage::ForkRecord& fork, const std::map<int64_t, int>& open) {
-  FS_ASSIGN_OR_RETURN(storage::ForkHealth health, storage::AlertStore(store).GetHealth(fork.id));
+// What a fork's view adds to its record, each read once for the whole list: sync health, open alerts (a
+// list of open alerts holds at most 1,000; a fleet can have more), the latest analysis's head, the newest job.
+struct ForkExtras {
+  std::map<int64_t, storage::ForkHealth> health;  // by fork id; absent: no outcome yet
+  std::map<int64_t, int> open_alerts;
+  std::map<int64_t, storage::AnalysisHead> heads;  // by fork id
+  std::map<std::string, storage::JobRecord> jobs;  // by fork name, without stages
+};
+
+// For one fork (fork set) or for all of them.
+Result<ForkExtras> ReadExtras(storage::Store& store, const storage::ForkRecord* fork = nullptr) {
+  ForkExtras extras;
+  storage::AlertStore alerts(store);
+  if (fork) {
+    FS_ASSIGN_OR_RETURN(storage::ForkHealth health, alerts.GetHealth(fork->id));
+    extras.health.emplace(fork->id, std::move(health));
+  } else {
+    FS_ASSIGN_OR_RETURN(extras.health, alerts.AllHealth());
+  }
+  FS_ASSIGN_OR_RETURN(extras.open_alerts, alerts.OpenCounts());
+  FS_ASSIGN_OR_RETURN(auto heads, store.LatestAnalysisHeads(fork ? std::optional<int64_t>(fork->id) : std::nullopt));
+  for (auto& h : heads) extras.heads.emplace(h.fork_id, std::move(h));
+  storage::JobStore jobs(store.db());
+  if (fork) {
+    FS_ASSIGN_OR_RETURN(auto job, jobs.Latest(fork->name));
+    if (job) extras.jobs.emplace(fork->name, std::move(*job));
+  } else {
+    FS_ASSIGN_OR_RETURN(auto latest, jobs.LatestOfEachFork());
+    for (auto& j : latest) extras.jobs.emplace(j.fork, std::move(j));
+  }
+  return extras;
+}
+
+// A fork as the API shows it: its record, its sync health (the last error and when it happened), its
+// open alerts, and what the forks page shows of its latest analysis and newest job.
+json ForkView(const storage::ForkRecord& fork, const ForkExtras& extras) {
   json out = ForkToJson(fork);
-  out["sync"] = ForkHealthToJson(health);
-  const auto it = open.find(fork.id);
-  out["open_alerts"] = it == open.end() ? 0 : it->second;
+  const auto health = extras.health.find(fork.id);
+  out["sync"] = ForkHealthToJson(health == extras.health.end() ? storage::ForkHealth{} : health->second);
+  const auto open = extras.open_alerts.find(fork.id);
+  out["open_alerts"] = open == extras.open_alerts.end() ? 0 : open->second;
+  const auto head = extras.heads.find(fork.id);
+  out["latest_analysis"] = head == extras.heads.end() ? json(nullptr) : AnalysisHeadToJson(head->second);
+  const auto job = extras.jobs.find(fork.name);
+  out["last_job"] = job == extras.jobs.end() ? json(nullptr) : JobHeadToJson(job->second);
   return out;
 }
 
 void SendFork(httplib::Response& res, int status, storage::Store& store, const storage::ForkRecord& fork) {
-  auto open = storage::AlertStore(store).OpenCounts();
-  if (!open.ok()) return SendError(res, open.status());
-  auto view = ForkView(store, fork, *open);
-  if (!view.ok()) return SendError(res, view.status());
-  SendJson(res, status, *view);
+  auto extras = ReadExtras(store, &fork);
+  if (!extras.ok()) return SendError(res, extras.status());
+  SendJson(res, status, ForkView(fork, *extras));
 }
 
 void ListForks(ServerContext&, const httplib::Request&, httplib::Response& res, storage::Store& store) {
   auto forks = store.ListForks();
   if (!forks.ok()) return SendError(res, forks.status());
-  auto open = storage::AlertStore(store).OpenCounts();
-  if (!open.ok()) return SendError(res, open.status());
+  auto extras = ReadExtras(store);
+  if (!extras.ok()) return SendError(res, extras.status());
   json out = json::array();
-  for (const auto& f : *forks) {
-    auto view = ForkView(store, f, *open);
-    if (!view.ok()) return SendError(res, view.status());
-    out.push_back(std::move(*view));
-  }
+  for (const auto& f : *forks) out.push_back(ForkView(f, *extras));
   SendJson(res, 200, json{{"forks", out}});
 }
 

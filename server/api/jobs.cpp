@@ -3,10 +3,11 @@
 
 #include <fstream>
 
+#include "base/text.h"
 #include "server/codec/job_json.h"
+#include "server/codec/jobs/job_spec_json.h"
 #include "server/http/http_server.h"
 #include "server/http/router.h"
-#include "server/jobs/executors/capped_log.h"
 #include "server/jobs/job_runner.h"
 #include "server/jobs/job_service.h"
 
@@ -87,12 +88,12 @@ Result<json> LogChunk(const storage::JobRecord& job, const httplib::Request& req
     in.read(data.data(), static_cast<std::streamsize>(data.size()));
     data.resize(static_cast<size_t>(in.gcount()));
     // Never split a UTF-8 character between two chunks (unless one character exceeds the limit).
-    if (size_t safe = Utf8SafeLength(data); safe > 0 && offset + data.size() < size) data.resize(safe);
+    if (size_t safe = base::Utf8SafeLength(data); safe > 0 && offset + data.size() < size) data.resize(safe);
   }
   size_t next = std::min(size, offset) + data.size();
   bool eof = storage::IsFinished(source.state) && next >= size;
-  return json{{"stage", source.name},       {"offset", offset}, {"next_offset", next},
-              {"data", SanitizeUtf8(data)}, {"eof", eof},       {"state", storage::JobStateName(source.state)}};
+  return json{{"stage", source.name},          {"offset", offset}, {"next_offset", next},
+              {"data", base::ValidUtf8(data)}, {"eof", eof},       {"state", storage::JobStateName(source.state)}};
 }
 
 Result<storage::JobRecord> LoadJob(storage::Store& store, const std::string& id) {

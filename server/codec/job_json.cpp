@@ -1,10 +1,10 @@
 #include "server/codec/job_json.h"
 
 #include "base/message_code.h"
+#include "base/text.h"
 
 #include <cstdio>
 
-#include "server/jobs/executors/capped_log.h"
 #include "server/jobs/job_runner.h"
 
 namespace forkscope::server {
@@ -23,6 +23,13 @@ json ParsedOr(const std::string& text, json fallback) {
 
 }  // namespace
 
+json JobHeadToJson(const storage::JobRecord& job) {
+  return json{{"id", job.id},
+              {"state", storage::JobStateName(job.state)},
+              {"created_at", job.created_at},
+              {"finished_at", TimeOrNull(job.finished_at)}};
+}
+
 json JobToJson(const storage::JobRecord& job) {
   json stages = json::array();
   for (const auto& s : job.stages) {
@@ -30,8 +37,8 @@ json JobToJson(const storage::JobRecord& job) {
            {"state", storage::JobStateName(s.state)},
            {"exit_code", s.exit_code ? json(*s.exit_code) : json(nullptr)},
            {"duration_s", static_cast<double>(s.duration_ms) / 1000.0},
-           {"log_tail", SanitizeUtf8(s.log_tail)},
-           {"reason", SanitizeUtf8(s.reason)},
+           {"log_tail", base::ValidUtf8(s.log_tail)},
+           {"reason", base::ValidUtf8(s.reason)},
            {"started_at", TimeOrNull(s.started_at)},
            {"finished_at", TimeOrNull(s.finished_at)}};
     base::PutMessageCode(j, "reason", s.reason_code, s.reason_params);
@@ -42,7 +49,7 @@ json JobToJson(const storage::JobRecord& job) {
   json out{{"id", job.id},
            {"fork", job.fork},
            {"state", storage::JobStateName(job.state)},
-           {"reason", SanitizeUtf8(job.reason)},
+           {"reason", base::ValidUtf8(job.reason)},
            {"error", JobErrored(job)},
            {"sha", job.sha},
            {"executor", job.executor},

@@ -10,6 +10,8 @@
 namespace forkscope::server {
 
 nlohmann::json JobToJson(const storage::JobRecord& job);
+// What a fork's row shows of its newest job: id, state and times (docs/openapi.yaml: JobHead).
+nlohmann::json JobHeadToJson(const storage::JobRecord& job);
 // A short human-readable summary: one line per stage.
 std::string RenderJobText(const storage::JobRecord& job);
 

@@ -2,6 +2,8 @@
 
 #include <cstdint>
 
+#include "analyzer/render/drift_json.h"
+#include "analyzer/render/report.h"
 #include "server/config/config.h"
 
 namespace forkscope::server {
@@ -20,6 +22,13 @@ json ForkToJson(const storage::ForkRecord& f) {
               {"latest_analysis_id", f.latest_analysis_id ? json(*f.latest_analysis_id) : json(nullptr)},
               {"created_at", f.created_at},
               {"updated_at", f.updated_at}};
+}
+
+json AnalysisHeadToJson(const storage::AnalysisHead& head) {
+  return json{{"id", head.analysis_id},       {"created_at", analyzer::FormatUtcSeconds(head.created_at)},
+              {"branch", head.fork_branch},   {"ahead", head.ahead},
+              {"behind", head.behind},        {"summary", analyzer::LayerSummaryToJson(head.layers)},
+              {"violations", head.violations}};
 }
 
 namespace {

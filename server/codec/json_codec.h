@@ -9,6 +9,8 @@
 namespace forkscope::server {
 
 nlohmann::json ForkToJson(const storage::ForkRecord& fork);
+// A fork's latest analysis as its row in the fork list shows it (docs/openapi.yaml: AnalysisHead).
+nlohmann::json AnalysisHeadToJson(const storage::AnalysisHead& head);
 // Reads the POST/PATCH body fields into fork; with partial, absent keys are left as they are.
 Status ForkFromJson(const nlohmann::json& body, bool partial, storage::ForkRecord& fork);
 nlohmann::json TaskToJson(const storage::TaskRecord& task);

@@ -11,6 +11,7 @@
 #include "analyzer/trace/trace_diff.h"
 #include "base/log.h"
 #include "base/message_code.h"
+#include "server/codec/jobs/job_spec_json.h"
 #include "server/jobs/executors/capped_log.h"
 #include "server/jobs/executors/subprocess.h"
 #include "server/jobs/kernel_units.h"

@@ -108,6 +108,19 @@ TEST_CASE("job store: listing, unfinished jobs, the latest of a fork", "[storage
   CHECK(ids(*jobs.Unfinished()) == std::vector<std::string>{"j2", "j3"});
   CHECK((*jobs.Latest("a"))->id == "j2");
   CHECK_FALSE(jobs.Latest("zzz")->has_value());
+  // The newest job of every registered fork, without stages; `job run`'s (no fork) is nobody's.
+  CHECK(jobs.LatestOfEachFork()->empty());  // no fork registered yet
+  for (const char* name : {"a", "b", "c"}) {
+    ForkRecord f;
+    f.name = name;
+    f.fork_url = std::string("https://example.com/") + name + ".git";
+    f.upstream_url = "https://example.com/up.git";
+    REQUIRE((*store)->CreateFork(f).ok());
+  }
+  auto latest = jobs.LatestOfEachFork();
+  REQUIRE(latest.ok());
+  CHECK(ids(*latest) == std::vector<std::string>{"j2", "j3"});
+  for (const auto& j : *latest) CHECK(j.stages.empty());
 }
 
 TEST_CASE("job store: constraints refuse bad rows and leave stored ones intact", "[storage][jobs]") {

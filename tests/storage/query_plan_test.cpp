@@ -11,6 +11,7 @@
 #include "storage/alert_store.h"
 #include "storage/db.h"
 #include "storage/drift_store.h"
+#include "storage/job_store.h"
 #include "storage/store.h"
 #include "storage/task_store.h"
 #include "tests/support/pattern_corpus.h"
@@ -57,6 +58,11 @@ TEST_CASE("the forks page's and a fork's queries search indexes, never scan a bi
   REQUIRE(alerts.OpenCounts().ok());
   REQUIRE(alerts.GetHealth(fork.id).ok());
   REQUIRE(DriftStore(store.db()).LatestOfEachFork(DriftSort::kRisk).ok());
+  auto heads = store.LatestAnalysisHeads();
+  REQUIRE(heads.ok());
+  CHECK(heads->size() == forks->size());
+  REQUIRE(store.LatestAnalysisHeads(fork.id).ok());
+  REQUIRE(JobStore(store.db()).LatestOfEachFork().ok());
   TaskFilter by_fork;
   by_fork.fork = fork.name;
   REQUIRE(TaskStore(store.db()).List(by_fork).ok());
@@ -71,7 +77,7 @@ TEST_CASE("the forks page's and a fork's queries search indexes, never scan a bi
   // A whole read of one of these grows with the fleet (millions of rows at 1,000 forks); "SCAN t USING
   // (COVERING) INDEX" reads it whole too. forks, fork_health and the like hold a row per fork: fine.
   const std::regex whole(
-      R"(^SCAN (files|hunks|hunk_patterns|hunk_violations|violations|analyses|alerts|tasks|drift_reports|hunk_fingerprints)\b)");
+      R"(^SCAN (files|hunks|hunk_patterns|hunk_violations|violations|analyses|alerts|tasks|drift_reports|hunk_fingerprints|jobs|job_stages)\b)");
   for (const auto& sql : statements) {
     if (sql.rfind("BEGIN", 0) == 0 || sql.rfind("COMMIT", 0) == 0 || sql.rfind("ROLLBACK", 0) == 0) continue;
     for (const auto& line : PlanOf(store.db(), sql)) {

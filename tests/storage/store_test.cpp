@@ -156,6 +156,52 @@ TEST_CASE("saving the same key replaces the analysis", "[storage][store]") {
   CHECK(CountRows(path, "analyses") == 0);
 }
 
+TEST_CASE("the forks page's heads: each fork's latest analysis without its files", "[storage][store]") {
+  TempDir dir;
+  const std::string path = dir.File("forkscope.db");
+  auto store = OpenStore(path);
+  auto analysed = store->CreateFork(NewFork("flashinfer"));
+  auto fresh = store->CreateFork(NewFork("deepgemm"));
+  REQUIRE(analysed.ok());
+  REQUIRE(fresh.ok());
+  const az::Analysis a = MakeAnalysis();
+  auto id = store->SaveAnalysis(KeyOf(a), a, analysed->id);
+  REQUIRE(id.ok());
+
+  auto check = [&](const std::vector<AnalysisHead>& heads) {
+    REQUIRE(heads.size() == 1);  // the fork never analysed has none
+    const AnalysisHead& h = heads[0];
+    CHECK(h.fork_id == analysed->id);
+    CHECK(h.analysis_id == *id);
+    CHECK(h.created_at == a.created_at);
+    CHECK(h.fork_branch == a.fork.branch);
+    CHECK(h.ahead == a.ahead);
+    CHECK(h.behind == a.behind);
+    for (size_t i = 0; i < a.layers.size(); ++i) {
+      INFO("layer " << i);
+      CHECK(h.layers[i].files == a.layers[i].files);
+      CHECK(h.layers[i].hunks == a.layers[i].hunks);
+      CHECK(h.layers[i].additions == a.layers[i].additions);
+      CHECK(h.layers[i].deletions == a.layers[i].deletions);
+    }
+    CHECK(h.violations == static_cast<int>(a.violations.size()));
+  };
+  auto all = store->LatestAnalysisHeads();
+  REQUIRE(all.ok());
+  check(*all);
+  auto one = store->LatestAnalysisHeads(analysed->id);
+  REQUIRE(one.ok());
+  check(*one);
+  auto none = store->LatestAnalysisHeads(fresh->id);
+  REQUIRE(none.ok());
+  CHECK(none->empty());
+  // A row saved before the count was kept with it: its violations are counted.
+  REQUIRE(store->db().Exec("UPDATE analyses SET extra = json_remove(extra, '$.violation_count')").ok());
+  auto counted = store->LatestAnalysisHeads();
+  REQUIRE(counted.ok());
+  check(*counted);
+}
+
 TEST_CASE("the fork registry", "[storage][store][forks]") {
   FakeClock clock;
   auto store = OpenStore(":memory:", &clock);

@@ -7,10 +7,11 @@
 // browser is started and warmed by one load (its time is printed apart as warmup_ms: a just-started
 // browser's first page also pays for its renderer and caches); then RUNS loads, each in a new browser
 // context (an empty HTTP cache, no storage). Printed as one JSON line: the median over those loads of
-// DOMContentLoaded and of the first page of rows rendered (main settled and a row with a fork link in
-// #forks-table), from navigation start; and, for the last load, how many of the rows' analyses
-// (GET /api/v1/forks/{name}/analysis, fetched four at a time in the background) arrived within WAIT_S
-// seconds (default 60), when the last of them did, and their bytes.
+// DOMContentLoaded and of the first page of rows complete (main settled and every row of the table's
+// first page with its fork link and its layer bar, all that GET /api/v1/forks carries), from navigation
+// start; and, for the last load, the API calls the page made, the bytes of GET /api/v1/forks, and
+// whether the page still fetched any fork's whole analysis (it should not: WAIT_S seconds, default 2,
+// are waited for stragglers).
 //
 // ENCODING, when given, replaces the Accept-Encoding Chromium sends ("gzip, deflate, br"): with
 // "gzip, deflate" the daemon answers gzip instead of brotli (the baseline for what compression costs).
@@ -26,53 +27,57 @@ if (!url || !forksArg) {
 }
 const forks = Number(forksArg);
 const runs = Number(runsArg || 3);
-const waitS = Number(waitArg || 60);
+const waitS = Number(waitArg || 2);
+const PAGE_ROWS = 50;  // overview.js's pageSize
 const median = (v) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
 const ANALYSIS = /\/api\/v1\/forks\/[^/]+\/analysis$/;
 
-// One load in a fresh context: { rows, dom } in ms, and with waitForAnalyses what arrived of them.
-async function load(browser, waitForAnalyses, shot) {
+// One load in a fresh context: { rows, dom } in ms, and with count what the page asked the API for.
+async function load(browser, count, shot) {
   const context = await browser.newContext({ viewport: { width: 1360, height: 900 }, locale: 'en-US' });
   const errors = [];
   try {
     const page = await context.newPage();
     page.on('pageerror', (err) => errors.push(err.message));
     if (encoding) await page.setExtraHTTPHeaders({ 'Accept-Encoding': encoding });
-    let requests = 0;
-    let bytes = 0;
-    let lastAt = 0;
-    let start = 0;
+    const calls = [];
+    let forksBytes = 0;
     page.on('response', async (res) => {
-      if (!ANALYSIS.test(new URL(res.url()).pathname)) return;
+      const path = new URL(res.url()).pathname;
+      if (!path.startsWith('/api/')) return;
+      calls.push(path);
+      if (path !== '/api/v1/forks') return;
       try {
-        bytes += (await res.body()).length;
+        forksBytes = (await res.body()).length;
       } catch {
-        return; // the context went away
+        // the context went away
       }
-      requests += 1;
-      lastAt = Date.now() - start;
     });
-    start = Date.now();
+    const start = Date.now();
     await page.goto(url, { waitUntil: 'domcontentloaded' });
     await page.waitForSelector('main[aria-busy="false"]', { timeout: 60_000 });
-    await page.waitForSelector('#forks-table tbody tr a.fork-link', { timeout: 60_000 });
+    const want = Math.min(PAGE_ROWS, forks);
+    await page.waitForFunction(
+      (n) => document.querySelectorAll('#forks-table tbody tr a.fork-link').length >= n &&
+        document.querySelectorAll('#forks-table tbody tr .layer-bar').length >= n,
+      want, { timeout: 60_000, polling: 'raf' });
     const rows = Date.now() - start;
     const dom = await page.evaluate(() => {
       const nav = performance.getEntriesByType('navigation')[0];
       return nav.domContentLoadedEventEnd - nav.startTime;
     });
-    let analyses = null;
-    if (waitForAnalyses) {
-      const deadline = start + waitS * 1000;
-      while (requests < forks && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-      analyses = { analyses_ms: lastAt, analysis_requests: requests, analysis_mib: bytes / 1048576, wait_s: waitS };
+    let requests = null;
+    if (count) {
+      await new Promise((r) => setTimeout(r, waitS * 1000));
+      requests = { api_calls: calls.length, api_paths: [...new Set(calls)].sort(), forks_kib: forksBytes / 1024,
+        analysis_requests: calls.filter((p) => ANALYSIS.test(p)).length, wait_s: waitS };
     }
     if (shot) {
       mkdirSync(shotDir, { recursive: true });
       await page.screenshot({ path: join(shotDir, `fleet-forks${encoding ? '-' + encoding.split(',')[0] : ''}.png`) });
     }
     if (errors.length) console.error(errors.slice(0, 5).join('\n'));
-    return { rows, dom, analyses };
+    return { rows, dom, requests };
   } finally {
     await context.close();
   }
@@ -82,7 +87,7 @@ const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true
 const rows = [];
 const dom = [];
 let warmup = 0;
-let analyses = null;
+let requests = null;
 try {
   warmup = (await load(browser, false, false)).rows;
   for (let run = 0; run < runs; run++) {
@@ -91,10 +96,10 @@ try {
     const r = await load(browser, last, last && shotDir);
     rows.push(r.rows);
     dom.push(r.dom);
-    if (last) analyses = r.analyses;
+    if (last) requests = r.requests;
   }
 } finally {
   await browser.close();
 }
 console.log(JSON.stringify({ runs, encoding: encoding || "gzip, deflate, br (Chromium's own)", warmup_ms: warmup,
-  rows_ms: median(rows), rows_all_ms: rows, dom_ms: median(dom), ...analyses }));
+  rows_ms: median(rows), rows_all_ms: rows, dom_ms: median(dom), ...requests }));

@@ -7,30 +7,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/text.h"
+
 namespace forkscope::server {
-namespace {
-
-// Length of the UTF-8 sequence starting with byte c (0 for a continuation or invalid byte).
-size_t SequenceLength(unsigned char c) {
-  if (c < 0x80) return 1;
-  if ((c & 0xE0) == 0xC0 && c >= 0xC2) return 2;
-  if ((c & 0xF0) == 0xE0) return 3;
-  if ((c & 0xF8) == 0xF0 && c <= 0xF4) return 4;
-  return 0;
-}
-
-bool ValidSequence(const std::string& s, size_t i, size_t len) {
-  if (i + len > s.size()) return false;
-  for (size_t k = 1; k < len; ++k)
-    if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return false;
-  unsigned char c0 = static_cast<unsigned char>(s[i]);
-  unsigned char c1 = len > 1 ? static_cast<unsigned char>(s[i + 1]) : 0;
-  if (len == 3 && ((c0 == 0xE0 && c1 < 0xA0) || (c0 == 0xED && c1 >= 0xA0))) return false;  // overlong, surrogates
-  if (len == 4 && ((c0 == 0xF0 && c1 < 0x90) || (c0 == 0xF4 && c1 >= 0x90))) return false;
-  return true;
-}
-
-}  // namespace
 
 size_t LogTailKeep(size_t cap) { return std::min<size_t>(cap / 4, 64 << 10); }
 
@@ -143,35 +122,7 @@ std::string ReadLogTail(const std::string& path, size_t max_lines, size_t max_by
   for (size_t lines = 0; pos > 0; --pos) {
     if (text[pos - 1] == '\n' && ++lines == max_lines) break;
   }
-  return SanitizeUtf8(text.substr(pos));
-}
-
-std::string SanitizeUtf8(const std::string& text) {
-  std::string out;
-  out.reserve(text.size());
-  for (size_t i = 0; i < text.size();) {
-    size_t len = SequenceLength(static_cast<unsigned char>(text[i]));
-    if (len > 0 && ValidSequence(text, i, len)) {
-      out.append(text, i, len);
-      i += len;
-    } else {
-      out += "\xEF\xBF\xBD";
-      ++i;
-    }
-  }
-  return out;
-}
-
-size_t Utf8SafeLength(const std::string& text) {
-  // Look back at most 3 bytes for the start of a sequence that runs past the end.
-  size_t n = text.size();
-  for (size_t back = 1; back <= 3 && back <= n; ++back) {
-    unsigned char c = static_cast<unsigned char>(text[n - back]);
-    if ((c & 0xC0) == 0x80) continue;  // continuation byte
-    size_t len = SequenceLength(c);
-    return (len > back) ? n - back : n;
-  }
-  return n;
+  return base::ValidUtf8(std::string_view(text).substr(pos));
 }
 
 }  // namespace forkscope::server

@@ -49,9 +49,4 @@ Status CapLogFile(const std::string& path, size_t cap);
 // The last max_lines lines (at most max_bytes) of a file; invalid UTF-8 replaced.
 std::string ReadLogTail(const std::string& path, size_t max_lines = 40, size_t max_bytes = 4096);
 
-// Replaces bytes that are not valid UTF-8 with U+FFFD (JSON needs valid UTF-8).
-std::string SanitizeUtf8(const std::string& text);
-// The length of the longest prefix of text that does not end inside a multi-byte sequence.
-size_t Utf8SafeLength(const std::string& text);
-
 }  // namespace forkscope::server

@@ -67,6 +67,7 @@ TEST_CASE("daemon: registry, sync, analysis, files, hunks, patterns", "[server][
   REQUIRE(created.status == 201);
   CHECK_API(created);
   CHECK(JsonBody(created)["latest_analysis_id"].is_null());
+  CHECK(JsonBody(created)["latest_analysis"].is_null());
   auto dup = Call(*c, "POST", "/api/v1/forks", "/api/v1/forks", env.ForkBody("fastops-paddle", env.compat), kAdmin);
   CHECK(dup.status == 409);
   CHECK_API(dup);
@@ -80,6 +81,19 @@ TEST_CASE("daemon: registry, sync, analysis, files, hunks, patterns", "[server][
   CHECK(a["fork"]["sha"] == env.compat.Head());
   CHECK(a["style"] == "compat");
   CHECK(a["files"].size() == 11);
+  // The fork list carries what the forks page shows of it: the same summary, distance and violations.
+  auto listed = Call(*c, "GET", "/api/v1/forks", "/api/v1/forks");
+  CHECK_API(listed);
+  const json head = JsonBody(listed)["forks"][0]["latest_analysis"];
+  CHECK(head["id"] == JsonBody(listed)["forks"][0]["latest_analysis_id"]);
+  CHECK(head["created_at"] == a["created_at"]);
+  CHECK(head["branch"] == a["fork"]["branch"]);
+  CHECK(head["behind"] == a["behind"]);
+  CHECK(head["ahead"] == a["ahead"]);
+  CHECK(head["summary"] == a["summary"]);
+  CHECK(head["violations"] == a["violations"].size());
+  CHECK(JsonBody(listed)["forks"][0]["last_job"].is_null());
+  CHECK(JsonBody(Call(*c, "GET", "/api/v1/forks/fastops-paddle", "/api/v1/forks/{name}"))["latest_analysis"] == head);
 
   auto md = Call(*c, "GET", "/api/v1/forks/fastops-paddle/analysis?format=markdown", "/api/v1/forks/{name}/analysis");
   CHECK(md.status == 200);

@@ -150,6 +150,10 @@ TEST_CASE("jobs API: run a fork's recipe, follow it, list it, read its log", "[s
   CHECK(job["runner"]["executor"] == "local");
   CHECK(job["runner"]["gpus"].empty());
   CHECK_FALSE(job["stages"][0].contains("slurm_job_id"));
+  // The fork's row carries its newest job (the forks page's column).
+  json last = JsonBody(Call(*c, "GET", "/api/v1/forks", "/api/v1/forks"))["forks"][0]["last_job"];
+  CHECK(last ==
+        json{{"id", id}, {"state", "passed"}, {"created_at", job["created_at"]}, {"finished_at", job["finished_at"]}});
 
   SECTION("listing by fork and state") {
     auto list = Call(*c, "GET", "/api/v1/jobs?fork=fastops", "/api/v1/jobs");
@@ -213,6 +217,9 @@ TEST_CASE("jobs API: run a fork's recipe, follow it, list it, read its log", "[s
     CHECK(done["reason_params"]["reason"]["code"] == "stage.divergence");
     CHECK(compare["trace_diff"]["divergence"]["layer"] == "build");
     CHECK(compare["trace_diff"]["divergence"]["layer_source"] == "analysis");
+    // The newer of the fork's two jobs is its row's.
+    CHECK(JsonBody(Call(*c, "GET", "/api/v1/forks/fastops", "/api/v1/forks/{name}"))["last_job"]["id"] ==
+          at_main["id"]);
   }
   SECTION("runners") {
     auto r = Call(*c, "GET", "/api/v1/runners", "/api/v1/runners");

@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "server/codec/job_json.h"
+#include "server/codec/jobs/job_spec_json.h"
 #include "server/jobs/executors/local_executor.h"
 #include "server/jobs/kernel_units.h"
 #include "tests/support/jobs.h"

@@ -2,8 +2,9 @@
 // error names the key; the parsers of nvidia-smi, nvcc and Slurm output; the sbatch command line.
 #include <catch2/catch.hpp>
 
+#include "base/text.h"
+#include "server/codec/jobs/job_spec_json.h"
 #include "server/config/config.h"
-#include "server/jobs/executors/capped_log.h"
 #include "server/jobs/executors/gpu_probe.h"
 #include "server/jobs/executors/slurm_executor.h"
 #include "server/jobs/job_recipe.h"
@@ -281,10 +282,10 @@ TEST_CASE("Slurm: states, scontrol and sacct output, sbatch arguments", "[server
 }
 
 TEST_CASE("logs: UTF-8 is repaired and never split", "[server][jobs]") {
-  CHECK(SanitizeUtf8("ok \xC3\xA9 \xFF end") == "ok \xC3\xA9 \xEF\xBF\xBD end");
-  CHECK(Utf8SafeLength("ab\xE2\x82") == 2);      // a 3-byte sequence cut after 2
-  CHECK(Utf8SafeLength("ab\xE2\x82\xAC") == 5);  // complete
-  CHECK(Utf8SafeLength("abc") == 3);
+  CHECK(base::ValidUtf8("ok \xC3\xA9 \xFF end") == "ok \xC3\xA9 \xEF\xBF\xBD end");
+  CHECK(base::Utf8SafeLength("ab\xE2\x82") == 2);      // a 3-byte sequence cut after 2
+  CHECK(base::Utf8SafeLength("ab\xE2\x82\xAC") == 5);  // complete
+  CHECK(base::Utf8SafeLength("abc") == 3);
 }
 
 }  // namespace

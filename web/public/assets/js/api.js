@@ -70,15 +70,3 @@ export async function getAnalysis(fork) {
   }
   return analyses.get(key);
 }
-
-// Runs fn over items with at most `limit` calls in flight.
-export async function mapLimited(items, limit, fn) {
-  let next = 0;
-  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      const i = next++;
-      await fn(items[i], i);
-    }
-  });
-  await Promise.all(workers);
-}

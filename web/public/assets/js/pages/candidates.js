@@ -11,6 +11,7 @@ import { createTable } from '../table.js';
 import { requireToken, setToken } from '../token.js';
 import { errorNotice, optionalJson, stateBadge } from './common.js';
 import { timeline } from './jobs.js';
+import { loadVendor } from '../vendor.js';
 
 export function candidateHref(fork, id) {
   return `${forkHref(fork)}?candidate=${encodeURIComponent(id)}#candidates`;
@@ -163,7 +164,7 @@ async function carryNow(fork, status) {
 
 // The section, or null when the server has no candidates API. selected: a candidate id from ?candidate=.
 export async function candidatesSection(fork, selected) {
-  const list = await optionalJson(`/api/v1/forks/${encodeURIComponent(fork)}/candidates`);
+  const [list] = await Promise.all([optionalJson(`/api/v1/forks/${encodeURIComponent(fork)}/candidates`), loadVendor('diff2html')]);
   if (list.missing) return null;
   const status = h('div', { class: 'status-line', role: 'status' });
   const button = h('button', { type: 'button', id: 'carry-now', 'aria-label': t('carry.carry_fork', { fork }), onclick: () => carryNow(fork, status) }, t('carry.carry_now'));

@@ -6,6 +6,7 @@ import { t } from '../i18n.js';
 import { layerBadge } from '../layers.js';
 import { createTable } from '../table.js';
 import { errorNotice, optionalJson, pageHeader, selectFilter, setQueryParam, unavailableNotice } from './common.js';
+import { loadVendor } from '../vendor.js';
 
 const HISTORY = 100;
 
@@ -58,7 +59,7 @@ function redundantList(report, fork) {
 
 export async function driftPage(main, _params, params) {
   main.append(pageHeader(t('drift.title')));
-  const all = await optionalJson('/api/v1/drift');
+  const [all] = await Promise.all([optionalJson('/api/v1/drift'), loadVendor('chart')]);
   if (all.missing) {
     main.append(unavailableNotice('feature.drift'));
     return null;

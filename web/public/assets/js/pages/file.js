@@ -6,6 +6,7 @@ import { t } from '../i18n.js';
 import { messageOf } from '../messages.js';
 import { layerBadge } from '../layers.js';
 import { errorNotice, gapText, isAnalysisMissing, pageHeader } from './common.js';
+import { loadVendor } from '../vendor.js';
 
 // git's extended header lines for a file's status, so that diff2html's badge (ADDED, DELETED,
 // RENAMED, COPIED, CHANGED) says what the page says.
@@ -88,7 +89,7 @@ function hunkSection(file, hunk, index, analysis) {
 }
 
 export async function filePage(main, { name, path }) {
-  const fork = await getJson(`/api/v1/forks/${encodeURIComponent(name)}`);
+  const [fork] = await Promise.all([getJson(`/api/v1/forks/${encodeURIComponent(name)}`), loadVendor('diff2html')]);
   main.append(h('p', { class: 'crumbs' }, h('a', { href: '/' }, t('nav.forks')), ' › ', h('a', { href: forkHref(name) }, name), ' › ', path), pageHeader(path));
   let file;
   let analysis = null;

@@ -8,6 +8,7 @@ import { LAYERS, LAYER_COLORS, layerBadge, layerName } from '../layers.js';
 import { createTable } from '../table.js';
 import { candidatesSection } from './candidates.js';
 import { errorNotice, gapText, isAnalysisMissing, pageHeader, selectFilter, setQueryParam, syncFailure, syncSummary } from './common.js';
+import { loadVendor } from '../vendor.js';
 
 // The style and, when the analysis carries it, the evidence it was decided on.
 function styleText(analysis) {
@@ -133,7 +134,7 @@ async function downloadReport(name, button) {
 }
 
 export async function forkPage(main, { name }, params) {
-  const fork = await getJson(`/api/v1/forks/${encodeURIComponent(name)}`);
+  const [fork] = await Promise.all([getJson(`/api/v1/forks/${encodeURIComponent(name)}`), loadVendor('chart')]);
   const download = h('button', { type: 'button', id: 'download-report', onclick: (e) => downloadReport(name, e.currentTarget) }, t('fork.download'));
   main.append(h('p', { class: 'crumbs' }, h('a', { href: '/' }, t('nav.forks')), ' › ', name), pageHeader(name, download));
   let analysis;

@@ -1,9 +1,11 @@
 // The forks overview: one row per fork with its sync state (live while a sync runs), drift, a layer
-// bar of its changes, violations, open alerts, last job and newest sync candidate. Sortable;
+// bar of its changes, violations, open alerts, last job and newest sync candidate — each fork's latest
+// analysis, open alerts and last job come with GET /api/v1/forks, so the page makes four calls whatever
+// the fleet's size. Sortable;
 // filterable by label and name. The fork's name cell holds its Sync button and stays in view when the
 // table scrolls sideways; upstream and branch fold into it below 1500 px, the job and merge-base age
 // columns below 1100 px (app.css), so the table fits a 1280 px screen in both languages.
-import { getAnalysis, getJson, mapLimited, postJson, ApiError } from '../api.js';
+import { getJson, postJson, ApiError } from '../api.js';
 import { formatAgo, formatDays, formatNumber, forkHref, h, notice } from '../dom.js';
 import { t } from '../i18n.js';
 import { layerBar } from '../layers.js';
@@ -46,13 +48,13 @@ function syncCell(row) {
     );
   }
   const failure = syncFailure(row.fork);
-  if (row.error) return [h('span', { class: 'muted' }, t('overview.analysis_error')), failure];
-  if (!row.fork.latest_analysis_id) return failure || h('span', { class: 'muted' }, t('overview.never_synced'));
-  if (!row.analysis) return h('span', { class: 'muted' }, '…');
-  return [h('time', { datetime: row.analysis.created_at, title: row.analysis.created_at }, formatAgo(row.analysis.created_at)), failure];
+  const analysis = row.fork.latest_analysis;
+  if (!analysis) return failure || h('span', { class: 'muted' }, t('overview.never_synced'));
+  return [h('time', { datetime: analysis.created_at, title: analysis.created_at }, formatAgo(analysis.created_at)), failure];
 }
 
-const branchOf = (r) => r.analysis?.fork?.branch || r.fork.branch || 'paddle';
+const branchOf = (r) => r.fork.latest_analysis?.branch || r.fork.branch || 'paddle';
+const analysisOf = (r) => r.fork.latest_analysis;
 
 // The name, its labels and the Sync button side by side; below, upstream and branch for when their
 // own columns are folded away.
@@ -70,24 +72,24 @@ function columns(onSync) {
     { key: 'name', label: () => t('col.fork'), value: (r) => r.fork.name, class: 'fork-name', render: (r) => nameCell(r, onSync) },
     { key: 'upstream', label: () => t('col.upstream'), fold: 'wide', value: (r) => upstreamLabel(r.fork), render: (r) => h('span', { title: r.fork.upstream_url }, upstreamLabel(r.fork)) },
     { key: 'branch', label: () => t('col.migration_branch'), fold: 'wide', value: (r) => branchOf(r), render: (r) => h('code', {}, branchOf(r)) },
-    { key: 'synced', label: () => t('col.last_sync'), value: (r) => r.analysis?.created_at ?? null, render: syncCell },
+    { key: 'synced', label: () => t('col.last_sync'), value: (r) => analysisOf(r)?.created_at ?? null, render: syncCell },
     {
       key: 'behind',
       label: () => t('col.behind_ahead'),
       numeric: true,
-      value: (r) => r.analysis?.behind ?? null,
-      render: (r) => (r.analysis ? h('span', { class: 'behind-ahead' }, `${r.analysis.behind} / ${r.analysis.ahead}`) : '—'),
+      value: (r) => analysisOf(r)?.behind ?? null,
+      render: (r) => (analysisOf(r) ? h('span', { class: 'behind-ahead' }, `${analysisOf(r).behind} / ${analysisOf(r).ahead}`) : '—'),
     },
     { key: 'age', label: () => t('col.merge_base_age'), numeric: true, fold: 'narrow', value: (r) => r.drift?.merge_base_age_days ?? null, render: (r) => formatDays(r.drift?.merge_base_age_days) },
     {
       key: 'layers',
       label: () => t('col.layers'),
-      value: (r) => r.analysis?.summary?.files ?? null,
-      render: (r) => (r.analysis ? layerBar(r.analysis.summary) : '—'),
+      value: (r) => analysisOf(r)?.summary?.files ?? null,
+      render: (r) => (analysisOf(r) ? layerBar(analysisOf(r).summary) : '—'),
     },
-    { key: 'violations', label: () => t('col.violations'), numeric: true, value: (r) => r.analysis?.violations?.length ?? null, render: (r) => formatNumber(r.analysis?.violations?.length) },
-    { key: 'alerts', label: () => t('col.open_alerts'), numeric: true, value: (r) => r.alerts ?? null, render: (r) => (r.alerts == null ? '—' : h('a', { href: '/alerts?state=open' }, formatNumber(r.alerts))) },
-    { key: 'job', label: () => t('col.last_job'), fold: 'narrow', value: (r) => r.job?.state ?? null, render: (r) => lastJobCell(r.job) },
+    { key: 'violations', label: () => t('col.violations'), numeric: true, value: (r) => analysisOf(r)?.violations ?? null, render: (r) => formatNumber(analysisOf(r)?.violations) },
+    { key: 'alerts', label: () => t('col.open_alerts'), numeric: true, value: (r) => r.fork.open_alerts ?? null, render: (r) => (r.fork.open_alerts == null ? '—' : h('a', { href: '/alerts?state=open' }, formatNumber(r.fork.open_alerts))) },
+    { key: 'job', label: () => t('col.last_job'), fold: 'narrow', value: (r) => r.fork.last_job?.state ?? null, render: (r) => lastJobCell(r.fork.last_job) },
     { key: 'candidate', label: () => t('col.candidate'), value: (r) => r.candidate?.state ?? null, render: (r) => candidateCell(r.fork.name, r.candidate) },
   ];
 }
@@ -100,31 +102,24 @@ export async function overviewPage(main, _params, query) {
   const controls = h('div', { class: 'controls' });
   main.append(controls, status, actionStatus);
 
-  const forks = (await getJson('/api/v1/forks')).forks;
-  const [drift, jobs, tasks, candidates] = await Promise.all([
+  // All at once: none of them waits for another.
+  const [forkList, drift, tasks, candidates] = await Promise.all([
+    getJson('/api/v1/forks'),
     optionalJson('/api/v1/drift'),
-    optionalJson('/api/v1/jobs'),
     optionalJson('/api/v1/tasks'),
     optionalJson('/api/v1/candidates'),
   ]);
+  const forks = forkList.forks;
   const candidateBy = new Map((candidates.data?.candidates || []).map((c) => [c.fork, c]));
   const driftBy = new Map((drift.data?.drift || []).map((d) => [d.fork, d]));
-  const jobBy = new Map();
-  for (const j of jobs.data?.jobs || []) {
-    const prev = jobBy.get(j.fork);
-    if (!prev || String(j.created_at) > String(prev.created_at)) jobBy.set(j.fork, j);
-  }
   const rows = forks.map((fork) => ({
     version: 0,
     fork,
-    analysis: null,
     drift: driftBy.get(fork.name) || null,
-    alerts: fork.open_alerts ?? null,  // counted by the daemon: a list of open alerts is capped
-    job: jobBy.get(fork.name) || null,
     candidate: candidateBy.get(fork.name) || null,
     task: (tasks.data?.tasks || []).find((tk) => tk.fork === fork.name) || null,
   }));
-  const missing = [drift.missing && t('feature.drift'), jobs.missing && t('feature.jobs')].filter(Boolean);
+  const missing = [drift.missing && t('feature.drift')].filter(Boolean);
   if (missing.length) status.append(notice('unavailable', t('overview.partial', { features: missing.join(', ') })));
 
   const labels = [...new Set(forks.flatMap((f) => f.labels))].sort();
@@ -191,30 +186,7 @@ export async function overviewPage(main, _params, query) {
   );
   main.append(table.el);
 
-  // Analyses arrive in the background (a few at a time); the table redraws at most once a frame.
-  let redraw = false;
-  const refresh = () => {
-    if (redraw || stopped) return;
-    redraw = true;
-    requestAnimationFrame(() => {
-      redraw = false;
-      if (!stopped) table.refresh();
-    });
-  };
-  async function loadAnalysis(row) {
-    if (!row.fork.latest_analysis_id) return;
-    try {
-      row.analysis = await getAnalysis(row.fork);
-      row.error = null;
-    } catch (err) {
-      row.error = err;
-    }
-    row.version++;
-    refresh();
-  }
-  mapLimited(rows, 4, loadAnalysis);
-
-  // While syncs run, poll their tasks; when one finishes, reload that fork's analysis.
+  // While syncs run, poll their tasks; when one finishes, reload that fork (its latest analysis).
   async function poll() {
     pollTimer = null;
     if (stopped) return;
@@ -230,7 +202,6 @@ export async function overviewPage(main, _params, query) {
         if (done && done.state === 'failed') actionStatus.replaceChildren(notice('error', t('overview.sync_failed', { fork: row.fork.name, message: done.error || '' })));
         try {
           row.fork = await getJson(`/api/v1/forks/${encodeURIComponent(row.fork.name)}`);
-          await loadAnalysis(row);
         } catch {
           // the fork was removed meanwhile
         }
