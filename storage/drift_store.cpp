@@ -111,6 +111,20 @@ Result<std::vector<DriftSummary>> DriftStore::History(int64_t fork_id, int limit
   return out;
 }
 
+Result<std::map<int64_t, double>> DriftStore::LatestAges() {
+  // One search of drift_reports_fork per fork. Reports state the age to 0.01 day: read in hundredths.
+  FS_ASSIGN_OR_RETURN(Statement stmt,
+                      db_.Prepare("SELECT f.id, (SELECT CAST(round(json_extract(d.report, '$.merge_base_age_days') * "
+                                  "100) AS INTEGER) FROM drift_reports d WHERE d.fork_id = f.id ORDER BY d.id DESC "
+                                  "LIMIT 1) FROM forks f"));
+  std::map<int64_t, double> out;
+  while (true) {
+    FS_ASSIGN_OR_RETURN(bool row, stmt.Step());
+    if (!row) return out;
+    if (!stmt.IsNull(1)) out.emplace(stmt.ColumnInt64(0), static_cast<double>(stmt.ColumnInt64(1)) / 100.0);
+  }
+}
+
 Result<std::vector<DriftReport>> DriftStore::LatestOfEachFork(DriftSort sort) {
   FS_ASSIGN_OR_RETURN(Statement stmt,
                       db_.Prepare(std::string("SELECT f.name, d.report FROM drift_reports d JOIN forks f ON f.id = "

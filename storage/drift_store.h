@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,6 +38,9 @@ class DriftStore {
   Result<std::vector<analyzer::DriftSummary>> History(int64_t fork_id, int limit);
   // The newest report of every registered fork that has one, in the given order.
   Result<std::vector<analyzer::DriftReport>> LatestOfEachFork(DriftSort sort);
+  // The merge-base age (days) of each fork's newest report, by fork id: the forks page's column, read
+  // without decoding the reports.
+  Result<std::map<int64_t, double>> LatestAges();
 
  private:
   Database& db_;

@@ -13,6 +13,7 @@
 #include "server/services/sync_service.h"
 #include "server/tasks/task_runtime.h"
 #include "storage/alert_store.h"
+#include "storage/drift_store.h"
 #include "storage/job_store.h"
 
 namespace forkscope::server {
@@ -40,12 +41,14 @@ bool SamePublishSource(const storage::ForkRecord& a, const storage::ForkRecord& 
 }
 
 // What a fork's view adds to its record, each read once for the whole list: sync health, open alerts (a
-// list of open alerts holds at most 1,000; a fleet can have more), the latest analysis's head, the newest job.
+// list of open alerts holds at most 1,000; a fleet can have more), the latest analysis's head, the newest
+// job, the merge-base age of the newest drift report.
 struct ForkExtras {
   std::map<int64_t, storage::ForkHealth> health;  // by fork id; absent: no outcome yet
   std::map<int64_t, int> open_alerts;
   std::map<int64_t, storage::AnalysisHead> heads;  // by fork id
   std::map<std::string, storage::JobRecord> jobs;  // by fork name, without stages
+  std::map<int64_t, double> merge_base_age;        // days, by fork id, of its newest drift report
 };
 
 // For one fork (fork set) or for all of them.
@@ -61,6 +64,7 @@ Result<ForkExtras> ReadExtras(storage::Store& store, const storage::ForkRecord* 
   FS_ASSIGN_OR_RETURN(extras.open_alerts, alerts.OpenCounts());
   FS_ASSIGN_OR_RETURN(auto heads, store.LatestAnalysisHeads(fork ? std::optional<int64_t>(fork->id) : std::nullopt));
   for (auto& h : heads) extras.heads.emplace(h.fork_id, std::move(h));
+  FS_ASSIGN_OR_RETURN(extras.merge_base_age, storage::DriftStore(store.db()).LatestAges());
   storage::JobStore jobs(store.db());
   if (fork) {
     FS_ASSIGN_OR_RETURN(auto job, jobs.Latest(fork->name));
@@ -84,6 +88,8 @@ json ForkView(const storage::ForkRecord& fork, const ForkExtras& extras) {
   out["latest_analysis"] = head == extras.heads.end() ? json(nullptr) : AnalysisHeadToJson(head->second);
   const auto job = extras.jobs.find(fork.name);
   out["last_job"] = job == extras.jobs.end() ? json(nullptr) : JobHeadToJson(job->second);
+  const auto age = extras.merge_base_age.find(fork.id);
+  out["merge_base_age_days"] = age == extras.merge_base_age.end() ? json(nullptr) : json(age->second);
   return out;
 }
 

@@ -63,6 +63,7 @@ TEST_CASE("the forks page's and a fork's queries search indexes, never scan a bi
   CHECK(heads->size() == forks->size());
   REQUIRE(store.LatestAnalysisHeads(fork.id).ok());
   REQUIRE(JobStore(store.db()).LatestOfEachFork().ok());
+  REQUIRE(DriftStore(store.db()).LatestAges().ok());
   TaskFilter by_fork;
   by_fork.fork = fork.name;
   REQUIRE(TaskStore(store.db()).List(by_fork).ok());

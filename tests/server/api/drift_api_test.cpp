@@ -57,7 +57,12 @@ struct Env {
              Replace(t["csrc/bindings.cpp"], "src.record_stream(stream);", "src.record_stream(c10::Stream(stream));"));
     return up.Commit("Import CppExtension, record a c10 stream");
   }
-  DaemonOptions Options() const { return {FORKSCOPE_BINARY, tmp.Sub("data"), {"--allow-local-repos"}, kAdmin}; }
+  // 127.0.0.1 allowed: a fork there on a port nothing listens on registers and never syncs.
+  DaemonOptions Options() const {
+    const std::string config = tmp.Sub("forkscope.toml");
+    WriteFile(config, "[security]\nallowed_hosts = [\"127.0.0.1\"]\n");
+    return {FORKSCOPE_BINARY, tmp.Sub("data"), {"--allow-local-repos", "--config", config}, kAdmin};
+  }
   std::string ForkBody(const std::string& name, const GitRepo& fork) const {
     return json{{"name", name}, {"fork_url", fork.path()}, {"upstream_url", up.path()}}.dump();
   }
@@ -102,10 +107,13 @@ TEST_CASE("daemon: drift after every sync, listings, history, errors", "[server]
   Env env;
   Daemon d(env.Options());
   auto c = d.Client();
-  for (const auto& [name, fork] : {std::pair<std::string, const GitRepo*>{"alpha", &env.alpha}, {"beta", &env.beta}})
-    REQUIRE(Call(*c, "POST", "/api/v1/forks", "/api/v1/forks", env.ForkBody(name, *fork), kAdmin).status == 201);
-
-  auto none = Call(*c, "GET", "/api/v1/forks/alpha/drift", "/api/v1/forks/{name}/drift");
+  // A fork whose syncs all fail (nothing listens on port 1; registration lets an unanswered remote
+  // through) never has a report.
+  json unsynced{{"name", "gamma"},
+                {"fork_url", "http://127.0.0.1:1/missing-gamma.git"},
+                {"upstream_url", "http://127.0.0.1:1/missing-upstream.git"}};
+  REQUIRE(Call(*c, "POST", "/api/v1/forks", "/api/v1/forks", unsynced.dump(), kAdmin).status == 201);
+  auto none = Call(*c, "GET", "/api/v1/forks/gamma/drift", "/api/v1/forks/{name}/drift");
   CHECK(none.status == 404);
   CHECK_API(none);
   CHECK_THAT(none.body, Catch::Contains("no drift report yet"));
@@ -113,6 +121,15 @@ TEST_CASE("daemon: drift after every sync, listings, history, errors", "[server]
   CHECK(unknown.status == 404);
   CHECK_API(unknown);
   CHECK(Order(*c, "").empty());
+  CHECK(JsonBody(Call(*c, "GET", "/api/v1/forks/gamma", "/api/v1/forks/{name}"))["merge_base_age_days"].is_null());
+
+  // Registration syncs each fork at once (its first report); the syncs below add one each.
+  for (const auto& [name, fork] : {std::pair<std::string, const GitRepo*>{"alpha", &env.alpha}, {"beta", &env.beta}}) {
+    REQUIRE(Call(*c, "POST", "/api/v1/forks", "/api/v1/forks", env.ForkBody(name, *fork), kAdmin).status == 201);
+    auto first = JsonBody(Call(*c, "GET", "/api/v1/tasks?state=all&kind=sync&fork=" + name, "/api/v1/tasks"))["tasks"];
+    REQUIRE(first.size() == 1);
+    GetTaskUntilFinished(*c, first[0]["id"]);
+  }
 
   Sync(*c, "alpha");
   Sync(*c, "beta");
@@ -128,6 +145,9 @@ TEST_CASE("daemon: drift after every sync, listings, history, errors", "[server]
   CHECK(a1["redundant_hunks"] == json::array());
   CHECK_FALSE(a1.contains("history"));
   CheckAge(a1);
+  // The fork's row carries the age too (the forks page's column).
+  CHECK(JsonBody(Call(*c, "GET", "/api/v1/forks/alpha", "/api/v1/forks/{name}"))["merge_base_age_days"] ==
+        a1["merge_base_age_days"]);
 
   json b1 = ForkDrift(*c, "beta");
   CHECK(b1["behind"] == 1);
@@ -154,7 +174,10 @@ TEST_CASE("daemon: drift after every sync, listings, history, errors", "[server]
         json::parse(R"([{"path":"csrc/bindings.cpp","layer":"cpp_compat","kind":"content","deleted_by":null},
                           {"path":"setup.py","layer":"build","kind":"content","deleted_by":null}])"));
   CheckAge(a2);
-  REQUIRE(a2["history"].size() == 2);  // newest first
+  json listed = JsonBody(Call(*c, "GET", "/api/v1/forks", "/api/v1/forks"));
+  for (const auto& f : listed["forks"])
+    if (f["name"] == "alpha") CHECK(f["merge_base_age_days"] == a2["merge_base_age_days"]);
+  REQUIRE(a2["history"].size() == 3);  // newest first: after the move, Sync, registration
   CHECK(a2["history"][0]["upstream_sha"] == moved);
   CHECK(a2["history"][0]["behind"] == 1);
   CHECK(a2["history"][0]["risk"] == a2["risk"]);

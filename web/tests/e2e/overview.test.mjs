@@ -2,7 +2,9 @@
 // bars, label filter, sorting, a sync started from the page with a token, no console errors.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ADMIN_TOKEN, startDaemon } from './support/daemon.mjs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { ADMIN_TOKEN, repoRoot, startDaemon } from './support/daemon.mjs';
 import { openBrowser, screenshot, settled } from './support/browser.mjs';
 
 let daemon;
@@ -23,12 +25,30 @@ after(async () => {
 const forkNames = () => page.locator('#forks-table tbody a.fork-link').allTextContents();
 
 test('overview lists the demo forks with their layer bars', async () => {
+  const calls = [];
+  const onRequest = (req) => {
+    const path = new URL(req.url()).pathname;
+    if (path.startsWith('/api/')) calls.push(path);
+  };
+  page.on('request', onRequest);
   await page.goto(daemon.url + '/');
   await settled(page);
   assert.deepEqual(await forkNames(), ['fastops-native', 'fastops-paddle']);
-  // Each row's bar is drawn once its analysis arrived; the compat fork touches every layer.
+  // Every column comes with the fork list: no fork's whole analysis, drift report or job list is fetched.
+  page.off('request', onRequest);
+  assert.deepEqual([...new Set(calls)].sort(), ['/api/v1/candidates', '/api/v1/forks', '/api/v1/tasks']);
+  // The compat fork touches every layer.
   const paddleRow = page.locator('#forks-table tbody tr', { has: page.locator('a', { hasText: 'fastops-paddle' }) });
   await paddleRow.locator('.layer-bar .layer-seg').first().waitFor();
+  // Its merge-base age, from its drift report, in the age column.
+  const drift = (await daemon.api('GET', '/api/v1/forks/fastops-paddle/drift')).json;
+  const age = await page.evaluate(() => {
+    const headers = [...document.querySelectorAll('#forks-table thead th')];
+    const col = headers.findIndex((th) => th.querySelector('button[data-sort="age"]'));
+    const row = [...document.querySelectorAll('#forks-table tbody tr')].find((tr) => tr.textContent.includes('fastops-paddle'));
+    return row.children[col].textContent;
+  });
+  assert.match(age, new RegExp(`^${Math.round(drift.merge_base_age_days)}\\b`), `age cell "${age}" for ${drift.merge_base_age_days} days`);
   const layers = await paddleRow.locator('.layer-seg').evaluateAll((els) => els.map((e) => e.dataset.layer));
   assert.deepEqual(layers, ['kernel', 'build', 'cpp_compat', 'python', 'other']);
   const label = await paddleRow.locator('.layer-bar').getAttribute('aria-label');
@@ -37,6 +57,16 @@ test('overview lists the demo forks with their layer bars', async () => {
   assert.equal((await paddleRow.locator('.behind-ahead').textContent()).trim(), '4 / 1');
   assert.equal(await paddleRow.locator('code').first().textContent(), 'paddle');
   await screenshot(page, 'overview');
+});
+
+test('index.html preloads every module of the dashboard, and nothing else', () => {
+  const pub = join(repoRoot, 'web', 'public');
+  const walk = (dir) => readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? walk(join(dir, e.name)) : e.name.endsWith('.js') ? [`/${relative(pub, join(dir, e.name))}`] : []);
+  const modules = walk(join(pub, 'assets', 'js')).sort();
+  const html = readFileSync(join(pub, 'index.html'), 'utf8');
+  const preloaded = [...html.matchAll(/<link rel="modulepreload" href="([^"]+)">/g)].map((m) => m[1]).sort();
+  assert.deepEqual(preloaded, modules);
 });
 
 test('the label filter keeps only the forks carrying the label, and survives a reload', async () => {

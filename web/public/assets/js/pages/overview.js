@@ -1,8 +1,7 @@
 // The forks overview: one row per fork with its sync state (live while a sync runs), drift, a layer
-// bar of its changes, violations, open alerts, last job and newest sync candidate — each fork's latest
-// analysis, open alerts and last job come with GET /api/v1/forks, so the page makes four calls whatever
-// the fleet's size. Sortable;
-// filterable by label and name. The fork's name cell holds its Sync button and stays in view when the
+// bar of its changes, violations, open alerts, last job and newest sync candidate. Each fork's latest
+// analysis, merge-base age, open alerts and last job come with GET /api/v1/forks, so the page makes
+// three calls whatever the fleet's size. Sortable; filterable by label and name. The fork's name cell holds its Sync button and stays in view when the
 // table scrolls sideways; upstream and branch fold into it below 1500 px, the job and merge-base age
 // columns below 1100 px (app.css), so the table fits a 1280 px screen in both languages.
 import { getJson, postJson, ApiError } from '../api.js';
@@ -80,7 +79,7 @@ function columns(onSync) {
       value: (r) => analysisOf(r)?.behind ?? null,
       render: (r) => (analysisOf(r) ? h('span', { class: 'behind-ahead' }, `${analysisOf(r).behind} / ${analysisOf(r).ahead}`) : '—'),
     },
-    { key: 'age', label: () => t('col.merge_base_age'), numeric: true, fold: 'narrow', value: (r) => r.drift?.merge_base_age_days ?? null, render: (r) => formatDays(r.drift?.merge_base_age_days) },
+    { key: 'age', label: () => t('col.merge_base_age'), numeric: true, fold: 'narrow', value: (r) => r.fork.merge_base_age_days ?? null, render: (r) => formatDays(r.fork.merge_base_age_days) },
     {
       key: 'layers',
       label: () => t('col.layers'),
@@ -103,24 +102,19 @@ export async function overviewPage(main, _params, query) {
   main.append(controls, status, actionStatus);
 
   // All at once: none of them waits for another.
-  const [forkList, drift, tasks, candidates] = await Promise.all([
+  const [forkList, tasks, candidates] = await Promise.all([
     getJson('/api/v1/forks'),
-    optionalJson('/api/v1/drift'),
     optionalJson('/api/v1/tasks'),
     optionalJson('/api/v1/candidates'),
   ]);
   const forks = forkList.forks;
   const candidateBy = new Map((candidates.data?.candidates || []).map((c) => [c.fork, c]));
-  const driftBy = new Map((drift.data?.drift || []).map((d) => [d.fork, d]));
   const rows = forks.map((fork) => ({
     version: 0,
     fork,
-    drift: driftBy.get(fork.name) || null,
     candidate: candidateBy.get(fork.name) || null,
     task: (tasks.data?.tasks || []).find((tk) => tk.fork === fork.name) || null,
   }));
-  const missing = [drift.missing && t('feature.drift')].filter(Boolean);
-  if (missing.length) status.append(notice('unavailable', t('overview.partial', { features: missing.join(', ') })));
 
   const labels = [...new Set(forks.flatMap((f) => f.labels))].sort();
   let label = query.get('label') || '';
