@@ -13,8 +13,8 @@ build_utils.py, loader and import test together). Modes:
       -> {"files": [{"path", "error"?, "imports": [...], "lazy": [...]}]}   ("comments": false skips them)
       Every import of each file with the absolute module it names (relative imports resolved against
       "module", the file's dotted name; "package" is true for an __init__.py), whether it runs while the
-      module loads ("level": "module") or inside a function ("function"), and the comment block just
-      above it. "lazy" lists lazy loaders: a module-level def __getattr__ that imports
+      module loads ("level": "module") or inside a function ("function"), and, for one inside a function,
+      the comment block just above it. "lazy" lists lazy loaders: a module-level def __getattr__ that imports
       ("module-getattr"), importlib.import_module/__import__ inside a function ("import_module"),
       lazy_loader.attach ("lazy_loader").
   {"mode": "build_utils", "files": [{"path", "text"}]}
@@ -74,16 +74,23 @@ def source_of(node):
 
 
 class Comments:
-    """Comment text by line, from tokenize (ast drops comments)."""
+    """Comment text by line, from tokenize (ast drops comments), read only when a line that is asked about
+    or the one above it holds a '#': only lazy imports are judged by their comments, most have none, and
+    tokenize costs twice the parse."""
 
     def __init__(self, text):
-        self.inline = {}      # line -> comment text after code on that line
-        self.own_line = {}    # line -> comment text of a comment-only line
-        if text is None:
+        self.text = text
+        self.lines = None     # the text's lines, for a cheap look before tokenizing
+        self.inline = None    # line -> comment text after code on that line
+        self.own_line = None  # line -> comment text of a comment-only line
+
+    def read(self):
+        self.inline, self.own_line = {}, {}
+        if self.text is None:
             return
         import tokenize  # only when comments are wanted: its import costs more than a small parse
         try:
-            for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            for tok in tokenize.generate_tokens(io.StringIO(self.text).readline):
                 if tok.type != tokenize.COMMENT:
                     continue
                 line = tok.start[0]
@@ -95,8 +102,22 @@ class Comments:
         except (tokenize.TokenError, IndentationError, SyntaxError):
             pass
 
+    def may_have(self, line):
+        """False when neither line nor the one above it holds a '#': then there is no comment to read."""
+        if self.text is None:
+            return False
+        if self.lines is None:
+            self.lines = self.text.replace('\r\n', '\n').replace('\r', '\n').split('\n')
+        cur = self.lines[line - 1] if 0 < line <= len(self.lines) else ''
+        prev = self.lines[line - 2] if 1 < line <= len(self.lines) + 1 else ''
+        return '#' in cur or prev.lstrip().startswith('#')
+
     def above(self, line):
         """The contiguous comment-only lines just above line, and its inline comment, as one text."""
+        if not self.may_have(line):
+            return ''
+        if self.inline is None:
+            self.read()
         block = []
         at = line - 1
         while at in self.own_line:
@@ -144,22 +165,36 @@ class ModuleScan(ast.NodeVisitor):
         self.import_module_names = set()
         self.imports = []
         self.lazy = []
+        self.statements_only = False  # set when the text names no call that imports (IMPORTING_CALLS)
 
     def level(self):
         return 'function' if self.functions else 'module'
 
+    def generic_visit(self, node):
+        if not self.statements_only:
+            return super().generic_visit(node)
+        # Import statements sit only in statement lists: without a call that imports, expressions
+        # hold nothing this scan reports, so only the nested statement lists are walked.
+        for _, value in ast.iter_fields(node):
+            if isinstance(value, list):
+                for item in value:
+                    if isinstance(item, (ast.stmt, ast.excepthandler, ast.match_case)):
+                        self.visit(item)
+
     def add_import(self, node, module, names):
         if not module:
             return
+        level = self.level()
         self.imports.append({
             'module': module,
             'names': names,
             'line': node.lineno,
-            'level': self.level(),
+            'level': level,
             'function': self.functions[-1] if self.functions else '',
             'type_checking': self.type_checking > 0,
             'in_getattr': self.getattr_depth > 0,
-            'comment': self.comments.above(node.lineno),
+            # Only an import inside a function is judged by its comment (a documented exception).
+            'comment': self.comments.above(node.lineno) if level == 'function' else '',
         })
 
     def visit_Import(self, node):
@@ -260,6 +295,11 @@ class ModuleScan(ast.NodeVisitor):
         self.generic_visit(node)
 
 
+# The calls ModuleScan.visit_Call reports (importlib.import_module, __import__, lazy_loader.attach and
+# attach_stub): a file whose text names none of them needs no walk of its expressions.
+IMPORTING_CALLS = ('import_module', '__import__', 'attach')
+
+
 def parse(text, path):
     """(tree, None) or (None, 'SyntaxError: ... (line N)')."""
     try:
@@ -279,6 +319,7 @@ def scan_modules(entry):
         return out
     comments = Comments(text if entry.get('comments', True) else None)
     scan = ModuleScan(entry.get('module', ''), bool(entry.get('package')), comments)
+    scan.statements_only = not any(name in text for name in IMPORTING_CALLS)
     scan.visit(tree)
     out['imports'] = scan.imports
     out['lazy'] = scan.lazy

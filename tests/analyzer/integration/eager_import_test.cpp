@@ -175,6 +175,66 @@ TEST_CASE("a circular-import excuse is no exception; a documented lazy import is
   CHECK(missing[0]->path == "custom_op/ops.py");
 }
 
+// The helper walks only statement lists in a file that names no call that imports (python_ast_scan.py,
+// IMPORTING_CALLS) and reads comments only near a '#': the same findings either way.
+TEST_CASE("imports nested in every statement form are found, with or without a call that imports in the file",
+          "[analyzer][integration][eager]") {
+  const std::string body =
+      "def a():\n"
+      "    try:\n"
+      "        import torch\n"  // 3
+      "    except ImportError:\n"
+      "        import torch.nn\n"  // 5
+      "    else:\n"
+      "        pass\n"
+      "    finally:\n"
+      "        import torch.cuda\n"  // 9
+      "\n"
+      "\n"
+      "async def b(xs):\n"
+      "    for x in xs:\n"
+      "        with open(x) as f:\n"
+      "            import torch.fx\n"  // 15
+      "    else:\n"
+      "        while xs:\n"
+      "            import torch.optim\n"  // 18
+      "    match xs:\n"
+      "        case [first]:\n"
+      "            import torch.utils\n"  // 21
+      "\n"
+      "\n"
+      "class C:\n"
+      "    def m(self):\n"
+      "        if self:\n"
+      "            def inner():\n"
+      "                x = \"\"\"\n"
+      "# a string's line, not a comment\"\"\"\n"
+      "                import torch.autograd\n"  // 30
+      "            return inner\n"
+      "\n"
+      "\n"
+      "def d():\n"
+      "    # torch.distributed breaks the proxy when it loads; only d() needs it. Remove when fixed.\n"
+      "    import torch.distributed\n"  // 36
+      "    return s  # import torch here is text in a comment\n";
+  const std::string with_call = body +
+                                "\n"
+                                "\n"
+                                "def e():\n"
+                                "    import importlib\n"
+                                "    return importlib.import_module('json')\n";
+  for (const std::string& sub : {body, with_call}) {
+    auto r = Lint({{"custom_op/__init__.py", "from . import sub\n"}, {"custom_op/sub.py", sub}});
+    auto lazy = Findings(r, "function-level-torch-import");
+    std::vector<int> lines;
+    for (const auto* v : lazy) lines.push_back(v->line);
+    CHECK(lines == std::vector<int>{3, 5, 9, 15, 18, 21, 30, 36});
+    REQUIRE(lazy.size() == 8);
+    CHECK(lazy[6]->severity == Severity::kError);  // the '#' line above it is in a string
+    CHECK(lazy[7]->severity == Severity::kNote);   // the comment block above it gives the reason
+  }
+}
+
 TEST_CASE("a circular import fixed by import order passes", "[analyzer][integration][eager]") {
   // ops and modules import each other at module level; __init__ orders them so both load.
   auto r = Lint({{"fla/__init__.py",
