@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <array>
 
-#include "analyzer/render/carry_json.h"
+#include "analyzer/model/carry_json.h"
 #include "base/message_code.h"
 #include "storage/db.h"
 

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <set>
 
-#include "analyzer/classify/rules_data.h"
 #include "storage/db.h"
 #include "storage/pattern_sql.h"
 
@@ -215,14 +214,6 @@ Result<std::string> CompatGapStore::ForkLabel(std::optional<int64_t> fork_id, co
   stmt.Bind(1, fork_id).Bind(2, fork_url);
   FS_ASSIGN_OR_RETURN(bool row, stmt.Step());
   return row ? stmt.ColumnText(0) : fork_url;
-}
-
-Result<int> CompatGapStore::ApplyAnnotations(const analyzer::Rules& rules, std::optional<int64_t> fork_id,
-                                             analyzer::Analysis& analysis) {
-  if (analysis.compat_gaps.empty()) return 0;
-  FS_ASSIGN_OR_RETURN(std::string fork, ForkLabel(fork_id, analysis.fork.url));
-  FS_ASSIGN_OR_RETURN(auto annotations, Annotations(fork));
-  return analyzer::ApplyGapAnnotations(rules, fork, annotations, analysis);
 }
 
 }  // namespace forkscope::storage

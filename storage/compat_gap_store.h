@@ -1,5 +1,5 @@
 // The compat-gap registry: every compat-gap workaround of the current analyses (storage/pattern_sql.h)
-// as a record keyed by a stable id (fork + path + API key, analyzer/compat_gap.h), merged with the
+// as a record keyed by a stable id (fork + path + API key, analyzer/model/compat_gap.h), merged with the
 // annotations maintainers stored through the API, and ranked across forks by how often each missing
 // API is bridged. The compat-gap-no-removal lint counts annotations: at once in the registry's
 // listing, and in every analysis made after they were stored. Thread contract: construct over a Store on the
@@ -13,9 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/classify/compat_gap.h"
-#include "analyzer/classify/rules.h"
-#include "analyzer/planner/planner.h"
+#include "analyzer/model/compat_gap.h"
 #include "base/clock.h"
 #include "storage/store.h"
 
@@ -74,16 +72,13 @@ class CompatGapStore {
   // must be a current gap (NotFound otherwise), and returns the updated record. InvalidArgument for
   // an unknown field.
   Result<CompatGapRecord> Annotate(const std::string& id, const std::map<std::string, std::string>& fields);
+  // The annotations stored for fork (a ForkLabel); "" = every fork's.
   Result<std::vector<analyzer::GapAnnotation>> Annotations(const std::string& fork);
 
   // The name annotations of an analysis' fork are kept under: the registered fork (by id, else by
   // URL), else the URL itself, as current analyses name forks.
+  // (Folding them into an analysis' lint is the caller's: server/services/compat_gaps.h.)
   Result<std::string> ForkLabel(std::optional<int64_t> fork_id, const std::string& fork_url);
-  // Makes the fork's annotations count for the lint of an analysis in memory, before it is saved (a
-  // stored analysis is never rewritten: an analysis id always has the same content) or when one is
-  // answered from the store: analyzer::ApplyGapAnnotations. Returns the number of violations dropped.
-  Result<int> ApplyAnnotations(const analyzer::Rules& rules, std::optional<int64_t> fork_id,
-                               analyzer::Analysis& analysis);
 
  private:
   Database& db_;

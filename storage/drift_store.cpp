@@ -6,7 +6,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "analyzer/render/drift_json.h"
+#include "analyzer/model/drift_json.h"
 #include "storage/db.h"
 
 namespace forkscope::storage {

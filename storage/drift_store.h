@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/drift/drift.h"
+#include "analyzer/model/drift.h"
 #include "base/status.h"
 
 namespace forkscope::storage {

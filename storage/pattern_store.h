@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "analyzer/model/experience.h"
 #include "analyzer/patterns/pattern_mining.h"
-#include "analyzer/planner/planner.h"
 #include "base/clock.h"
 #include "storage/store.h"
 

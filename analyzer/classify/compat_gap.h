@@ -9,6 +9,7 @@
 
 #include "analyzer/classify/rules.h"
 #include "analyzer/classify/rules_data.h"
+#include "analyzer/model/compat_gap.h"
 #include "analyzer/model/model.h"
 
 namespace forkscope::analyzer {
@@ -23,27 +24,7 @@ namespace forkscope::analyzer {
 std::optional<CompatGap> FindCompatGap(const RulesData& rules, const FileChange& file, const Hunk& hunk,
                                        const DiffLine** at = nullptr);
 
-// --- the registry's view of a gap (server API /api/v1/compat-gaps, storage/compat_gap_store.h) ---
-
-// The name a gap is known by whatever the spelling: the last component of its API with call parens
-// and template arguments dropped ("at::Tensor::record_stream", ".record_stream()" -> "record_stream");
-// the bridge's when the API is unknown; "unknown" when neither is.
-std::string CompatGapApiKey(const CompatGap& gap);
-// A gap's stable id: "g" + 12 hex digits of fork, path and API key. Line numbers are not part of
-// it, so an annotation keyed by it survives re-analysis of the same gap.
-std::string CompatGapId(const std::string& fork, const std::string& path, const std::string& api_key);
-
-// What a maintainer stated about a gap through the API; "" = not stated (the marker applies).
-struct GapAnnotation {
-  std::string id;
-  std::string scope;
-  std::string removal;
-  std::string issue;
-  std::string reproduction;
-  std::string origin;
-  std::string forwarded;
-  std::string applied_upstream;
-};
+// --- the registry's view of a gap: ids, keys and annotations are analyzer/model/compat_gap.h ---
 
 // Makes annotations count for the lint: drops the compat-gap-no-removal violations — from
 // analysis.violations and from each hunk's violations — of fork's gaps that an annotation gives a

@@ -1,21 +1,12 @@
-// The registry side of compat gaps: stable ids, API keys, and annotations folded into an analysis.
+// The registry side of compat gaps: annotations folded into an analysis (ids and API keys are
+// analyzer/model/compat_gap.cpp).
 #include <algorithm>
 #include <set>
 
 #include "analyzer/classify/compat_gap.h"
-#include "base/text.h"
 
 namespace forkscope::analyzer {
 namespace {
-
-// "at::Tensor::record_stream" -> "record_stream"; ".foo<int>()" -> "foo".
-std::string LastName(std::string s) {
-  if (auto paren = s.find('('); paren != std::string::npos) s.resize(paren);
-  if (auto angle = s.find('<'); angle != std::string::npos) s.resize(angle);
-  while (!s.empty() && (s.back() == ' ' || s.back() == ':' || s.back() == '.')) s.pop_back();
-  const size_t cut = s.find_last_of(":.");
-  return cut == std::string::npos ? s : s.substr(cut + 1);
-}
 
 std::set<std::string> NoRemovalRules(const RulesData& rules) {
   std::set<std::string> ids;
@@ -50,16 +41,6 @@ void ResyncHunkViolations(const std::set<std::string>& rule_ids, Analysis& analy
 }
 
 }  // namespace
-
-std::string CompatGapApiKey(const CompatGap& gap) {
-  std::string key = LastName(gap.api);
-  if (key.empty()) key = LastName(gap.bridge);
-  return key.empty() ? "unknown" : key;
-}
-
-std::string CompatGapId(const std::string& fork, const std::string& path, const std::string& api_key) {
-  return "g" + base::Fnv1a64Hex(fork + '\n' + path + '\n' + api_key).substr(0, 12);
-}
 
 int ApplyGapAnnotations(const Rules& rules, const std::string& fork, const std::vector<GapAnnotation>& annotations,
                         Analysis& analysis) {

@@ -1,7 +1,7 @@
 // The value model of one carry: a fork's commits replayed onto a new upstream commit in memory, with
 // the candidate commit it made or the conflict that stopped it. Plain structs, copied freely between
 // threads; produced by analyzer/git (the replay) and analyzer/carry (layers, upstream commits), rendered
-// by analyzer/render (docs/carry.md is the JSON).
+// by analyzer/render; its JSON form (docs/carry.md) is carry_json.h.
 #pragma once
 
 #include <cstdint>

@@ -9,13 +9,13 @@
 // what migrated forks did comes in as values (storage builds them); thread-safe.
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 
 #include "analyzer/classify/rules.h"
+#include "analyzer/model/experience.h"
 #include "analyzer/model/model.h"
 
 namespace forkscope::analyzer {
@@ -24,38 +24,6 @@ namespace forkscope::analyzer {
 struct SourceFile {
   std::string path;
   std::string text;
-};
-
-// A place a migrated fork changed, under a named or mined pattern.
-struct PatternUse {
-  std::string pattern;
-  std::string path;
-  int line = 0;  // new-side start of the hunk
-  int64_t analysis_id = 0;
-  Layer layer = Layer::kOther;
-};
-
-// One migrated fork as the planner sees it (its current analysis).
-struct ForkProfile {
-  std::string fork;
-  int64_t analysis_id = 0;
-  std::array<int, 5> files_per_layer{};  // changed files per layer, indexed by Layer
-  std::vector<PatternUse> uses;
-};
-
-// A C++ API that migrated forks had to bridge (the compat-gap registry's ranking).
-struct BridgedApi {
-  std::string api_key;  // "record_stream"
-  std::string api;      // its most common spelling
-  std::vector<std::string> forks;
-  int occurrences = 0;
-  std::vector<std::string> bridges;  // what they bridged it with
-  std::vector<std::string> issues;   // Paddle issue links they stated
-};
-
-struct Experience {
-  std::vector<ForkProfile> forks;
-  std::vector<BridgedApi> bridged;
 };
 
 struct WorkedExample {

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "analyzer/render/drift_json.h"
+#include "analyzer/model/drift_json.h"
 
 namespace forkscope::analyzer {
 namespace {

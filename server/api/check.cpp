@@ -9,7 +9,6 @@
 #include "server/services/analysis_service.h"
 #include "server/services/carry_service.h"
 #include "server/services/sync_service.h"
-#include "storage/compat_gap_store.h"
 
 namespace forkscope::server {
 namespace {
@@ -114,7 +113,7 @@ Result<analyzer::Analysis> CheckedAnalysis(ServerContext& ctx, const storage::Ta
     ShowAnalysisAsFork(*fork, a);
     fork_id = fork->id;
   }
-  FS_RETURN_IF_ERROR(storage::CompatGapStore(store, ctx.clock).ApplyAnnotations(ctx.rules, fork_id, a).status());
+  FS_RETURN_IF_ERROR(ApplyStoredGapAnnotations(store, ctx.clock, ctx.rules, fork_id, a).status());
   return a;
 }
 

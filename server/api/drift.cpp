@@ -2,7 +2,7 @@
 
 #include <charconv>
 
-#include "analyzer/render/drift_json.h"
+#include "analyzer/model/drift_json.h"
 #include "analyzer/render/drift_render.h"
 #include "storage/db.h"
 #include "storage/drift_store.h"

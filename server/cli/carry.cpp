@@ -7,7 +7,7 @@
 #include <memory>
 
 #include "analyzer/carry/carry.h"
-#include "analyzer/render/carry_json.h"
+#include "analyzer/model/carry_json.h"
 #include "analyzer/render/carry_render.h"
 #include "base/log.h"
 #include "server/cli/cli.h"

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <memory>
 
-#include "analyzer/render/drift_json.h"
+#include "analyzer/model/drift_json.h"
 #include "analyzer/render/drift_render.h"
 #include "base/log.h"
 #include "server/cli/cli.h"

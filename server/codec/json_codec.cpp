@@ -2,7 +2,7 @@
 
 #include <cstdint>
 
-#include "analyzer/render/drift_json.h"
+#include "analyzer/model/drift_json.h"
 #include "analyzer/render/report.h"
 #include "server/config/config.h"
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "analyzer/render/carry_json.h"
+#include "analyzer/model/carry_json.h"
 #include "base/log.h"
 #include "base/message_code.h"
 #include "server/services/carry_service.h"

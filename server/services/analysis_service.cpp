@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "analyzer/classify/compat_gap.h"
 #include "analyzer/classify/rules_data.h"
 #include "base/clock.h"
 #include "base/log.h"
@@ -54,15 +55,13 @@ Result<AnalysisOutcome> RunAnalysis(const analyzer::AnalyzeRequest& request, con
     cached.resolution_notices = h.resolution_notices;
     cached.cached = true;
     // A stored analysis is never rewritten; annotations made since count in what is returned.
-    FS_RETURN_IF_ERROR(
-        storage::CompatGapStore(store, base::SystemClock()).ApplyAnnotations(rules, fork_id, cached).status());
+    FS_RETURN_IF_ERROR(ApplyStoredGapAnnotations(store, base::SystemClock(), rules, fork_id, cached).status());
     if (fork_id) FS_RETURN_IF_ERROR(store.SetLatestAnalysis(*fork_id, *cached_id));
     return AnalysisOutcome{std::move(cached), *cached_id, pair.fork_mirror, pair.upstream_mirror, pair.refs};
   }
   FS_ASSIGN_OR_RETURN(analyzer::Analysis analysis, analyzer::AnalyzeResolved(pair, rules, request.diff));
   // Compat-gap annotations stored through the API count like marker comments (see compat_gap_store.h).
-  FS_RETURN_IF_ERROR(
-      storage::CompatGapStore(store, base::SystemClock()).ApplyAnnotations(rules, fork_id, analysis).status());
+  FS_RETURN_IF_ERROR(ApplyStoredGapAnnotations(store, base::SystemClock(), rules, fork_id, analysis).status());
   // Another sync of the same commits (a fork sharing them) may have stored it meanwhile: keep that one.
   FS_ASSIGN_OR_RETURN(storage::SavedAnalysis saved, store.SaveAnalysisIfAbsent(key, analysis, fork_id));
   analysis.cached = saved.existed;
@@ -70,6 +69,15 @@ Result<AnalysisOutcome> RunAnalysis(const analyzer::AnalyzeRequest& request, con
       ->info("analysis stored id={} fork_sha={} files={} ms={} existed={}", saved.id, analysis.fork.sha.substr(0, 12),
              analysis.files.size(), analysis.duration_ms, saved.existed);
   return AnalysisOutcome{std::move(analysis), saved.id, pair.fork_mirror, pair.upstream_mirror, pair.refs};
+}
+
+Result<int> ApplyStoredGapAnnotations(storage::Store& store, base::Clock& clock, const analyzer::Rules& rules,
+                                      std::optional<int64_t> fork_id, analyzer::Analysis& analysis) {
+  if (analysis.compat_gaps.empty()) return 0;
+  storage::CompatGapStore gaps(store, clock);
+  FS_ASSIGN_OR_RETURN(std::string fork, gaps.ForkLabel(fork_id, analysis.fork.url));
+  FS_ASSIGN_OR_RETURN(auto annotations, gaps.Annotations(fork));
+  return analyzer::ApplyGapAnnotations(rules, fork, annotations, analysis);
 }
 
 }  // namespace forkscope::server

@@ -8,6 +8,7 @@
 
 #include "analyzer/classify/rules.h"
 #include "analyzer/diff/analysis.h"
+#include "base/clock.h"
 #include "storage/store.h"
 
 namespace forkscope::server {
@@ -27,5 +28,12 @@ Result<analyzer::AnalyzeRequest> RequestFor(storage::Store& store, const storage
 
 Result<AnalysisOutcome> RunAnalysis(const analyzer::AnalyzeRequest& request, const analyzer::Rules& rules,
                                     storage::Store& store, std::optional<int64_t> fork_id = std::nullopt);
+
+// Makes the compat-gap annotations stored for the analysis' fork (the registered fork_id, else its URL)
+// count for its lint, in memory: before it is saved, or when it is answered from the store (a stored
+// analysis is never rewritten: an analysis id always has the same content). analyzer::ApplyGapAnnotations
+// over storage::CompatGapStore::Annotations. Returns the number of violations dropped.
+Result<int> ApplyStoredGapAnnotations(storage::Store& store, base::Clock& clock, const analyzer::Rules& rules,
+                                      std::optional<int64_t> fork_id, analyzer::Analysis& analysis);
 
 }  // namespace forkscope::server

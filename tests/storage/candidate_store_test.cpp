@@ -5,7 +5,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "analyzer/render/carry_json.h"
+#include "analyzer/model/carry_json.h"
 #include "storage/db.h"
 #include "storage/schema.h"
 #include "storage/store.h"

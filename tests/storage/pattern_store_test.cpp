@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "analyzer/classify/compat_gap.h"
 #include "analyzer/classify/rules_data.h"
 #include "base/fake_clock.h"
 #include "storage/compat_gap_store.h"
@@ -318,7 +319,8 @@ TEST_CASE("the compat-gap registry: records, the no-removal lint, ranking across
     // ...but answered again from the store, the annotation counts in what is returned.
     analyzer::Analysis again = *stored;
     again.fork.url = c.Pair("sparsekit").fork;
-    CHECK(gaps.ApplyAnnotations(DefaultRules(), std::nullopt, again).value() == 1);
+    const std::string label = gaps.ForkLabel(std::nullopt, again.fork.url).value();
+    CHECK(analyzer::ApplyGapAnnotations(DefaultRules(), label, gaps.Annotations(label).value(), again) == 1);
 
     // A new fork commit: a new analysis of the same gap (another line) takes the annotation too.
     forkscope::testing::GitRepo fork(c.Pair("sparsekit").fork);

@@ -8,7 +8,7 @@
 #include <cmath>
 #include <thread>
 
-#include "analyzer/render/drift_json.h"
+#include "analyzer/model/drift_json.h"
 #include "server/app/demo_corpus.h"
 #include "tests/support/corpus.h"
 #include "tests/support/daemon.h"

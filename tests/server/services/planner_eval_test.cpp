@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "analyzer/classify/rules_data.h"
 #include "analyzer/planner/planner.h"
 #include "analyzer/planner/snapshot.h"
 #include "base/fake_clock.h"

@@ -1,5 +1,5 @@
 // The carry JSON codec (docs/carry.md) and the text/Markdown renderers.
-#include "analyzer/render/carry_json.h"
+#include "analyzer/model/carry_json.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,10 +1,10 @@
-#include "analyzer/render/drift_json.h"
+#include "analyzer/model/drift_json.h"
 
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 
-#include "analyzer/render/json_read.h"
+#include "analyzer/model/json_read.h"
 
 namespace forkscope::analyzer {
 namespace {

@@ -1,5 +1,5 @@
 // The drift JSON codec (docs/drift.md) and the text/Markdown renderers.
-#include "analyzer/render/drift_json.h"
+#include "analyzer/model/drift_json.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,8 +1,8 @@
-#include "analyzer/render/carry_json.h"
+#include "analyzer/model/carry_json.h"
 
 #include <limits>
 
-#include "analyzer/render/json_read.h"
+#include "analyzer/model/json_read.h"
 
 namespace forkscope::analyzer {
 namespace {

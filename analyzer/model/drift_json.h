@@ -1,12 +1,13 @@
 // The drift JSON (docs/drift.md): the one encoding of a DriftReport, written by the API, the CLI and
-// the drift store, and read back by the store. Pure functions; any thread.
+// the drift store, and read back by the store. Part of the model: it is the report's stored form. Pure
+// functions; any thread.
 #pragma once
 
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
-#include "analyzer/drift/drift.h"
+#include "analyzer/model/drift.h"
 #include "base/status.h"
 
 namespace forkscope::analyzer {

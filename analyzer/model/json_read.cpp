@@ -1,4 +1,4 @@
-#include "analyzer/render/json_read.h"
+#include "analyzer/model/json_read.h"
 
 #include <limits>
 

@@ -1,7 +1,7 @@
-// Internal to the JSON readers of analyzer/render (carry_json.cpp, drift_json.cpp): the key readers they
+// Internal to the JSON readers of analyzer/model (carry_json.cpp, drift_json.cpp): the key readers they
 // share. Every key they read is required; a failure is InvalidArgument naming the key ("key 'behind' must
 // be an integer"), which the reader's entry point prefixes with its document ("drift json: ...").
-// Not part of the renderers' interface. Pure functions; any thread.
+// Not part of the model's interface. Pure functions; any thread.
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,6 @@
-// The carry JSON (docs/carry.md): the one encoding of a CarryResult, written by the CLI (and later the
-// API and the candidate store) and read back by CarryFromJson. Pure functions; any thread.
+// The carry JSON (docs/carry.md): the one encoding of a CarryResult, written by the CLI and the candidate
+// store, and read back by CarryFromJson. Part of the model: it is the carry's stored form. Pure functions;
+// any thread.
 #pragma once
 
 #include <nlohmann/json.hpp>
