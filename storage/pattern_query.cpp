@@ -5,7 +5,6 @@
 #include <optional>
 #include <set>
 
-#include "analyzer/patterns/pattern_describe.h"
 #include "storage/pattern_sql.h"
 #include "storage/pattern_store.h"
 
@@ -78,10 +77,10 @@ struct Meta {
   std::string layer;
   std::string file_kind;
   std::string description;
-  std::string seed;  // mined
+  std::string seed;         // mined
+  std::string seed_tokens;  // mined: the seed fingerprint's tokens, as stored
   int64_t first_seen = 0;
   int64_t last_seen = 0;
-  std::optional<analyzer::HunkFingerprint> fingerprint;  // mined: the seed's, described with the example
 };
 
 Result<std::map<std::string, Meta>> NamedMeta(Database& db) {
@@ -90,7 +89,7 @@ Result<std::map<std::string, Meta>> NamedMeta(Database& db) {
                                                  " COALESCE(s.last_seen, 0) FROM patterns p"
                                                  " LEFT JOIN named_pattern_seen s ON s.pattern_id = p.id"));
   FS_RETURN_IF_ERROR(ForEachRow(stmt, [&](Statement& r) {
-    out[r.ColumnText(0)] = {r.ColumnText(1), "", r.ColumnText(2), "", r.ColumnInt64(3), r.ColumnInt64(4), {}};
+    out[r.ColumnText(0)] = {r.ColumnText(1), "", r.ColumnText(2), "", "", r.ColumnInt64(3), r.ColumnInt64(4)};
     return Status::Ok();
   }));
   return out;
@@ -103,13 +102,8 @@ Result<std::map<std::string, Meta>> MinedMeta(Database& db) {
                                                  " JOIN fingerprints s ON s.hash = p.seed"
                                                  " JOIN fingerprints f ON f.pattern_id = p.id GROUP BY p.id"));
   FS_RETURN_IF_ERROR(ForEachRow(stmt, [&](Statement& r) {
-    analyzer::HunkFingerprint seed;
-    seed.layer = analyzer::LayerFromName(r.ColumnText(1)).value_or(analyzer::Layer::kOther);
-    seed.kind = analyzer::FileKindFromName(r.ColumnText(2));
-    seed.tokens = analyzer::TokensFromText(r.ColumnText(3));
-    out[r.ColumnText(0)] = {r.ColumnText(1), r.ColumnText(2),  analyzer::DescribeFingerprint(seed),
-                            r.ColumnText(4), r.ColumnInt64(5), r.ColumnInt64(6),
-                            std::move(seed)};
+    out[r.ColumnText(0)] = {r.ColumnText(1),  r.ColumnText(2), "", r.ColumnText(4), r.ColumnText(3),
+                            r.ColumnInt64(5), r.ColumnInt64(6)};
     return Status::Ok();
   }));
   return out;
@@ -156,26 +150,6 @@ std::vector<std::string> CoNamed(const std::vector<const Row*>& rows,
   return out;
 }
 
-// A mined pattern said in words from its representative hunk, and its place in the catalogue's order
-// (what a migration does first: analyzer/patterns/pattern_describe.h).
-void Describe(CataloguePattern& p, const Meta& meta) {
-  if (!meta.fingerprint) {  // named: the rule's own description, its id the parameter
-    p.description_code = "pattern.named";
-    p.description_params = {{"id", p.id}};
-    return;
-  }
-  const analyzer::HunkFingerprint& fp = *meta.fingerprint;
-  const std::string path = p.example ? p.example->path : std::string();
-  static const std::vector<std::string> kNoLines;
-  analyzer::PatternDescription d = analyzer::DescribeMinedPattern(fp, path, p.example ? p.example->lines : kNoLines);
-  p.description = std::move(d.text);
-  p.description_code = std::move(d.code);
-  p.description_params = std::move(d.params);
-  const analyzer::PatternAction action = analyzer::ActionOf(fp);
-  p.action = analyzer::PatternActionName(action);
-  p.rank = analyzer::MigrationRank(action, analyzer::IsCiOrDocs(fp.kind, path));
-}
-
 CataloguePattern Aggregate(const std::string& id, PatternKind kind, const Meta& meta,
                            const std::vector<const Row*>& rows) {
   CataloguePattern p;
@@ -184,6 +158,7 @@ CataloguePattern Aggregate(const std::string& id, PatternKind kind, const Meta& 
   p.layer = meta.layer.empty() && !rows.empty() ? rows.front()->occurrence.layer : meta.layer;
   p.file_kind = meta.file_kind;
   p.description = meta.description;
+  p.seed_tokens = meta.seed_tokens;
   p.first_seen = meta.first_seen;
   p.last_seen = meta.last_seen;
   std::map<std::string, int> per_fork;
@@ -225,16 +200,9 @@ Result<std::vector<CataloguePattern>> PatternStore::List(const PatternFilter& fi
         FS_ASSIGN_OR_RETURN(auto lines, HunkLines(db_, rep->hunk_id));
         p.example = PatternExample{o.fork_name, o.analysis_id, o.path, o.hunk_index, o.new_start, std::move(lines)};
       }
-      Describe(p, meta[id]);
       out.push_back(std::move(p));
     }
   }
-  // What a migration does first (additions and edits before deletions of CI and docs), then the
-  // patterns most forks share.
-  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
-    if (a.rank != b.rank) return a.rank < b.rank;
-    return a.forks_count() != b.forks_count() ? a.forks_count() > b.forks_count() : a.total > b.total;
-  });
   return out;
 }
 
@@ -261,7 +229,6 @@ Result<CataloguePattern> PatternStore::Get(const std::string& id) {
     FS_ASSIGN_OR_RETURN(auto lines, HunkLines(db_, rep->hunk_id));
     p.example = PatternExample{o.fork_name, o.analysis_id, o.path, o.hunk_index, o.new_start, std::move(lines)};
   }
-  Describe(p, meta[id]);
   for (const auto& r : rows) p.occurrences.push_back(r.occurrence);
   return p;
 }

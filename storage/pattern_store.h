@@ -49,6 +49,9 @@ struct CataloguePattern {
   PatternKind kind = PatternKind::kNamed;
   std::string layer;
   std::string file_kind;    // mined: the file kind of its hunks ("py", "cxx", ...); named: ""
+  std::string seed_tokens;  // mined: its seed fingerprint's tokens as stored (fingerprints.tokens); named: ""
+  // Named: the rule's description. The rest of this block is filled by server::DescribeCataloguePattern
+  // (services/pattern_catalogue.h), not by the store.
   std::string description;  // mined: what it does, where, and a line of its representative hunk
   // The description as a code with parameters: mined, PatternDescription's; named, "pattern.named" {id}.
   std::string description_code;
@@ -78,12 +81,13 @@ class PatternStore {
   // Fingerprints every current analysis not mined yet (oldest first, one transaction each) and
   // groups the new fingerprints into patterns.
   Result<MiningReport> Mine(const analyzer::MiningOptions& options);
-  // The catalogue, most occurrences first; named and mined patterns alike.
+  // The catalogue, named patterns then mined ones, each in id order, not yet described or ranked
+  // (server::ListCatalogue does both).
   Result<std::vector<CataloguePattern>> List(const PatternFilter& filter);
   // A counter that every change which can change List's answer raises (schema version 17's triggers):
   // equal generations, equal catalogues, so a rendered answer can be kept under it.
   Result<int64_t> CatalogueGeneration();
-  // One pattern with its occurrences; NotFound when no catalogue knows the id.
+  // One pattern with its occurrences, not yet described; NotFound when no catalogue knows the id.
   Result<CataloguePattern> Get(const std::string& id);
   // What each current fork's migration looks like, for the planner.
   Result<std::vector<analyzer::ForkProfile>> ForkProfiles();

@@ -6,6 +6,7 @@
 #include "base/text.h"
 #include "server/codec/pattern_json.h"
 #include "server/http/http_server.h"
+#include "server/services/pattern_catalogue.h"
 #include "server/services/pattern_service.h"
 #include "storage/compat_gap_store.h"
 #include "storage/pattern_store.h"
@@ -49,14 +50,14 @@ void ListPatterns(ServerContext& ctx, const httplib::Request& req, httplib::Resp
                        (filter->kind ? std::to_string(static_cast<int>(*filter->kind)) : "-"));
   const std::string etag = "\"p" + std::to_string(*generation) + "-" + filter_key.substr(0, 12) + "\"";
   SendCached(ctx.responses, req, res, etag, "application/json", [&]() -> Result<CachedBody> {
-    FS_ASSIGN_OR_RETURN(auto list, patterns.List(*filter));
+    FS_ASSIGN_OR_RETURN(auto list, ListCatalogue(store, ctx.clock, *filter));
     return std::make_shared<const std::string>(
         PatternListToJson(list).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
   });
 }
 
 void GetPattern(ServerContext& ctx, const httplib::Request& req, httplib::Response& res, storage::Store& store) {
-  auto pattern = storage::PatternStore(store, ctx.clock).Get(req.matches[1]);
+  auto pattern = GetCataloguePattern(store, ctx.clock, req.matches[1]);
   if (!pattern.ok()) return SendError(res, pattern.status());
   SendJson(res, 200, CataloguePatternToJson(*pattern, true));
 }

@@ -12,6 +12,7 @@
 #include "server/cli/cli.h"
 #include "server/codec/pattern_json.h"
 #include "server/config/paths.h"
+#include "server/services/pattern_catalogue.h"
 #include "server/services/pattern_service.h"
 
 namespace forkscope::server {
@@ -74,7 +75,7 @@ int RunPatterns(PatternsArgs& args) {
     filter.kind = args.kind == "mined" ? storage::PatternKind::kMined : storage::PatternKind::kNamed;
   auto opened = Open(args.common);
   if (!opened) return kExitError;
-  auto patterns = storage::PatternStore(*opened->store, base::SystemClock()).List(filter);
+  auto patterns = ListCatalogue(*opened->store, base::SystemClock(), filter);
   if (!patterns.ok()) {
     base::Log(base::LogArea::kCli)->error("{}", patterns.status().message());
     return kExitError;

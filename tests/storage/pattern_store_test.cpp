@@ -10,6 +10,7 @@
 #include "analyzer/classify/compat_gap.h"
 #include "analyzer/classify/rules_data.h"
 #include "base/fake_clock.h"
+#include "server/services/pattern_catalogue.h"
 #include "storage/compat_gap_store.h"
 #include "storage/db.h"
 #include "tests/support/pattern_corpus.h"
@@ -55,7 +56,7 @@ struct Corpus {
     return *report;
   }
   std::vector<CataloguePattern> List(PatternFilter filter = {}) {
-    auto list = PatternStore(*store, FixedNow()).List(filter);
+    auto list = server::ListCatalogue(*store, FixedNow(), filter);
     INFO(list.status().ToString());
     REQUIRE(list.ok());
     return *list;
@@ -64,7 +65,7 @@ struct Corpus {
 
 // A pattern's occurrences as "fork:path" strings, sorted.
 std::multiset<std::string> Where(Store& store, const std::string& id) {
-  auto p = PatternStore(store, FixedNow()).Get(id);
+  auto p = server::GetCataloguePattern(store, FixedNow(), id);
   INFO(p.status().ToString());
   REQUIRE(p.ok());
   std::multiset<std::string> out;
@@ -133,7 +134,7 @@ TEST_CASE("mining groups the shared migration hunks across forks, exactly", "[st
     CHECK(near == 1);
   }
   {  // each mined pattern has a layer, a description, first/last seen and a representative hunk
-    const auto got = PatternStore(*c.store, FixedNow()).Get(IdOf(groups, "fastops:csrc/bindings.cpp"));
+    const auto got = server::GetCataloguePattern(*c.store, FixedNow(), IdOf(groups, "fastops:csrc/bindings.cpp"));
     REQUIRE(got.ok());
     CHECK(got->kind == PatternKind::kMined);
     CHECK(got->layer == "cpp_compat");
