@@ -1,57 +1,19 @@
-// Incremental pattern mining (its tables: schema version 6, storage/migrations_areas.cpp):
-// a SQLite FingerprintCatalogue and PatternStore::Mine. Listing lives in pattern_query.cpp.
+// Incremental pattern mining's storage (its tables: schema version 6, storage/migrations_areas.cpp):
+// the mining version, the analyses left to mine and their hunks, and one analysis' mining as one
+// transaction (AnalysisMining, over the SqlCatalogue). The mining itself is server::MinePatterns.
+// Listing lives in pattern_query.cpp.
 #include "storage/pattern_store.h"
 
 #include <map>
-#include <set>
 
-#include "analyzer/patterns/pattern_catalogue.h"
 #include "base/log.h"
 #include "storage/pattern_sql.h"
-#include "storage/sql_catalogue.h"
 
 namespace forkscope::storage {
 
-using analyzer::HunkFingerprint;
 using internal::ForEachRow;
 
 namespace {
-
-// A hunk of the analysis being mined.
-struct MinedHunk {
-  int64_t hunk_id = 0;
-  HunkFingerprint fp;
-  std::vector<std::string> named;
-};
-
-Result<std::vector<MinedHunk>> LoadHunks(Database& db, const analyzer::MiningOptions& options, int64_t analysis_id) {
-  FS_ASSIGN_OR_RETURN(Statement named, db.Prepare("SELECT hp.hunk_id, hp.pattern_id FROM files fi"
-                                                  " JOIN hunks h ON h.file_id = fi.id"
-                                                  " JOIN hunk_patterns hp ON hp.hunk_id = h.id"
-                                                  " WHERE fi.analysis_id = ?1"));
-  named.Bind(1, analysis_id);
-  std::map<int64_t, std::vector<std::string>> named_by_hunk;
-  FS_RETURN_IF_ERROR(ForEachRow(named, [&](Statement& row) {
-    named_by_hunk[row.ColumnInt64(0)].push_back(row.ColumnText(1));
-    return Status::Ok();
-  }));
-  FS_ASSIGN_OR_RETURN(Statement hunks, db.Prepare("SELECT h.id, fi.path, h.layer, h.lines, h.old_start, h.new_start"
-                                                  " FROM files fi JOIN hunks h ON h.file_id = fi.id"
-                                                  " WHERE fi.analysis_id = ?1 ORDER BY fi.idx, h.idx"));
-  hunks.Bind(1, analysis_id);
-  std::vector<MinedHunk> out;
-  FS_RETURN_IF_ERROR(ForEachRow(hunks, [&](Statement& row) {
-    MinedHunk h;
-    h.hunk_id = row.ColumnInt64(0);
-    const auto layer = analyzer::LayerFromName(row.ColumnText(2)).value_or(analyzer::Layer::kOther);
-    h.fp = analyzer::Fingerprint(options, row.ColumnText(1), layer,
-                                 internal::DecodeHunkLines(row.ColumnText(3), row.ColumnInt(4), row.ColumnInt(5)));
-    if (auto it = named_by_hunk.find(h.hunk_id); it != named_by_hunk.end()) h.named = std::move(it->second);
-    out.push_back(std::move(h));
-    return Status::Ok();
-  }));
-  return out;
-}
 
 Result<int64_t> AnalysisTime(Database& db, int64_t analysis_id) {
   FS_ASSIGN_OR_RETURN(Statement stmt, db.Prepare("SELECT created_at FROM analyses WHERE id = ?1"));
@@ -84,14 +46,6 @@ Result<bool> AlreadyMined(Database& db, int64_t analysis_id) {
   return stmt.Step();
 }
 
-}  // namespace
-
-const char* PatternKindName(PatternKind kind) { return kind == PatternKind::kMined ? "mined" : "named"; }
-
-PatternStore::PatternStore(Store& store, base::Clock& clock) : db_(store.db()), clock_(clock) {}
-
-namespace {
-
 Result<std::string> MiningVersion(Database& db) {
   FS_ASSIGN_OR_RETURN(Statement read, db.Prepare("SELECT value FROM mining_state WHERE key = 'version'"));
   FS_ASSIGN_OR_RETURN(bool row, read.Step());
@@ -100,6 +54,10 @@ Result<std::string> MiningVersion(Database& db) {
 
 }  // namespace
 
+const char* PatternKindName(PatternKind kind) { return kind == PatternKind::kMined ? "mined" : "named"; }
+
+PatternStore::PatternStore(Store& store, base::Clock& clock) : db_(store.db()), clock_(clock) {}
+
 Result<int64_t> PatternStore::CatalogueGeneration() {
   FS_ASSIGN_OR_RETURN(Statement read,
                       db_.Prepare("SELECT CAST(value AS INTEGER) FROM mining_state WHERE key = 'generation'"));
@@ -107,20 +65,16 @@ Result<int64_t> PatternStore::CatalogueGeneration() {
   return row ? read.ColumnInt64(0) : 0;  // no change since the database was made
 }
 
-// A plain read first: mining with nothing new to do (every API read does it) takes no write lock.
-Status PatternStore::CheckVersion(const analyzer::MiningOptions& options, MiningReport& report) {
-  const std::string want = options.Version();
+Result<bool> PatternStore::ResetIfMiningChanged(const std::string& want) {
   FS_ASSIGN_OR_RETURN(std::string seen, MiningVersion(db_));
-  if (seen == want) return Status::Ok();
+  if (seen == want) return false;
   Transaction txn(db_);
   FS_RETURN_IF_ERROR(txn.status());
   FS_ASSIGN_OR_RETURN(std::string have, MiningVersion(db_));
-  if (have == want) return Status::Ok();
-  if (!have.empty()) {
+  if (have == want) return false;
+  if (!have.empty())
     base::Log(base::LogArea::kStore)
         ->info("mining options changed from={} to={}: mining again from scratch", have, want);
-    report.rebuilt = true;
-  }
   FS_RETURN_IF_ERROR(
       db_.Exec("DELETE FROM hunk_fingerprints; DELETE FROM fingerprint_buckets;"
                "DELETE FROM fingerprints; DELETE FROM mined_patterns; DELETE FROM mined_analyses;"
@@ -129,7 +83,8 @@ Status PatternStore::CheckVersion(const analyzer::MiningOptions& options, Mining
                       db_.Prepare("INSERT OR REPLACE INTO mining_state (key, value) VALUES ('version', ?1)"));
   write.Bind(1, want);
   FS_RETURN_IF_ERROR(write.Run());
-  return txn.Commit();
+  FS_RETURN_IF_ERROR(txn.Commit());
+  return !have.empty();
 }
 
 Result<std::vector<int64_t>> PatternStore::Unmined() {
@@ -144,50 +99,64 @@ Result<std::vector<int64_t>> PatternStore::Unmined() {
   return ids;
 }
 
-Status PatternStore::MineAnalysis(const analyzer::MiningOptions& options, int64_t analysis_id, MiningReport& report) {
-  // Normalising is the slow part: do it before taking the write lock.
-  FS_ASSIGN_OR_RETURN(std::vector<MinedHunk> hunks, LoadHunks(db_, options, analysis_id));
-  FS_ASSIGN_OR_RETURN(int64_t seen_at, AnalysisTime(db_, analysis_id));
-  Transaction txn(db_);
-  FS_RETURN_IF_ERROR(txn.status());
-  FS_ASSIGN_OR_RETURN(bool mined, AlreadyMined(db_, analysis_id));
-  if (mined) return Status::Ok();  // another process got there first
-  internal::SqlCatalogue catalogue(db_, seen_at, clock_.NowS());
-  FS_RETURN_IF_ERROR(catalogue.Prepare());
-  FS_ASSIGN_OR_RETURN(Statement link, db_.Prepare("INSERT OR REPLACE INTO hunk_fingerprints (hunk_id, analysis_id, "
-                                                  "hash) VALUES (?1, ?2, ?3)"));
-  std::set<std::string> named_seen;
-  for (const auto& h : hunks) {
-    named_seen.insert(h.named.begin(), h.named.end());
-    if (h.fp.hash.empty()) continue;
-    FS_ASSIGN_OR_RETURN(analyzer::Assignment a, analyzer::AssignPattern(catalogue, options, h.fp));
-    if (!a.new_fingerprint) FS_RETURN_IF_ERROR(Seen(db_, "fingerprints", "hash", h.fp.hash, seen_at));
-    report.hunks += 1;
-    report.new_fingerprints += a.new_fingerprint;
-    report.new_patterns += a.new_pattern;
-    report.merged_patterns += static_cast<int>(a.merged.size());
-    link.Bind(1, h.hunk_id).Bind(2, analysis_id).Bind(3, h.fp.hash);
-    FS_RETURN_IF_ERROR(link.Run());
-  }
-  for (const auto& id : named_seen) FS_RETURN_IF_ERROR(NamedSeen(db_, id, seen_at));
-  FS_ASSIGN_OR_RETURN(Statement done,
-                      db_.Prepare("INSERT INTO mined_analyses (analysis_id, mined_at) VALUES (?1, ?2)"));
-  done.Bind(1, analysis_id).Bind(2, clock_.NowS());
-  FS_RETURN_IF_ERROR(done.Run());
-  report.analyses += 1;
-  return txn.Commit();
+Result<std::vector<MinableHunk>> PatternStore::HunksToMine(int64_t analysis_id) {
+  FS_ASSIGN_OR_RETURN(Statement named, db_.Prepare("SELECT hp.hunk_id, hp.pattern_id FROM files fi"
+                                                   " JOIN hunks h ON h.file_id = fi.id"
+                                                   " JOIN hunk_patterns hp ON hp.hunk_id = h.id"
+                                                   " WHERE fi.analysis_id = ?1"));
+  named.Bind(1, analysis_id);
+  std::map<int64_t, std::vector<std::string>> named_by_hunk;
+  FS_RETURN_IF_ERROR(ForEachRow(named, [&](Statement& row) {
+    named_by_hunk[row.ColumnInt64(0)].push_back(row.ColumnText(1));
+    return Status::Ok();
+  }));
+  FS_ASSIGN_OR_RETURN(Statement hunks, db_.Prepare("SELECT h.id, fi.path, h.layer, h.lines, h.old_start, h.new_start"
+                                                   " FROM files fi JOIN hunks h ON h.file_id = fi.id"
+                                                   " WHERE fi.analysis_id = ?1 ORDER BY fi.idx, h.idx"));
+  hunks.Bind(1, analysis_id);
+  std::vector<MinableHunk> out;
+  FS_RETURN_IF_ERROR(ForEachRow(hunks, [&](Statement& row) {
+    MinableHunk h;
+    h.hunk_id = row.ColumnInt64(0);
+    h.path = row.ColumnText(1);
+    h.layer = analyzer::LayerFromName(row.ColumnText(2)).value_or(analyzer::Layer::kOther);
+    h.lines = internal::DecodeHunkLines(row.ColumnText(3), row.ColumnInt(4), row.ColumnInt(5));
+    if (auto it = named_by_hunk.find(h.hunk_id); it != named_by_hunk.end()) h.named = std::move(it->second);
+    out.push_back(std::move(h));
+    return Status::Ok();
+  }));
+  return out;
 }
 
-Result<MiningReport> PatternStore::Mine(const analyzer::MiningOptions& options) {
-  MiningReport report;
-  FS_RETURN_IF_ERROR(CheckVersion(options, report));
-  FS_ASSIGN_OR_RETURN(std::vector<int64_t> todo, Unmined());
-  for (int64_t id : todo) FS_RETURN_IF_ERROR(MineAnalysis(options, id, report));
-  if (report.analyses > 0)
-    base::Log(base::LogArea::kStore)
-        ->info("patterns mined analyses={} hunks={} new_fingerprints={} new_patterns={} merged={}", report.analyses,
-               report.hunks, report.new_fingerprints, report.new_patterns, report.merged_patterns);
-  return report;
+AnalysisMining::AnalysisMining(Store& store, base::Clock& clock, int64_t analysis_id)
+    : db_(store.db()), clock_(clock), analysis_id_(analysis_id) {}
+
+Result<bool> AnalysisMining::Begin() {
+  FS_ASSIGN_OR_RETURN(seen_at_, AnalysisTime(db_, analysis_id_));
+  txn_.emplace(db_);
+  FS_RETURN_IF_ERROR(txn_->status());
+  FS_ASSIGN_OR_RETURN(bool mined, AlreadyMined(db_, analysis_id_));
+  if (mined) return false;  // another process got there first
+  catalogue_.emplace(db_, seen_at_, clock_.NowS());
+  FS_RETURN_IF_ERROR(catalogue_->Prepare());
+  FS_ASSIGN_OR_RETURN(link_, db_.Prepare("INSERT OR REPLACE INTO hunk_fingerprints (hunk_id, analysis_id, "
+                                         "hash) VALUES (?1, ?2, ?3)"));
+  return true;
+}
+
+Status AnalysisMining::Link(int64_t hunk_id, const std::string& hash, bool known) {
+  if (known) FS_RETURN_IF_ERROR(Seen(db_, "fingerprints", "hash", hash, seen_at_));
+  link_->Bind(1, hunk_id).Bind(2, analysis_id_).Bind(3, hash);
+  return link_->Run();
+}
+
+Status AnalysisMining::Finish(const std::set<std::string>& named_seen) {
+  for (const auto& id : named_seen) FS_RETURN_IF_ERROR(NamedSeen(db_, id, seen_at_));
+  FS_ASSIGN_OR_RETURN(Statement done,
+                      db_.Prepare("INSERT INTO mined_analyses (analysis_id, mined_at) VALUES (?1, ?2)"));
+  done.Bind(1, analysis_id_).Bind(2, clock_.NowS());
+  FS_RETURN_IF_ERROR(done.Run());
+  return txn_->Commit();
 }
 
 }  // namespace forkscope::storage

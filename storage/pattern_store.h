@@ -1,9 +1,10 @@
 // The pattern catalogue over the analyses in the database: named patterns (the rules' ids, tagged by
-// the classifier) and mined ones (hunks grouped by fingerprint across forks, analyzer/pattern_mining.h),
-// with incremental mining whose state lives in the v6 tables (storage/pattern_store.cpp). Occurrence
-// counts are over current analyses (storage/pattern_sql.h); first/last seen are history.
+// the classifier) and mined ones (hunks grouped by fingerprint across forks), with the state of
+// incremental mining in the v6 tables (storage/pattern_store.cpp); the mining itself, fingerprints and
+// their grouping, is server::MinePatterns over AnalysisMining. Occurrence counts are over current
+// analyses (storage/pattern_sql.h); first/last seen are history.
 // Thread contract: construct over a Store on the thread that uses it; mining from two threads of one
-// process must be serialised by the caller (server/pattern_service.h does), two processes are
+// process must be serialised by the caller (server/services/pattern_service.h does), two processes are
 // serialised per analysis by SQLite's write lock.
 #pragma once
 
@@ -11,15 +12,26 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "analyzer/model/experience.h"
-#include "analyzer/patterns/pattern_mining.h"
+#include "analyzer/model/model.h"
 #include "base/clock.h"
+#include "storage/sql_catalogue.h"
 #include "storage/store.h"
 
 namespace forkscope::storage {
+
+// A hunk of an analysis to mine, as stored.
+struct MinableHunk {
+  int64_t hunk_id = 0;
+  std::string path;
+  analyzer::Layer layer = analyzer::Layer::kOther;
+  std::vector<analyzer::DiffLine> lines;
+  std::vector<std::string> named;  // the named patterns it carries
+};
 
 struct MiningReport {
   int analyses = 0;  // analyses fingerprinted by this run
@@ -78,9 +90,15 @@ class PatternStore {
  public:
   PatternStore(Store& store, base::Clock& clock);
 
-  // Fingerprints every current analysis not mined yet (oldest first, one transaction each) and
-  // groups the new fingerprints into patterns.
-  Result<MiningReport> Mine(const analyzer::MiningOptions& options);
+  // What mining (server::MinePatterns) reads. A plain read first: with nothing new to do it takes no
+  // write lock. When the mining options' version differs from the one stored, forgets every
+  // fingerprint, mined pattern and mined analysis and stores the new version; true when an older one
+  // was stored (a rebuild, logged).
+  Result<bool> ResetIfMiningChanged(const std::string& version);
+  // Current analyses not mined yet, oldest first.
+  Result<std::vector<int64_t>> Unmined();
+  // The hunks of an analysis in file and hunk order, with the named patterns each carries.
+  Result<std::vector<MinableHunk>> HunksToMine(int64_t analysis_id);
   // The catalogue, named patterns then mined ones, each in id order, not yet described or ranked
   // (server::ListCatalogue does both).
   Result<std::vector<CataloguePattern>> List(const PatternFilter& filter);
@@ -93,12 +111,31 @@ class PatternStore {
   Result<std::vector<analyzer::ForkProfile>> ForkProfiles();
 
  private:
-  Status CheckVersion(const analyzer::MiningOptions& options, MiningReport& report);
-  Result<std::vector<int64_t>> Unmined();
-  Status MineAnalysis(const analyzer::MiningOptions& options, int64_t analysis_id, MiningReport& report);
-
   Database& db_;
   base::Clock& clock_;
+};
+
+// One analysis mined in one write transaction: Begin, the catalogue's changes and a Link per
+// fingerprinted hunk, then Finish; rolled back unless Finish succeeded. One thread.
+class AnalysisMining {
+ public:
+  AnalysisMining(Store& store, base::Clock& clock, int64_t analysis_id);
+  // Takes the write lock; false when the analysis was mined meanwhile (by another process): nothing to do.
+  Result<bool> Begin();
+  SqlCatalogue& catalogue() { return *catalogue_; }  // after Begin returned true
+  // Records that the hunk has the fingerprint; known: it was in the catalogue (its last_seen moves).
+  Status Link(int64_t hunk_id, const std::string& hash, bool known);
+  // Marks the named patterns seen at the analysis' time and the analysis mined, and commits.
+  Status Finish(const std::set<std::string>& named_seen);
+
+ private:
+  Database& db_;
+  base::Clock& clock_;
+  int64_t analysis_id_;
+  int64_t seen_at_ = 0;
+  std::optional<Transaction> txn_;
+  std::optional<SqlCatalogue> catalogue_;
+  std::optional<Statement> link_;
 };
 
 }  // namespace forkscope::storage

@@ -5,7 +5,9 @@
 #include "base/log.h"
 #include "storage/pattern_sql.h"
 
-namespace forkscope::storage::internal {
+namespace forkscope::storage {
+
+using internal::ForEachRow;
 
 Status SqlCatalogue::Prepare() {
   FS_ASSIGN_OR_RETURN(pattern_of_, db_.Prepare("SELECT pattern_id FROM fingerprints WHERE hash = ?1"));
@@ -29,37 +31,34 @@ Result<std::optional<std::string>> SqlCatalogue::PatternOf(const std::string& ha
   return out;
 }
 
-Result<std::vector<analyzer::CatalogueCandidate>> SqlCatalogue::Candidates(const std::string& scope,
-                                                                           const std::vector<uint64_t>& buckets) {
-  std::vector<analyzer::CatalogueCandidate> out;
+Result<std::vector<StoredFingerprint>> SqlCatalogue::Candidates(const std::string& scope,
+                                                                const std::vector<uint64_t>& buckets) {
+  std::vector<StoredFingerprint> out;
   std::set<std::string> seen;
   for (size_t band = 0; band < buckets.size(); ++band) {
     candidates_->Bind(1, scope).Bind(2, static_cast<int64_t>(band)).Bind(3, static_cast<int64_t>(buckets[band]));
     FS_RETURN_IF_ERROR(ForEachRow(*candidates_, [&](Statement& row) {
       if (seen.insert(row.ColumnText(0)).second)
-        out.push_back(
-            {row.ColumnText(0), row.ColumnText(1), row.ColumnInt64(2), analyzer::TokensFromText(row.ColumnText(3))});
+        out.push_back({row.ColumnText(0), row.ColumnText(1), row.ColumnInt64(2), row.ColumnText(3)});
       return Status::Ok();
     }));
   }
   return out;
 }
 
-Status SqlCatalogue::Add(const analyzer::HunkFingerprint& fp, const std::vector<uint64_t>& buckets,
-                         const std::string& pattern_id, bool new_pattern) {
-  const char* layer = analyzer::LayerName(fp.layer);
-  const char* kind = analyzer::FileKindName(fp.kind);
+Status SqlCatalogue::Add(const NewFingerprint& fp, const std::vector<uint64_t>& buckets, const std::string& pattern_id,
+                         bool new_pattern) {
   if (new_pattern) {
     FS_ASSIGN_OR_RETURN(Statement add, db_.Prepare("INSERT INTO mined_patterns (id, seq, layer, kind, seed, "
                                                    "created_at) VALUES (?1, (SELECT COALESCE(MAX(seq), 0) + 1 "
                                                    "FROM mined_patterns), ?2, ?3, ?4, ?5)"));
-    add.Bind(1, pattern_id).Bind(2, layer).Bind(3, kind).Bind(4, fp.hash).Bind(5, now_);
+    add.Bind(1, pattern_id).Bind(2, fp.layer).Bind(3, fp.kind).Bind(4, fp.hash).Bind(5, now_);
     FS_RETURN_IF_ERROR(add.Run());
   }
-  add_fp_->Bind(1, fp.hash).Bind(2, pattern_id).Bind(3, layer).Bind(4, kind).Bind(5, fp.Text()).Bind(6, seen_at_);
+  add_fp_->Bind(1, fp.hash).Bind(2, pattern_id).Bind(3, fp.layer).Bind(4, fp.kind).Bind(5, fp.tokens).Bind(6, seen_at_);
   FS_RETURN_IF_ERROR(add_fp_->Run());
   for (size_t band = 0; band < buckets.size(); ++band) {
-    add_bucket_->Bind(1, fp.Scope()).Bind(2, static_cast<int64_t>(band));
+    add_bucket_->Bind(1, fp.scope).Bind(2, static_cast<int64_t>(band));
     add_bucket_->Bind(3, static_cast<int64_t>(buckets[band])).Bind(4, fp.hash);
     FS_RETURN_IF_ERROR(add_bucket_->Run());
   }
@@ -76,4 +75,4 @@ Status SqlCatalogue::Merge(const std::string& into, const std::string& from) {
   return drop.Run();
 }
 
-}  // namespace forkscope::storage::internal
+}  // namespace forkscope::storage

@@ -2,7 +2,7 @@
 """The source tree's architecture, checked: every #include of a forkscope header must come from a
 folder the including folder's CMake target links (directly or through PUBLIC links, as declared by
 forkscope_area() in CMakeLists.txt); libgit2 stays in analyzer/git, SQLite in storage/; only base/
-reads the real clock; storage/ includes of analyzer/ only its model (and, for now, its patterns); every
+reads the real clock; storage/ includes of analyzer/ only its model; every
 source folder has a README.md; threads start only in base/, the task runtime
 and the HTTP server; the server reaches git only from app/ and services/repositories; API encodings
 (`...ToJson`) are declared only in server/codec/; nothing logs through spdlog's default logger. Prints
@@ -42,9 +42,9 @@ THREAD_STARTERS = {'server/tasks/task_runtime.cpp', 'server/http/connection_gate
 GIT_DOORS = {'server/services/repositories.h', 'server/services/repositories.cpp'}
 THREAD_START = re.compile(r'std::(thread|jthread)\s*\(|std::(thread|jthread)\s+\w+\s*[({]|std::async\s*\(')
 DEFAULT_LOGGER = re.compile(r'\bspdlog::(trace|debug|info|warn|error|critical)\s*\(')
-# What storage/ may include of analyzer/: the value model (analyzer/patterns/ until the stores return plain
-# rows and services compute fingerprints, descriptions and the catalogue; issue 24, item 4).
-STORAGE_ANALYZER = ('analyzer/model/', 'analyzer/patterns/')
+# What storage/ may include of analyzer/: the value model (issue 24, item 4). Analysis over stored values
+# (mining, pattern descriptions, compat-gap annotations in the lint) belongs in server/services/.
+STORAGE_ANALYZER = ('analyzer/model/',)
 
 
 def tree_rules(folder, path, text):
@@ -61,7 +61,7 @@ def tree_rules(folder, path, text):
     if folder.startswith('storage'):
         for inc in re.findall(r'#include "(analyzer/[^"]+)"', text):
             if not inc.startswith(STORAGE_ANALYZER):
-                out.append(f'{path}: includes {inc} (storage may include analyzer/model/ only, and analyzer/patterns/ for now)')
+                out.append(f'{path}: includes {inc} (storage may include analyzer/model/ only)')
     if DEFAULT_LOGGER.search(text):
         out.append(f'{path}: logs through the default spdlog logger (use base::Log(area))')
     return out

@@ -1,9 +1,10 @@
 // The incremental grouping step of pattern mining, written once over an abstract catalogue of
-// fingerprints so that the SQLite catalogue (storage/pattern_store.cpp) and the in-memory one below
-// (tests, benchmarks) group hunks identically. A mined pattern is a connected component of the
-// near-match graph over distinct fingerprints; its id comes from its seed, the first fingerprint
-// it was given, so re-mining the same history yields the same ids. When a new fingerprint nearly
-// matches several patterns they merge into the oldest (lowest seq), whose id survives.
+// fingerprints so that the SQLite catalogue (storage/sql_catalogue.h, adapted in
+// server/services/pattern_catalogue.cpp) and the in-memory one below (tests, benchmarks) group hunks
+// identically. A mined pattern is a connected component of the near-match graph over distinct
+// fingerprints; its id comes from its seed, the first fingerprint it was given, so re-mining the same
+// history yields the same ids. When a new fingerprint nearly matches several patterns they merge into
+// the oldest (lowest seq), whose id survives.
 // Thread contract: AssignPattern uses the catalogue from the calling thread only.
 #pragma once
 

@@ -48,7 +48,7 @@ std::optional<Opened> Open(CommonArgs& args) {
     base::Log(base::LogArea::kCli)->error("database: {}", store.status().message());
     return std::nullopt;
   }
-  auto mined = storage::PatternStore(**store, base::SystemClock()).Mine(rules->data().mining);
+  auto mined = MinePatterns(**store, base::SystemClock(), rules->data().mining);
   if (!mined.ok()) {
     base::Log(base::LogArea::kCli)->error("pattern mining: {}", mined.status().message());
     return std::nullopt;

@@ -9,6 +9,7 @@
 #include "analyzer/planner/snapshot.h"
 #include "base/log.h"
 #include "server/services/analysis_service.h"
+#include "server/services/pattern_catalogue.h"
 #include "server/services/repositories.h"
 #include "storage/compat_gap_store.h"
 
@@ -60,7 +61,7 @@ Status PatternService::Start() {
 
 Result<storage::MiningReport> PatternService::Mine(storage::Store& store) {
   std::lock_guard<std::mutex> lock(mine_mu_);
-  return storage::PatternStore(store, *options_.clock).Mine(rules_.data().mining);
+  return MinePatterns(store, *options_.clock, rules_.data().mining);
 }
 
 SyncHook PatternService::Hook() {

@@ -50,7 +50,7 @@ struct Corpus {
     return pairs.front();
   }
   MiningReport Mine() {
-    auto report = PatternStore(*store, FixedNow()).Mine(DefaultRules().data().mining);
+    auto report = server::MinePatterns(*store, FixedNow(), DefaultRules().data().mining);
     INFO(report.status().ToString());
     REQUIRE(report.ok());
     return *report;
@@ -186,7 +186,7 @@ TEST_CASE("mining groups the shared migration hunks across forks, exactly", "[st
   {  // re-mining from scratch (the options changed) gives the same ids
     analyzer::MiningOptions strict = DefaultRules().data().mining;
     strict.threshold = 0.95;
-    auto rebuilt = PatternStore(*c.store, FixedNow()).Mine(strict);
+    auto rebuilt = server::MinePatterns(*c.store, FixedNow(), strict);
     REQUIRE(rebuilt.ok());
     CHECK(rebuilt->rebuilt);
     CHECK(rebuilt->analyses == 4);

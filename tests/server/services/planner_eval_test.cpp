@@ -13,6 +13,7 @@
 #include "analyzer/planner/planner.h"
 #include "analyzer/planner/snapshot.h"
 #include "base/fake_clock.h"
+#include "server/services/pattern_catalogue.h"
 #include "storage/compat_gap_store.h"
 #include "storage/pattern_store.h"
 #include "tests/support/corpus.h"
@@ -165,7 +166,7 @@ TEST_CASE("planner: precision and recall per layer against what the forks really
   GitRepo demo_fork = BuildCompatFork(demo_up.path(), tmp.Sub("repos/fastops-demo-paddle"));
   const SyntheticPair demo{{"fastops-demo"}, demo_up.path(), demo_fork.path()};
   pairs.push_back({"fastops-demo", {SyncPair(store, DefaultRules(), demo, data), demo_up.path()}});
-  REQUIRE(storage::PatternStore(store, FixedNow()).Mine(DefaultRules().data().mining).ok());
+  REQUIRE(server::MinePatterns(store, FixedNow(), DefaultRules().data().mining).ok());
 
   std::vector<std::pair<std::string, PairScore>> rows;
   PairScore total;
