@@ -392,9 +392,11 @@ Result<std::vector<FileChange>> Store::ListFiles(int64_t analysis_id, const File
               " AND (?3 = '' OR EXISTS (SELECT 1 FROM hunks h JOIN hunk_patterns hp ON hp.hunk_id = h.id"
               " WHERE h.file_id = fi.id AND hp.pattern_id = ?3))"
               " AND (?4 = '' OR EXISTS (SELECT 1 FROM hunks h JOIN hunk_violations hv ON hv.hunk_id = h.id"
-              " WHERE h.file_id = fi.id AND hv.rule = ?4) OR EXISTS (SELECT 1 FROM violations v"
-              " WHERE v.analysis_id = fi.analysis_id AND v.rule = ?4 AND (v.path = fi.path"
-              " OR EXISTS (SELECT 1 FROM json_each(v.files) g WHERE g.value = fi.path))))"
+              " WHERE h.file_id = fi.id AND hv.rule = ?4)"
+              // The paths the rule's file-level violations name, read once (not once per file).
+              " OR fi.path IN (SELECT v.path FROM violations v WHERE v.analysis_id = ?1 AND v.rule = ?4"
+              " UNION ALL SELECT g.value FROM violations v, json_each(v.files) g"
+              " WHERE v.analysis_id = ?1 AND v.rule = ?4))"
               " ORDER BY fi.idx"));
   files->Bind(1, analysis_id).Bind(2, filter.layer).Bind(3, filter.pattern).Bind(4, filter.violation);
   FS_ASSIGN_OR_RETURN(FileSet set, s.ReadFiles(files));

@@ -65,9 +65,7 @@ void ListAlerts(const httplib::Request& req, httplib::Response& res, storage::St
   }
   auto alerts = storage::AlertStore(store).List(state, req.get_param_value("fork"), limit);
   if (!alerts.ok()) return SendError(res, alerts.status());
-  json out = json::array();
-  for (const auto& a : *alerts) out.push_back(AlertToJson(a));
-  SendJson(res, 200, json{{"alerts", out}});
+  SendJsonList(res, "alerts", *alerts, AlertToJson);
 }
 
 void Ack(ServerContext& ctx, const httplib::Request& req, httplib::Response& res, storage::Store& store) {
@@ -91,9 +89,7 @@ void Deliveries(const httplib::Request& req, httplib::Response& res, storage::St
   if (!alert.ok()) return SendError(res, alert.status());
   auto deliveries = storage::DeliveryStore(store).ForAlert(*id);
   if (!deliveries.ok()) return SendError(res, deliveries.status());
-  json out = json::array();
-  for (const auto& d : *deliveries) out.push_back(DeliveryToJson(d));
-  SendJson(res, 200, json{{"deliveries", out}});
+  SendJsonList(res, "deliveries", *deliveries, DeliveryToJson);
 }
 
 }  // namespace

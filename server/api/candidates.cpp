@@ -70,17 +70,13 @@ void ListForkCandidates(ServerContext&, const httplib::Request& req, httplib::Re
   if (!limit.ok()) return SendError(res, limit.status());
   auto list = storage::CandidateStore(store.db()).List(fork->id, *limit);
   if (!list.ok()) return SendError(res, list.status());
-  json out = json::array();
-  for (const auto& c : *list) out.push_back(CandidateToJson(c));
-  SendJson(res, 200, json{{"candidates", out}});
+  SendJsonList(res, "candidates", *list, CandidateToJson);
 }
 
 void ListLatestCandidates(ServerContext&, const httplib::Request&, httplib::Response& res, storage::Store& store) {
   auto list = storage::CandidateStore(store.db()).LatestOfEachFork();
   if (!list.ok()) return SendError(res, list.status());
-  json out = json::array();
-  for (const auto& c : *list) out.push_back(CandidateToJson(c));
-  SendJson(res, 200, json{{"candidates", out}});
+  SendJsonList(res, "candidates", *list, CandidateToJson);
 }
 
 void GetCandidate(ServerContext&, const httplib::Request& req, httplib::Response& res, storage::Store& store) {

@@ -30,9 +30,7 @@ void ListDrift(const httplib::Request& req, httplib::Response& res, storage::Sto
   storage::DriftStore drift(store.db());
   auto reports = drift.LatestOfEachFork(*sort);
   if (!reports.ok()) return SendError(res, reports.status());
-  json out = json::array();
-  for (const auto& r : *reports) out.push_back(analyzer::DriftToJson(r));
-  SendJson(res, 200, json{{"drift", out}});
+  SendJsonList(res, "drift", *reports, analyzer::DriftToJson);
 }
 
 void ForkDrift(const httplib::Request& req, httplib::Response& res, storage::Store& store) {

@@ -104,9 +104,7 @@ void ListForks(ServerContext&, const httplib::Request&, httplib::Response& res, 
   if (!forks.ok()) return SendError(res, forks.status());
   auto extras = ReadExtras(store);
   if (!extras.ok()) return SendError(res, extras.status());
-  json out = json::array();
-  for (const auto& f : *forks) out.push_back(ForkView(f, *extras));
-  SendJson(res, 200, json{{"forks", out}});
+  SendJsonList(res, "forks", *forks, [&](const storage::ForkRecord& f) { return ForkView(f, *extras); });
 }
 
 void CreateFork(ServerContext& ctx, const httplib::Request& req, httplib::Response& res, storage::Store& store) {

@@ -129,9 +129,7 @@ void InstallJobRoutes(Router& router) {
                filter.limit = static_cast<int>(*limit);
                auto list = storage::JobStore(store.db()).List(filter);
                if (!list.ok()) return SendError(res, list.status());
-               json out = json::array();
-               for (const auto& j : *list) out.push_back(JobToJson(j));
-               SendJson(res, 200, json{{"jobs", out}});
+               SendJsonList(res, "jobs", *list, JobToJson);
              });
   router.Add("GET", R"(/api/v1/jobs/([^/]+))", router.ReadScope(),
              [](const httplib::Request& req, httplib::Response& res, storage::Store& store) {
@@ -158,9 +156,7 @@ void InstallJobRoutes(Router& router) {
              [ctx](const httplib::Request&, httplib::Response& res, storage::Store&) {
                auto jobs = Jobs(*ctx);
                if (!jobs.ok()) return SendError(res, jobs.status());
-               json out = json::array();
-               for (const auto& r : (*jobs)->Runners()) out.push_back(RunnerToJson(r));
-               SendJson(res, 200, json{{"runners", out}});
+               SendJsonList(res, "runners", (*jobs)->Runners(), RunnerToJson);
              });
 }
 

@@ -168,10 +168,14 @@ bool SafeRelativePath(const std::string& path) {
   return true;
 }
 
+std::string DumpJson(const json& doc) {
+  // Never throws: text that is not UTF-8 (a name from a URL) is written with U+FFFD in its place.
+  return doc.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
 void SendJson(httplib::Response& res, int status, const json& body) {
   res.status = status;
-  // Never throws: text that is not UTF-8 (a name from a URL) is written with U+FFFD in its place.
-  res.set_content(body.dump(-1, ' ', false, json::error_handler_t::replace), "application/json");
+  res.set_content(DumpJson(body), "application/json");
 }
 
 void SendCached(ResponseCache& cache, const httplib::Request& req, httplib::Response& res, const std::string& etag,

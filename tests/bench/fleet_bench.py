@@ -449,9 +449,10 @@ SQL_FILES = ("SELECT fi.id, fi.path, fi.old_path, fi.status, fi.layer, fi.path_l
              " AND (?3 = '' OR EXISTS (SELECT 1 FROM hunks h JOIN hunk_patterns hp ON hp.hunk_id = h.id"
              " WHERE h.file_id = fi.id AND hp.pattern_id = ?3))"
              " AND (?4 = '' OR EXISTS (SELECT 1 FROM hunks h JOIN hunk_violations hv ON hv.hunk_id = h.id"
-             " WHERE h.file_id = fi.id AND hv.rule = ?4) OR EXISTS (SELECT 1 FROM violations v"
-             " WHERE v.analysis_id = fi.analysis_id AND v.rule = ?4 AND (v.path = fi.path"
-             " OR EXISTS (SELECT 1 FROM json_each(v.files) g WHERE g.value = fi.path))))"
+             " WHERE h.file_id = fi.id AND hv.rule = ?4)"
+             " OR fi.path IN (SELECT v.path FROM violations v WHERE v.analysis_id = ?1 AND v.rule = ?4"
+             " UNION ALL SELECT g.value FROM violations v, json_each(v.files) g"
+             " WHERE v.analysis_id = ?1 AND v.rule = ?4))"
              " ORDER BY fi.idx")
 SQL_FILE_HUNKS = ("SELECT h.id, h.file_id, h.old_start, h.old_lines, h.new_start, h.new_lines, h.header, h.layer, "
                   "h.context, NULL FROM hunks h JOIN files fi ON fi.id = h.file_id WHERE fi.analysis_id = ?1 "
